@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "cql",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "CQLKit", targets: ["CQLKit"]),
+        .executable(name: "cql", targets: ["cql"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // The pure compiler: front ends, AST, emitters. No C dependency, so it
+        // can be embedded in an iOS SDK.
+        .target(name: "CQLKit"),
+        // The `cql` command: a thin layer over the libraries.
+        .executableTarget(
+            name: "cql",
+            dependencies: [
+                "CQLKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Reader of the Corpus/ case files, shared by the test targets.
+        .target(name: "CorpusSupport", dependencies: ["CQLKit"], path: "Tests/CorpusSupport"),
+        .testTarget(name: "CQLKitTests", dependencies: ["CQLKit", "CorpusSupport"]),
+        .testTarget(name: "cqlTests", dependencies: ["cql", "CorpusSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,158 @@
+/// A node of the condition tree (`where`): a predicate and the source text it
+/// came from.
+///
+/// Equality and hashing ignore `range`. Build trees with the smart
+/// constructors (``and(_:range:)``, ``or(_:range:)``, ``not(_:range:)``),
+/// which flatten nested AND/OR but never change meaning.
+///
+/// ```swift
+/// let c = Condition.and([
+///     Condition(.exists("name", true)),
+///     Condition(.compare("score", .greaterThan, .value(.int(80)))),
+/// ])
+/// // where-JSON: {"name":{"$exists":true},"score":{"$gt":80}}
+/// ```
+public struct Condition: Hashable, Sendable {
+    public var predicate: Predicate
+    public var range: SourceRange?
+
+    public init(_ predicate: Predicate, range: SourceRange? = nil) {
+        self.predicate = predicate
+        self.range = range
+    }
+
+    public static func == (a: Condition, b: Condition) -> Bool { a.predicate == b.predicate }
+    public func hash(into h: inout Hasher) { h.combine(predicate) }
+
+    /// Conjunction; nested `and`s are flattened, a single operand is returned as is.
+    public static func and(_ items: [Condition], range: SourceRange? = nil) -> Condition {
+        var flat: [Condition] = []
+        for c in items {
+            if case .and(let inner) = c.predicate { flat.append(contentsOf: inner) } else { flat.append(c) }
+        }
+        if flat.count == 1 { return flat[0] }
+        return Condition(.and(flat), range: range ?? Condition.span(items))
+    }
+
+    /// Disjunction; nested `or`s are flattened, a single operand is returned as is.
+    public static func or(_ items: [Condition], range: SourceRange? = nil) -> Condition {
+        var flat: [Condition] = []
+        for c in items {
+            if case .or(let inner) = c.predicate { flat.append(contentsOf: inner) } else { flat.append(c) }
+        }
+        if flat.count == 1 { return flat[0] }
+        return Condition(.or(flat), range: range ?? Condition.span(items))
+    }
+
+    /// Negation, kept as a node (no rewriting).
+    public static func not(_ item: Condition, range: SourceRange? = nil) -> Condition {
+        Condition(.not(item), range: range ?? item.range)
+    }
+
+    static func span(_ items: [Condition]) -> SourceRange? {
+        var r: SourceRange?
+        for c in items { if let cr = c.range { r = r.map { $0.union(cr) } ?? cr } }
+        return r
+    }
+}
+
+/// The six comparison operators.
+public enum ComparisonOperator: String, Hashable, Sendable, CaseIterable {
+    case equal = "="
+    case notEqual = "!="
+    case lessThan = "<"
+    case lessThanOrEqual = "<="
+    case greaterThan = ">"
+    case greaterThanOrEqual = ">="
+}
+
+/// Usergrid's string matches (usergrid.md), compared with Unicode simple case
+/// folding.
+public enum TextMatch: String, Hashable, Sendable, CaseIterable {
+    /// `name = 'Morgan'`: the whole value equals, ignoring case.
+    case equalsIgnoringCase
+    /// `name = 'Morg*n*'`: `*` matches any run; the whole value, ignoring case.
+    case wildcard
+    /// `text contains 'blue'`: some word (maximal run of letters and digits) equals, ignoring case.
+    case word
+    /// `text contains 'bl*'`: some word starts with the text, ignoring case.
+    case wordPrefix
+}
+
+/// Parse Server's `$text: {$search: {...}}`.
+public struct FullTextSearch: Hashable, Sendable {
+    public var term: String
+    public var language: String?
+    public var caseSensitive: Bool?
+    public var diacriticSensitive: Bool?
+    public init(term: String, language: String? = nil, caseSensitive: Bool? = nil, diacriticSensitive: Bool? = nil) {
+        self.term = term
+        self.language = language
+        self.caseSensitive = caseSensitive
+        self.diacriticSensitive = diacriticSensitive
+    }
+}
+
+/// What a condition node tests. Every construct of CQL, Usergrid and the three
+/// where-JSON dialects has a case here; a backend that cannot express one
+/// reports a named ``QueryError/Kind/unsupported`` error.
+public indirect enum Predicate: Hashable, Sendable {
+    // MARK: Logic
+    case and([Condition])
+    case or([Condition])
+    /// `not p`. `$ne`, `$nin`, `$notInQuery`, `$dontSelect` and `$exists:false`
+    /// have their own forms below; this node is for everything else.
+    case not(Condition)
+    /// Matches everything (`true`) or nothing (`false`), e.g. an empty `where`.
+    case constant(Bool)
+
+    // MARK: Value tests
+    /// `k = v`, `k != v`, `k < v`, ... (`$eq`, `$ne`, `$lt`, ...).
+    case compare(FieldPath, ComparisonOperator, Term)
+    /// `k in (..)` / `k not in (..)` (`$in` / `$nin`).
+    case `in`(FieldPath, [Term], negated: Bool)
+    /// `k all (..)` (`$all`).
+    case all(FieldPath, [Term])
+    /// `size(k) = n` (`$size`).
+    case size(FieldPath, Term)
+    /// `k is exists` (`true`) / `k is not exists` (`false`).
+    case exists(FieldPath, Bool)
+    /// `k regexp 'p'` / `$regex` with `$options` drawn from `imxs`.
+    case regex(FieldPath, pattern: Term, options: String)
+    /// `k like 'p%'`: anchored, case-sensitive SQL LIKE.
+    case like(FieldPath, pattern: Term)
+    /// Usergrid's case-insensitive matches.
+    case text(FieldPath, TextMatch, String)
+    /// Parse's `$containedBy`: every element of the array field is in the list.
+    case containedBy(FieldPath, [Term])
+    /// MongoDB's `$elemMatch`: some element satisfies `condition`, whose paths
+    /// are relative to the element (an empty path is the element itself).
+    case elementMatch(FieldPath, Condition)
+    /// MongoDB's `$type` (`"string"`, `"number"`, `"array"`, ...).
+    case type(FieldPath, String)
+    /// MongoDB's `$mod: [divisor, remainder]`.
+    case modulo(FieldPath, divisor: Term, remainder: Term)
+    /// Parse's `$text`.
+    case fullText(FieldPath, FullTextSearch)
+
+    // MARK: Subqueries and relations
+    /// `k in (select f from C ...)` (`$select`), or `not in` (`$dontSelect`).
+    case select(FieldPath, key: FieldPath, query: Query, negated: Bool)
+    /// `k in (select * from C ...)` (`$inQuery`), or `not in` (`$notInQuery`).
+    case inQuery(FieldPath, query: Query, negated: Bool)
+    /// `related key to pointer('C','id')` (top-level `$relatedTo`).
+    case relatedTo(object: Term, key: String)
+
+    // MARK: Geo
+    /// `k near geopoint(lng, lat) [min x unit] [max y unit]` (`$nearSphere`).
+    /// Results come nearest first unless the query has an explicit order.
+    case near(FieldPath, point: Term, min: Distance?, max: Distance?)
+    /// `k within [sw] and [ne]` (`$within: {$box: [sw, ne]}`), inclusive.
+    case withinBox(FieldPath, southwest: Term, northeast: Term)
+    /// `$geoWithin: {$polygon: [...]}`: inside or on the edge.
+    case withinPolygon(FieldPath, [Term])
+    /// `$geoWithin: {$centerSphere: [[lng, lat], r]}`, `r` in radians.
+    case withinCenterSphere(FieldPath, center: Term, radius: Term)
+    /// `$geoIntersects: {$point: p}`: the polygon stored at the field contains p.
+    case geoIntersects(FieldPath, point: Term)
+}

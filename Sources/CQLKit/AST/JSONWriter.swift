@@ -1,0 +1,108 @@
+/// Deterministic JSON output: object keys sorted by code point, integers
+/// exact, doubles in their shortest round-trip form (always with a `.` or an
+/// exponent, so they read back as doubles), typed values in their REST form.
+///
+/// ```swift
+/// JSONWriter.string(.object(["b": .int(1), "a": .double(2)]))
+/// // {"a":2.0,"b":1}
+/// JSONWriter.string(.object(["a": .array([.int(1)])]), pretty: true)
+/// // {
+/// //   "a": [
+/// //     1
+/// //   ]
+/// // }
+/// ```
+public enum JSONWriter {
+    /// The JSON text of `value`.
+    public static func string(_ value: Value, pretty: Bool = false) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        write(value, to: &out, pretty: pretty)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the JSON text of `value` to `out`.
+    public static func write(_ value: Value, to out: inout [UInt8], pretty: Bool = false) {
+        emit(value, &out, pretty ? 0 : -1)
+    }
+
+    private static func newline(_ out: inout [UInt8], _ indent: Int) {
+        out.append(0x0A)
+        for _ in 0..<indent { out.append(0x20); out.append(0x20) }
+    }
+
+    /// `indent < 0` means compact.
+    private static func emit(_ value: Value, _ out: inout [UInt8], _ indent: Int) {
+        switch value {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .int(let i): out.append(contentsOf: String(i).utf8)
+        case .double(let d): out.append(contentsOf: doubleText(d).utf8)
+        case .string(let s): writeString(s, &out)
+        case .array(let items):
+            if items.isEmpty { out.append(contentsOf: "[]".utf8); return }
+            out.append(UInt8(ascii: "["))
+            for (n, item) in items.enumerated() {
+                if n > 0 { out.append(UInt8(ascii: ",")) }
+                if indent >= 0 { newline(&out, indent + 1) }
+                emit(item, &out, indent >= 0 ? indent + 1 : -1)
+            }
+            if indent >= 0 { newline(&out, indent) }
+            out.append(UInt8(ascii: "]"))
+        case .object(let dict):
+            emitObject(dict.map { ($0.key, $0.value) }, &out, indent)
+        default:
+            emitObject(TypedValueCoding.restFields(of: value), &out, indent)
+        }
+    }
+
+    private static func emitObject(_ members: [(String, Value)], _ out: inout [UInt8], _ indent: Int) {
+        if members.isEmpty { out.append(contentsOf: "{}".utf8); return }
+        let sorted = members.sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+        out.append(UInt8(ascii: "{"))
+        for (n, (k, v)) in sorted.enumerated() {
+            if n > 0 { out.append(UInt8(ascii: ",")) }
+            if indent >= 0 { newline(&out, indent + 1) }
+            writeString(k, &out)
+            out.append(UInt8(ascii: ":"))
+            if indent >= 0 { out.append(0x20) }
+            emit(v, &out, indent >= 0 ? indent + 1 : -1)
+        }
+        if indent >= 0 { newline(&out, indent) }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// Shortest round-trip text; always reads back as a double (`2.0`, `1e-05`).
+    /// Non-finite doubles have no JSON form and print as `null`.
+    static func doubleText(_ d: Double) -> String {
+        guard d.isFinite else { return "null" }
+        var s = d.description
+        if s.hasSuffix(".0"), let i = Int64(exactly: d), abs(i) >= 1_000_000_000_000_000 {
+            s = String(i) + ".0"
+        }
+        return s
+    }
+
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    static func writeString(_ s: String, _ out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "\""): out.append(0x5C); out.append(b)
+            case UInt8(ascii: "\\"): out.append(0x5C); out.append(b)
+            case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
+            case 0x08: out.append(0x5C); out.append(UInt8(ascii: "b"))
+            case 0x0C: out.append(0x5C); out.append(UInt8(ascii: "f"))
+            case 0..<0x20, 0x7F:
+                out.append(contentsOf: "\\u00".utf8)
+                out.append(hex[Int(b >> 4)])
+                out.append(hex[Int(b & 0xF)])
+            default: out.append(b)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,102 @@
+/// A dotted key path such as `post.author.name`.
+///
+/// Where a step meets an array at evaluation time, the path fans out over the
+/// elements (semantics.md); numeric steps (`tags.0`) index arrays.
+public struct FieldPath: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+    public var components: [String]
+
+    public init(_ components: [String]) { self.components = components }
+
+    /// Splits `dotted` at each `.`.
+    public init(dotted: String) {
+        components = dotted.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    public init(stringLiteral value: String) { self.init(dotted: value) }
+
+    /// `a.b.c`
+    public var dotted: String { components.joined(separator: ".") }
+    public var description: String { dotted }
+}
+
+/// An operand in a condition, `limit` or `skip`: a value, or something the
+/// binder turns into one.
+///
+/// Parsers fold constant function calls at parse time (`date('2011-08-20')`
+/// is a `.value(.date(...))`); a call becomes a `.call` only when one of its
+/// arguments is a placeholder. After ``Binder/bind(_:parameters:now:)`` every
+/// term of a query is a `.value`.
+public indirect enum Term: Hashable, Sendable {
+    case value(Value)
+    /// The `index`-th `?` of the statement (0-based, in order of appearance).
+    case placeholder(index: Int, range: SourceRange?)
+    /// An array or list whose elements include a placeholder or call.
+    case array([Term])
+    /// A typed-value function whose arguments are not all constants yet:
+    /// `date(?)`, `pointer('Post', ?)`, `geopoint(?, ?)`, `file(?)`, `base64(?)`.
+    case call(Function, [Term], range: SourceRange?)
+    /// `current_timestamp()`: the instant the query is bound.
+    case currentTimestamp
+    /// Parse Server's `{"$relativeTime": "in 2 days"}`, resolved when bound.
+    case relativeTime(String)
+
+    /// The functions of CQL that build typed values.
+    public enum Function: String, Hashable, Sendable, CaseIterable {
+        case date, pointer, geopoint, file, base64
+    }
+
+    /// The value, if the term is already one.
+    public var value: Value? {
+        if case .value(let v) = self { return v }
+        return nil
+    }
+
+    public static func == (a: Term, b: Term) -> Bool {
+        switch (a, b) {
+        case (.value(let x), .value(let y)): return x == y
+        case (.placeholder(let i, _), .placeholder(let j, _)): return i == j
+        case (.array(let x), .array(let y)): return x == y
+        case (.call(let f, let x, _), .call(let g, let y, _)): return f == g && x == y
+        case (.currentTimestamp, .currentTimestamp): return true
+        case (.relativeTime(let x), .relativeTime(let y)): return x == y
+        default: return false
+        }
+    }
+
+    public func hash(into h: inout Hasher) {
+        switch self {
+        case .value(let v): h.combine(0); h.combine(v)
+        case .placeholder(let i, _): h.combine(1); h.combine(i)
+        case .array(let a): h.combine(2); h.combine(a)
+        case .call(let f, let a, _): h.combine(3); h.combine(f); h.combine(a)
+        case .currentTimestamp: h.combine(4)
+        case .relativeTime(let s): h.combine(5); h.combine(s)
+        }
+    }
+}
+
+/// A distance bound of `near`: a number and the unit it is in.
+public struct Distance: Hashable, Sendable {
+    public var value: Term
+    public var unit: DistanceUnit
+    public init(_ value: Term, _ unit: DistanceUnit) {
+        self.value = value
+        self.unit = unit
+    }
+}
+
+/// Units of geo distances. `radians` are central angles (CQL's default);
+/// `meters` come from Usergrid's `within`.
+public enum DistanceUnit: String, Hashable, Sendable, CaseIterable {
+    case radians, kilometers, miles, meters
+
+    /// Earth radius in this unit (semantics.md: 6371.0 km, 3958.8 mi).
+    public var earthRadius: Double {
+        switch self {
+        case .radians: return 1
+        case .kilometers: return 6371.0
+        case .miles: return 3958.8
+        case .meters: return 6_371_000.0
+        }
+    }
+}

@@ -1,0 +1,2 @@
+import CQLKit
+print("cql")
