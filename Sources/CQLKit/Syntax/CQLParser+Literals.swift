@@ -115,7 +115,8 @@ extension CQLParserState {
                 advance()
                 let (term, r) = try parseTerm(expected: "a value")
                 guard case .value(let v) = term else {
-                    throw QueryError(.syntax, "an object literal can only hold constants, found \(sourceText(r))", range: r)
+                    let found = term == .currentTimestamp ? "current_timestamp()" : "a placeholder"
+                    throw QueryError(.syntax, "an object literal can only hold constants, found \(found)", range: r)
                 }
                 members[key] = v
                 ranges[key] = r

@@ -122,8 +122,8 @@ struct CQLParserState {
     /// where a name was expected.
     func failName(expected what: String) -> QueryError {
         var e = fail(expected: what)
-        // Only for words that plausibly name a key; `select from T` needs no hint.
-        if current.kind == .keyword, ["in", "like", "regexp", "is", "null", "true", "false", "include"].contains(current.word) {
+        // Not for words that plausibly belong where they are (`select from T`).
+        if current.kind == .keyword, !["select", "from", "where", "and", "or", "not"].contains(current.word) {
             e.message += " (write `\(current.text)` to use a reserved word as a name)"
         }
         return e
@@ -167,7 +167,7 @@ struct CQLParserState {
             return query
         }
         if first.kind == .identifier, ["insert", "update", "delete"].contains(first.word) {
-            throw QueryError(.unsupported, "'\(first.word)' statements are not supported yet: DML is not implemented, only 'select' queries",
+            throw QueryError(.unsupported, "'\(first.word)' statements are not supported yet (DML comes later); only 'select' queries can be parsed",
                              range: first.range)
         }
         throw fail(expected: "'select' at the start of the statement")
