@@ -83,12 +83,15 @@ struct UsergridParserState {
     /// is a property named `direct`).
     var atDirect: Bool { Self.isWord(current, "direct") && !peek().kind.isOperator }
 
-    /// Whether a condition can start here.
+    /// Whether a condition can start here. A token followed by an operator
+    /// counts too, so that `desc = 1` or `5 = a` get the comparison's own
+    /// error message.
     var atConditionStart: Bool {
         switch current.kind {
         case .not, .leftParen: return true
         case .identifier: return !atOrderBy
-        default: return false
+        case .end: return false
+        default: return peek().kind.isOperator
         }
     }
 
@@ -100,8 +103,8 @@ struct UsergridParserState {
     static func describe(_ token: UsergridToken) -> String {
         switch token.kind {
         case .end: return "the end of the query"
-        case .select, .where, .not, .and, .or, .contains, .within, .of, .asc, .desc:
-            return "'\(token.text)'"
+        case .string where token.text.count <= 40:
+            return token.text
         default:
             return "'\(token.text.count > 40 ? String(token.text.prefix(40)) + "…" : token.text)'"
         }
