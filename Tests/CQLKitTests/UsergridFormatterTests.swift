@@ -138,6 +138,21 @@ final class UsergridFormatterTests: XCTestCase {
         }
     }
 
+    func testDocExamples() throws {
+        let q = try UsergridParser.parse("WHERE not color eq 'Blue' && (a = 1 || b > 2.5) ORDER BY name ASC")
+        XCTAssertEqual(try UsergridFormatter.format(q), "select * where not color = 'Blue' and (a = 1 or b > 2.5) order by name")
+        XCTAssertEqual(try UsergridLexer.tokenize("name = 'Fido'").map(\.kind), [.identifier, .equal, .string, .end])
+        XCTAssertEqual(
+            try UsergridLexer.tokenize("a >= 1.5 && b lt 'x'").map(\.kind),
+            [.identifier, .greaterEqual, .number, .and, .identifier, .less, .string, .end])
+        let o = try UsergridParser.parse(
+            "name = 'Fido'", options: UsergridOptions(className: "dogs", limit: 5, cursor: UsergridOptions.cursor(offset: 10)))
+        XCTAssertEqual(o.limit, .value(.int(5)))
+        XCTAssertEqual(o.skip, .value(.int(10)))
+        let p = try UsergridParser.parse("select * where color = 'blue' and weight > 2 order by name desc")
+        XCTAssertEqual(p.condition?.predicate, .and([Condition(.text("color", .equalsIgnoringCase, "blue")), Condition(.compare("weight", .greaterThan, .value(.int(2))))]))
+    }
+
     func testDeepTreesAreALimitError() {
         var cond = Condition(.compare("a", .equal, .value(.int(1))))
         for _ in 0..<10_000 { cond = Condition(.not(cond)) }
