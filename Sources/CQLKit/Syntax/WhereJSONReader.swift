@@ -22,7 +22,7 @@
 ///
 /// do { _ = try WhereJSONReader.read(#"{"where":{"score":{"$in":5}}}"#) }
 /// catch { print(error.shortDescription) }
-/// // 1:28: where.score.$in: expected an array, found an integer
+/// // 1:26: where.score.$in: expected an array, found an integer
 /// ```
 ///
 /// JSON objects are unordered, so the conditions of one object come out
