@@ -159,8 +159,7 @@ extension WhereJSONReading {
         default: n = nil
         }
         guard let n, n >= 0 else {
-            let shown = value.stringValue.map { "'\($0)'" } ?? JSONWriter.string(value)
-            throw fail(.invalidValue, path, "expected a non-negative integer, found \(shown)")
+            throw fail(.invalidValue, path, "expected a non-negative integer, found \(JSONWriter.string(value.restJSON))")
         }
         return n
     }
