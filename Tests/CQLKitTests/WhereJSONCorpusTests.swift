@@ -28,7 +28,6 @@ final class WhereJSONCorpusTests: XCTestCase {
         do throws(QueryError) {
             query = try WhereJSONReader.read(text, className: c["class"] ?? "")
         } catch {
-            if ProcessInfo.processInfo.environment["CORPUS_SHOW"] != nil { print("SHOW \(c)\n" + error.rendered()) }
             if let expected = c["error"] {
                 XCTAssertEqual(error.shortDescription, expected, "\(c)")
                 XCTAssertNotNil(error.range, "\(c): error without a range")
