@@ -44,6 +44,36 @@ final class WhereJSONCorpusTests: XCTestCase {
         }
     }
 
+    /// Mutated corpus documents never crash the reader, and every error it
+    /// reports points inside the text.
+    func testMutatedDocumentsFailCleanly() throws {
+        var rng = SplitMix64(seed: 0x5EED)
+        let alphabet = Array(#"{}[]:,"$\ 0-1.5eEtrufalsn"#.utf8)
+        for c in try Self.cases() {
+            guard let text = c["query"] else { continue }
+            let bytes = Array(text.utf8)
+            for _ in 0..<20 {
+                var m = bytes
+                for _ in 0...Int(rng.next() % 3) {
+                    let i = Int(rng.next() % UInt64(m.count + 1))
+                    switch rng.next() % 3 {
+                    case 0 where i < m.count: m.remove(at: i)
+                    case 1 where i < m.count: m[i] = alphabet[Int(rng.next() % UInt64(alphabet.count))]
+                    default: m.insert(alphabet[Int(rng.next() % UInt64(alphabet.count))], at: i)
+                    }
+                }
+                let mutated = String(decoding: m, as: UTF8.self)
+                do throws(QueryError) {
+                    _ = try WhereJSONReader.read(mutated)
+                } catch {
+                    guard let r = error.range else { XCTFail("\(c): no range for \(mutated): \(error)"); continue }
+                    XCTAssertLessThanOrEqual(r.end, mutated.utf8.count, "\(c): \(mutated)")
+                    XCTAssertEqual(error.source, mutated)
+                }
+            }
+        }
+    }
+
     /// The cases of every `Corpus/where/*.cases`, located from this file (the
     /// shared `Corpus.root` needs `Corpus/cql`, which need not exist yet).
     static func cases() throws -> [CorpusCase] {
@@ -57,5 +87,18 @@ final class WhereJSONCorpusTests: XCTestCase {
             all += try Corpus.parse(text, file: "Corpus/where/\(name)")
         }
         return all
+    }
+}
+
+/// A small deterministic generator for the mutation test.
+private struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
