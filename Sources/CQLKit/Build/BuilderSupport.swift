@@ -69,10 +69,13 @@ enum BuilderSupport {
     static func checkDistance(_ d: Distance?, _ what: String) throws(QueryError) {
         guard let d else { return }
         switch d.value {
-        case .value(.int(let i)) where i >= 0: return
-        case .value(.double(let x)) where x.isFinite && x >= 0: return
-        case .value(let v): throw invalid("the \(what) distance must be a non-negative number, found \(JSONWriter.string(v))")
-        default: throw invalid("the \(what) distance must be a number")
+        case .value(.int(let i)):
+            if i < 0 { throw invalid("the \(what) distance must not be negative, found \(i)") }
+        case .value(.double(let x)):
+            if !x.isFinite { throw invalid("the \(what) distance must be a finite number, found \(x)") }
+            if x < 0 { throw invalid("the \(what) distance must not be negative, found \(JSONWriter.doubleText(x))") }
+        default:
+            throw invalid("the \(what) distance must be a number")
         }
     }
 
