@@ -14,7 +14,7 @@
 /// GeoPoint out of range, a regex option outside `imxs`) is remembered and
 /// thrown by ``LCQuery/build()``.
 public struct LCQueryConstraint: Sendable {
-    enum Kind: Sendable, Equatable {
+    enum Kind: Sendable {
         case compare(ComparisonOperator, Value)
         case membership([Value], negated: Bool)
         case all([Value])
