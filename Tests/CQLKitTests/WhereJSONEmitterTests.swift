@@ -115,7 +115,7 @@ final class WhereJSONEmitterTests: XCTestCase {
         check(c(.text("t", .word, "blue")), all: #"{"t":{"$options":"i","$regex":"(?<![\\p{L}\\p{N}])\\Qblue\\E(?![\\p{L}\\p{N}])"}}"#)
         check(c(.text("t", .wordPrefix, "bl")), all: #"{"t":{"$options":"i","$regex":"(?<![\\p{L}\\p{N}])\\Qbl\\E"}}"#)
         check(c(.not(c(.text("t", .word, "x")))),
-              leancloud: "error: 'not contains' cannot be expressed in the leancloud where-JSON dialect",
+              leancloud: "error: 'not' of a case-insensitive match cannot be expressed in the leancloud where-JSON dialect",
               parse: #"{"$nor":[{"t":{"$options":"i","$regex":"(?<![\\p{L}\\p{N}])\\Qx\\E(?![\\p{L}\\p{N}])"}}]}"#,
               mongo: #"{"t":{"$not":{"$options":"i","$regex":"(?<![\\p{L}\\p{N}])\\Qx\\E(?![\\p{L}\\p{N}])"}}}"#)
     }
@@ -232,11 +232,11 @@ final class WhereJSONEmitterTests: XCTestCase {
         XCTAssertThrowsError(try WhereJSONEmitter.emitCondition(cond, dialect: .parse)) { e in
             let e = e as! QueryError
             XCTAssertEqual(e.kind, .binding)
-            XCTAssertEqual(e.message, "placeholder #2 ('?') is not bound; bind the query's parameters before emitting where-JSON")
+            XCTAssertEqual(e.message, "the 2nd '?' has no value; bind the query's parameters before emitting where-JSON")
             XCTAssertEqual(e.range, SourceRange(20, 21))
         }
         let call = c(.compare("d", .lessThan, .call(.date, [.placeholder(index: 0, range: SourceRange(9, 10))], range: SourceRange(4, 11))))
-        XCTAssertEqual(out(call, .leancloud), "error: [binding] placeholder #1 ('?') is not bound; bind the query's parameters before emitting where-JSON")
+        XCTAssertEqual(out(call, .leancloud), "error: [binding] the 1st '?' has no value; bind the query's parameters before emitting where-JSON")
         XCTAssertEqual(out(c(.compare("d", .lessThan, .currentTimestamp)), .mongo),
                        "error: [binding] current_timestamp() is not bound; bind the query with a time ('now') before emitting where-JSON")
         let q = Query(className: "T", limit: .placeholder(index: 0, range: nil))
