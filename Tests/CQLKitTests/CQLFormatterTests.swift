@@ -99,4 +99,9 @@ final class CQLFormatterTests: XCTestCase {
         XCTAssertEqual(fmt(Query(className: "T", keys: [SelectedKey("a", alias: "b")])), "error: the key alias 'b' (of 'a') cannot be expressed in CQL")
         XCTAssertEqual(fmt(Query(className: "T", direct: ["x"])), "error: 'direct' cannot be expressed in CQL")
     }
+
+    func testDocExample() throws {
+        let q = try CQLParser.parse(#"SELECT * FROM GameScore WHERE score>80 AND (name='a' OR name="b") ORDER BY score DESC LIMIT 10"#)
+        XCTAssertEqual(try CQLFormatter.format(q), "select * from GameScore where score > 80 and (name = 'a' or name = 'b') limit 10 order by -score")
+    }
 }

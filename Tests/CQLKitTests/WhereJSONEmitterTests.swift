@@ -300,4 +300,20 @@ final class WhereJSONEmitterTests: XCTestCase {
         XCTAssertEqual(out(Condition.or([rel, c(.exists("name", true))]), .parse),
                        "error: 'related to' inside 'or' cannot be expressed in the parse where-JSON dialect")
     }
+
+    // MARK: Doc examples
+
+    func testDocExamples() throws {
+        let q = try CQLParser.parse("select * from GameScore where name is exists and score > 80 and score <= 100 order by -score limit 10")
+        XCTAssertEqual(JSONWriter.string(try WhereJSONEmitter.emit(q, dialect: .leancloud)),
+                       #"{"className":"GameScore","limit":10,"order":"-score","where":{"name":{"$exists":true},"score":{"$gt":80,"$lte":100}}}"#)
+        let c = Condition.or([Condition(.compare("a", .equal, .value(1))), Condition(.exists("b", false))])
+        XCTAssertEqual(JSONWriter.string(try WhereJSONEmitter.emitCondition(c, dialect: .parse)), #"{"$or":[{"a":1},{"b":{"$exists":false}}]}"#)
+        let n = try CQLParser.parse("select * from T where not (name regexp 'x')")
+        XCTAssertEqual(JSONWriter.string(try WhereJSONEmitter.emit(n, dialect: .parse)), #"{"className":"T","where":{"$nor":[{"name":{"$regex":"x"}}]}}"#)
+        XCTAssertEqual(JSONWriter.string(try WhereJSONEmitter.emit(n, dialect: .mongo)), #"{"className":"T","where":{"name":{"$not":{"$regex":"x"}}}}"#)
+        XCTAssertThrowsError(try WhereJSONEmitter.emit(n, dialect: .leancloud)) { e in
+            XCTAssertEqual((e as? QueryError)?.shortDescription, "1:23: 'not regexp' cannot be expressed in the leancloud where-JSON dialect")
+        }
+    }
 }
