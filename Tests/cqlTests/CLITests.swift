@@ -137,3 +137,35 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("nest"), r.stderr)
     }
 }
+
+extension CLITests {
+    func testEvalOverTheSampleData() throws {
+        let r = try cql(["eval", "--data", "Corpus/data", "select * from GameScore where score > 1000 order by -score limit 5"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let ids = r.stdout.split(separator: "\n").map { line -> String in
+            let start = line.range(of: #""objectId":""#)!.upperBound
+            return String(line[start...].prefix { $0 != "\"" })
+        }
+        XCTAssertEqual(ids, ["gs22", "gs09", "gs05", "gs16", "gs17"])
+        let c = try cql(["eval", "--data", "Corpus/data", "--count", "select * from GameScore where score > 1000"])
+        XCTAssertEqual(c.stdout, #"{"count":8}"# + "\n")
+    }
+
+    func testEvalBadDataNamesFileAndLineAndPrintsNothing() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cql-eval-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("T.ndjson")
+        try Data("{\"objectId\":\"a\",\"x\":1}\n{\"objectId\":\"b\",\"x\":1}\n{\"objectId\":\"c\",\n".utf8).write(to: file)
+        let r = try cql(["eval", "--data", file.path, "select * from T where x = 1"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stdout, "")
+        XCTAssertTrue(r.stderr.contains("T.ndjson:3"), r.stderr)
+    }
+
+    func testEvalBadPatternIsAQueryError() throws {
+        let r = try cql(["eval", "--data", "Corpus/data", "select * from GameScore where name regexp '('"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.hasPrefix("error: <input>:1:"), r.stderr)
+    }
+}
