@@ -25,6 +25,10 @@ public struct Query: Hashable, Sendable {
     public var direct: [Value]
     /// The whole statement's text range.
     public var range: SourceRange?
+    /// The text `range` and the ranges inside point into, when the query was
+    /// parsed (set on the top-level query), so later stages (binder, emitters)
+    /// can render positioned errors. Not part of equality.
+    public var source: String? = nil
 
     public init(
         className: String, keys: [SelectedKey] = [], includes: [FieldPath] = [], count: CountMode = .none,

@@ -1,0 +1,213 @@
+/// Gives a parsed query its parameter values and finishes its typed values.
+///
+/// - Each `?` (numbered 0-based across the whole statement, subqueries
+///   included) becomes `parameters[index]`. Parameters may be decoded values
+///   or raw REST JSON (`{"__type":"Date","iso":...}`): they are decoded here.
+/// - `.call` terms are evaluated (`date(?)`, `geopoint(?, ?)`, ...), with the
+///   same checks as constant calls at parse time.
+/// - With `now`, `current_timestamp()` and relative times become dates;
+///   without it they stay (relative times are still checked).
+/// - Operands are validated: `limit`/`skip`/`size` are non-negative
+///   integers, `near`/`within` points GeoPoints (`[lng, lat]` arrays are
+///   converted), distances non-negative numbers, patterns strings (a regexp's
+///   leading `(?imsx)` becomes its options), `related ... to` a Pointer.
+///
+/// ```swift
+/// let q = try CQLParser.parse("select * from T where at < date(?) and loc near ? limit ?")
+/// let b = try Binder.bind(q, parameters: ["2015-06-21T18:02:52.249Z", [116.4, 39.9], 10])
+/// // at < Date(2015-06-21T18:02:52.249Z), loc near GeoPoint(lat 39.9, lng 116.4), limit 10
+/// try Binder.bind(q, parameters: ["2015-06-21"])
+/// // 1:43: no value for the 2nd '?': the query has 3 placeholders but 1 value was given
+/// ```
+public enum Binder {
+    /// The query with every placeholder replaced and every call evaluated.
+    /// - Throws: ``QueryError`` (`.binding` when the number of values does not
+    ///   match the placeholders, `.invalidValue` for a bad value), positioned at
+    ///   the placeholder or construct concerned, with the query's source.
+    public static func bind(_ query: Query, parameters: [Value], now: DateValue? = nil) throws(QueryError) -> Query {
+        do throws(QueryError) {
+            let ranges = PlaceholderScan.ranges(in: query)
+            let count = query.placeholderCount
+            try checkCount(parameters.count, placeholders: count, ranges: ranges, whole: query.range)
+            var decoded: [Value] = []
+            decoded.reserveCapacity(parameters.count)
+            for (i, p) in parameters.enumerated() {
+                do {
+                    decoded.append(try p.decodingTypedValues())
+                } catch {
+                    let at = error.path.map { " at \($0)" } ?? ""
+                    throw QueryError(.invalidValue, "invalid value for the \(TypedFunctions.ordinal(i + 1)) '?'\(at): \(error.message)",
+                                     range: ranges[i] ?? query.range)
+                }
+            }
+            let binder = BindingContext(parameters: decoded, now: now)
+            var bound = try binder.bind(query)
+            bound.source = query.source
+            return bound
+        } catch {
+            throw query.source.map { error.withSource($0) } ?? error
+        }
+    }
+
+    static func checkCount(_ given: Int, placeholders count: Int, ranges: [Int: SourceRange], whole: SourceRange?) throws(QueryError) {
+        func plural(_ n: Int, _ word: String) -> String { n == 1 ? "1 \(word)" : "\(n) \(word)s" }
+        let values = given == 1 ? "1 value was given" : "\(given) values were given"
+        if given > count {
+            let has = count == 0 ? "no placeholders" : plural(count, "placeholder")
+            throw QueryError(.binding, "too many values: the query has \(has) but \(values)",
+                             range: count > 0 ? (ranges[count - 1] ?? whole) : whole)
+        }
+        if given < count {
+            throw QueryError(.binding, "no value for the \(TypedFunctions.ordinal(given + 1)) '?': the query has \(plural(count, "placeholder")) but \(given == 0 ? "no values were given" : values)",
+                             range: ranges[given] ?? whole)
+        }
+    }
+}
+
+/// The recursive rewrite; `parameters` are decoded and their number checked.
+struct BindingContext {
+    let parameters: [Value]
+    let now: DateValue?
+
+    func bind(_ q: Query) throws(QueryError) -> Query {
+        var q = q
+        if let c = q.condition { q.condition = try bind(c) }
+        if let s = q.skip { q.skip = try bindCount(s, what: "skip", fallback: q.range) }
+        if let l = q.limit { q.limit = try bindCount(l, what: "limit", fallback: q.range) }
+        return q
+    }
+
+    /// Where an error about term `t` points.
+    static func range(of t: Term, fallback: SourceRange?) -> SourceRange? {
+        switch t {
+        case .placeholder(_, let r): return r ?? fallback
+        case .call(_, _, let r): return r ?? fallback
+        default: return fallback
+        }
+    }
+
+    func bind(_ t: Term, fallback: SourceRange?) throws(QueryError) -> Term {
+        switch t {
+        case .value:
+            return t
+        case .placeholder(let i, let r):
+            guard i >= 0, i < parameters.count else {
+                throw QueryError(.binding, "no value for the \(TypedFunctions.ordinal(i + 1)) '?'", range: r ?? fallback)
+            }
+            return .value(parameters[i])
+        case .array(let items):
+            var out: [Term] = []
+            for x in items { out.append(try bind(x, fallback: fallback)) }
+            return CQLParserState.arrayTerm(out)
+        case .call(let f, let args, let r):
+            var out: [Term] = []
+            var values: [Value] = []
+            var ranges: [SourceRange?] = []
+            for a in args {
+                let b = try bind(a, fallback: fallback)
+                out.append(b)
+                if case .value(let v) = b { values.append(v) }
+                ranges.append(BindingContext.range(of: a, fallback: r ?? fallback))
+            }
+            guard values.count == out.count else { return .call(f, out, range: r) }
+            return .value(try TypedFunctions.evaluate(f, values, argRanges: ranges, callRange: r ?? fallback))
+        case .currentTimestamp:
+            return now.map { .value(.date($0)) } ?? t
+        case .relativeTime(let text):
+            guard let now else {
+                _ = try RelativeTime.offset(text, range: fallback)
+                return t
+            }
+            return .value(.date(try RelativeTime.resolve(text, now: now, range: fallback)))
+        }
+    }
+
+    func bind(_ items: [Term], fallback: SourceRange?) throws(QueryError) -> [Term] {
+        var out: [Term] = []
+        out.reserveCapacity(items.count)
+        for x in items { out.append(try bind(x, fallback: fallback)) }
+        return out
+    }
+
+    func bindCount(_ t: Term, what: String, fallback: SourceRange?) throws(QueryError) -> Term {
+        let b = try bind(t, fallback: fallback)
+        if case .value(let v) = b { try OperandChecks.count(v, what: what, range: BindingContext.range(of: t, fallback: fallback)) }
+        return b
+    }
+
+    func bindGeo(_ t: Term, what: String, fallback: SourceRange?) throws(QueryError) -> Term {
+        let b = try bind(t, fallback: fallback)
+        guard case .value(let v) = b else { return b }
+        return .value(.geoPoint(try OperandChecks.geoPoint(v, what: what, range: BindingContext.range(of: t, fallback: fallback))))
+    }
+
+    func bindDistance(_ t: Term, fallback: SourceRange?) throws(QueryError) -> Term {
+        let b = try bind(t, fallback: fallback)
+        if case .value(let v) = b { try OperandChecks.distance(v, range: BindingContext.range(of: t, fallback: fallback)) }
+        return b
+    }
+
+    func bind(_ c: Condition) throws(QueryError) -> Condition {
+        let r = c.range
+        let p: Predicate
+        switch c.predicate {
+        case .and(let items):
+            var out: [Condition] = []
+            for x in items { out.append(try bind(x)) }
+            p = .and(out)
+        case .or(let items):
+            var out: [Condition] = []
+            for x in items { out.append(try bind(x)) }
+            p = .or(out)
+        case .not(let inner): p = .not(try bind(inner))
+        case .elementMatch(let path, let inner): p = .elementMatch(path, try bind(inner))
+        case .constant, .exists, .text, .type, .fullText: p = c.predicate
+        case .compare(let path, let op, let t): p = .compare(path, op, try bind(t, fallback: r))
+        case .in(let path, let items, let negated): p = .in(path, try bind(items, fallback: r), negated: negated)
+        case .all(let path, let items): p = .all(path, try bind(items, fallback: r))
+        case .containedBy(let path, let items): p = .containedBy(path, try bind(items, fallback: r))
+        case .size(let path, let t): p = .size(path, try bindCount(t, what: "the n of size(k) = n", fallback: r))
+        case .like(let path, let t):
+            let b = try bind(t, fallback: r)
+            if case .value(let v) = b { _ = try OperandChecks.pattern(v, what: "'like'", range: BindingContext.range(of: t, fallback: r)) }
+            p = .like(path, pattern: b)
+        case .regex(let path, let t, let options):
+            var b = try bind(t, fallback: r)
+            var opts = options
+            if case .value(let v) = b {
+                let lifted = OperandChecks.liftRegexOptions(try OperandChecks.pattern(v, what: "'regexp'", range: BindingContext.range(of: t, fallback: r)))
+                b = .value(.string(lifted.pattern))
+                opts = OperandChecks.mergeOptions(options, lifted.options)
+            }
+            p = .regex(path, pattern: b, options: opts)
+        case .modulo(let path, let d, let m): p = .modulo(path, divisor: try bind(d, fallback: r), remainder: try bind(m, fallback: r))
+        case .select(let path, let key, let q, let negated): p = .select(path, key: key, query: try bind(q), negated: negated)
+        case .inQuery(let path, let q, let negated): p = .inQuery(path, query: try bind(q), negated: negated)
+        case .relatedTo(let t, let key):
+            let b = try bind(t, fallback: r)
+            if case .value(let v) = b { try OperandChecks.pointer(v, range: BindingContext.range(of: t, fallback: r)) }
+            p = .relatedTo(object: b, key: key)
+        case .near(let path, let point, let lo, let hi):
+            var minimum = lo, maximum = hi
+            if let lo { minimum = Distance(try bindDistance(lo.value, fallback: r), lo.unit) }
+            if let hi { maximum = Distance(try bindDistance(hi.value, fallback: r), hi.unit) }
+            p = .near(path, point: try bindGeo(point, what: "'near'", fallback: r), min: minimum, max: maximum)
+        case .withinBox(let path, let sw, let ne):
+            let a = try bindGeo(sw, what: "'within'", fallback: r), b = try bindGeo(ne, what: "'within'", fallback: r)
+            if case .value(.geoPoint(let x)) = a, case .value(.geoPoint(let y)) = b {
+                try OperandChecks.box(southwest: x, northeast: y, range: r)
+            }
+            p = .withinBox(path, southwest: a, northeast: b)
+        case .withinPolygon(let path, let items):
+            var out: [Term] = []
+            for x in items { out.append(try bindGeo(x, what: "a polygon", fallback: r)) }
+            p = .withinPolygon(path, out)
+        case .withinCenterSphere(let path, let center, let radius):
+            p = .withinCenterSphere(path, center: try bindGeo(center, what: "a center sphere", fallback: r),
+                                    radius: try bindDistance(radius, fallback: r))
+        case .geoIntersects(let path, let point):
+            p = .geoIntersects(path, point: try bindGeo(point, what: "'geoIntersects'", fallback: r))
+        }
+        return Condition(p, range: r)
+    }
+}

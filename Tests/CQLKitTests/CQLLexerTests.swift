@@ -1,0 +1,49 @@
+import XCTest
+@testable import CQLKit
+
+final class CQLLexerTests: XCTestCase {
+    func kinds(_ text: String) throws -> [CQLToken.Kind] { try CQLLexer.tokenize(text).map(\.kind) }
+
+    func testTokens() throws {
+        let tokens = try CQLLexer.tokenize("SELECT a.`order`, count(*) from T where x <> -1 and y<=2.5e3 -- c\n/* b */ limit ?;")
+        XCTAssertEqual(tokens.map(\.kind), [
+            .keyword, .identifier, .dot, .quotedIdentifier, .comma, .identifier, .leftParen, .star, .rightParen, .keyword,
+            .identifier, .keyword, .identifier, .notEqual, .integer, .keyword, .identifier, .lessOrEqual, .decimal,
+            .keyword, .placeholder, .semicolon, .end,
+        ])
+        XCTAssertEqual(tokens[0].text, "SELECT")
+        XCTAssertEqual(tokens[0].range, SourceRange(0, 6))
+        XCTAssertEqual(tokens[3].name, "order")
+        XCTAssertEqual(tokens[14].value, .int(-1))
+        XCTAssertEqual(tokens[18].value, .double(2500))
+        XCTAssertEqual(tokens.last?.range, SourceRange(82, 82))
+    }
+
+    func testMinusIsASignOnlyWhereAValueStarts() throws {
+        XCTAssertEqual(try kinds("order by -score"), [.keyword, .identifier, .minus, .identifier, .end])
+        XCTAssertEqual(try kinds("a = -5"), [.identifier, .equal, .integer, .end])
+        XCTAssertEqual(try kinds("a-5"), [.identifier, .minus, .integer, .end])
+        XCTAssertEqual(try kinds("tags.0.1"), [.identifier, .dot, .integer, .dot, .integer, .end])
+        XCTAssertEqual(try kinds("[1,-2]"), [.leftBracket, .integer, .comma, .integer, .rightBracket, .end])
+    }
+
+    func testNumbers() throws {
+        XCTAssertEqual(try CQLLexer.tokenize("9223372036854775807")[0].value, .int(Int64.max))
+        XCTAssertEqual(try CQLLexer.tokenize("-9223372036854775808")[0].value, .int(Int64.min))
+        XCTAssertEqual(try CQLLexer.tokenize("1E-2")[0].value, .double(0.01))
+        XCTAssertEqual(try CQLLexer.tokenize("1.0")[0].value, .double(1))
+        XCTAssertThrowsError(try CQLLexer.tokenize("9223372036854775808")) { e in
+            XCTAssertEqual((e as? QueryError)?.kind, .invalidValue)
+        }
+    }
+
+    func testErrorsArePositionedInScalars() {
+        XCTAssertThrowsError(try CQLLexer.tokenize("'été' ，")) { e in
+            XCTAssertEqual((e as? QueryError)?.shortDescription, "1:7: unexpected character '，'")
+            XCTAssertEqual((e as? QueryError)?.range, SourceRange(8, 11))
+        }
+        XCTAssertThrowsError(try CQLLexer.tokenize("a\u{7}")) { e in
+            XCTAssertEqual((e as? QueryError)?.shortDescription, "1:2: unexpected character U+0007")
+        }
+    }
+}
