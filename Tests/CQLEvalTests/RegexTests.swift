@@ -137,8 +137,8 @@ final class RegexTests: XCTestCase {
     }
 
     func testLikeRegexText() {
-        XCTAssertEqual(PatternBuilder.like("a.b%c_[a-z]"), #"^a\.b.*c.[a-z]$"#)
-        XCTAssertEqual(PatternBuilder.like("(x)+[^]]"), #"^\(x\)\+[^\]]$"#)
+        XCTAssertEqual(LikePattern.regex("a.b%c_[a-z]"), #"^a\.b.*c.[a-z]$"#)
+        XCTAssertEqual(LikePattern.regex("(x)+[^]]"), #"^\(x\)\+[^\]]$"#)
     }
 
     // MARK: Usergrid text matches

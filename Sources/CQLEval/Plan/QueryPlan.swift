@@ -37,10 +37,11 @@ public final class QueryPlan: Sendable {
     /// Plans `query` (already bound: see `Binder.bind`) against `store`.
     ///
     /// - Parameter source: the query text, attached to errors so they render
-    ///   with line, column and caret.
+    ///   with line, column and caret; defaults to `query.source` (set by the
+    ///   parsers).
     /// - Throws: `QueryError` (`.binding`, `.pattern`, `.invalidValue`, `.limit`).
     public convenience init(_ query: Query, store: DocumentStore = DocumentStore(), source: String? = nil) throws(QueryError) {
-        try self.init(query, store: store, source: source, subqueryDepth: 0)
+        try self.init(query, store: store, source: source ?? query.source, subqueryDepth: 0)
     }
 
     init(_ query: Query, store: DocumentStore, source: String?, subqueryDepth: Int) throws(QueryError) {
@@ -188,6 +189,10 @@ public struct QueryResult: Sendable, Equatable {
     /// The `skip` of the next page when more matches follow this one (what a
     /// Usergrid cursor encodes); `nil` on the last page.
     public var nextSkip: Int?
+
+    /// The Usergrid cursor of the next page (`UsergridOptions.cursor(offset:)`
+    /// of ``nextSkip``), to pass back as `UsergridOptions.cursor`.
+    public var nextCursor: String? { nextSkip.map { UsergridOptions.cursor(offset: Int64($0)) } }
 
     public init(objects: [[String: Value]], count: Int? = nil, nextSkip: Int? = nil) {
         self.objects = objects
