@@ -27,6 +27,19 @@ final class FrontEndTests: XCTestCase {
         }
     }
 
+    func testMatchTimeErrorsPointAtThePredicate() throws {
+        let text = "select * from dogs where objectId = '1' or\n  name regexp '(a+)+$'"
+        let big = DocumentStore(["dogs": [["name": .string(String(repeating: "a", count: 40) + "b")]]])
+        let plan = try QueryPlan(try CQLParser.parse(text), store: big)
+        XCTAssertThrowsError(try plan.run()) { error in
+            XCTAssertEqual((error as? QueryError)?.rendered(), """
+                <input>:2:3: regular expression exceeded its match limit: '(a+)+$'
+                  name regexp '(a+)+$'
+                  ^~~~~~~~~~~~~~~~~~~~
+                """)
+        }
+    }
+
     func testCQLWithParameters() throws {
         let q = try Binder.bind(try CQLParser.parse("select * from dogs where name like ? or bio regexp ? order by -objectId"),
                                 parameters: ["F%", "(?i)^BLUE$"])

@@ -33,6 +33,8 @@ public final class QueryPlan: Sendable {
     let limit: Int?
     let includer: Includer
     let projection: Projection?
+    /// The query text, for match-time errors.
+    let source: String?
 
     /// Plans `query` (already bound: see `Binder.bind`) against `store`.
     ///
@@ -65,6 +67,7 @@ public final class QueryPlan: Sendable {
             nearPath: near?.0, nearCenter: near?.1)
         self.includer = Includer(paths: query.includes.map(\.components), store: store)
         self.projection = Projection(query.keys)
+        self.source = source
     }
 
     /// The first `near` of the condition (depth first), which orders results
@@ -102,6 +105,7 @@ public final class QueryPlan: Sendable {
         if let failure = context.failure {
             var e = failure
             if e.range == nil { e.range = query.condition?.range }
+            if e.source == nil { e.source = source }
             throw e
         }
         return r

@@ -26,6 +26,8 @@ final class PCRE2Regex: @unchecked Sendable {
 
     let pattern: String
     let options: String
+    /// Where the predicate is in the query text; match-time errors point here.
+    let range: SourceRange?
     private let code: OpaquePointer
     private let matchContext: OpaquePointer
     private let jitted: Bool
@@ -71,6 +73,7 @@ final class PCRE2Regex: @unchecked Sendable {
         pcre2_set_heap_limit_8(context, PCRE2Regex.heapLimit)
         self.pattern = pattern
         self.options = options
+        self.range = range
         self.code = compiled
         self.matchContext = context
         // JIT is an optimization: when unavailable (unsupported CPU, no
@@ -111,11 +114,11 @@ final class PCRE2Regex: @unchecked Sendable {
         if rc == PCRE2_ERROR_NOMATCH { return false }
         switch rc {
         case PCRE2_ERROR_MATCHLIMIT, PCRE2_ERROR_JIT_STACKLIMIT:
-            throw QueryError(.pattern, "regular expression exceeded its match limit: '\(pattern)'")
+            throw QueryError(.pattern, "regular expression exceeded its match limit: '\(pattern)'", range: range)
         case PCRE2_ERROR_DEPTHLIMIT, PCRE2_ERROR_HEAPLIMIT:
-            throw QueryError(.pattern, "regular expression exceeded its depth limit: '\(pattern)'")
+            throw QueryError(.pattern, "regular expression exceeded its depth limit: '\(pattern)'", range: range)
         default:
-            throw QueryError(.pattern, "regular expression '\(pattern)' failed: \(PCRE2Regex.message(for: rc))")
+            throw QueryError(.pattern, "regular expression '\(pattern)' failed: \(PCRE2Regex.message(for: rc))", range: range)
         }
     }
 
