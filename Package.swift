@@ -25,6 +25,7 @@ let package = Package(
             name: "cql",
             dependencies: [
                 "CQLKit",
+                "CQLEval",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
