@@ -75,6 +75,29 @@ final class RegexTests: XCTestCase {
         XCTAssertTrue(try plan.matches(["s": "aaa"]))
     }
 
+    func testJITIsUsedWhenAvailable() throws {
+        let r = try PCRE2Regex(pattern: "a+b", options: "i")
+        XCTAssertEqual(r.isJITCompiled, PCRE2Regex.jitAvailable)
+        XCTAssertTrue(try r.firstMatch(in: "xxAAB", scratch: RegexScratch()))
+    }
+
+    func testInterpreterLimits() throws {
+        let scratch = RegexScratch()
+        let catastrophic = try PCRE2Regex(pattern: "(a+)+$", options: "", useJIT: false)
+        XCTAssertFalse(catastrophic.isJITCompiled)
+        XCTAssertThrowsError(try catastrophic.firstMatch(in: String(repeating: "a", count: 40) + "b", scratch: scratch)) {
+            XCTAssertEqual(($0 as? QueryError)?.message, "regular expression exceeded its match limit: '(a+)+$'")
+        }
+        // Deep backtracking (one frame per repetition) hits the depth or heap limit.
+        let deep = try PCRE2Regex(pattern: "(?:(a)|b)*[0-9]", options: "", useJIT: false)
+        XCTAssertThrowsError(try deep.firstMatch(in: String(repeating: "a", count: 200_000), scratch: scratch)) {
+            let message = ($0 as? QueryError)?.message ?? ""
+            XCTAssertTrue(message.hasPrefix("regular expression exceeded its"), message)
+        }
+        XCTAssertTrue(try deep.firstMatch(in: "aba7", scratch: scratch))
+        XCTAssertFalse(try deep.firstMatch(in: "", scratch: scratch))
+    }
+
     func testRegexErrorSurfacesFromRun() throws {
         let store = DocumentStore(["T": [["s": .string(String(repeating: "a", count: 40) + "b")]]])
         let plan = try QueryPlan(T.query(rx("(a+)+$")), store: store)
@@ -114,8 +137,8 @@ final class RegexTests: XCTestCase {
     }
 
     func testLikeRegexText() {
-        XCTAssertEqual(PatternBuilder.like("a.b%c_[a-z]"), #"^a\.b.*c.[a-z]$"#)
-        XCTAssertEqual(PatternBuilder.like("(x)+[^]]"), #"^\(x\)\+[^\]]$"#)
+        XCTAssertEqual(LikePattern.regex("a.b%c_[a-z]"), #"^a\.b.*c.[a-z]$"#)
+        XCTAssertEqual(LikePattern.regex("(x)+[^]]"), #"^\(x\)\+[^\]]$"#)
     }
 
     // MARK: Usergrid text matches

@@ -66,7 +66,7 @@ enum Semantic {
     /// under which "é" and "e\u{301}" are equal; MongoDB's is bytes).
     @inline(__always)
     static func bytesEqual(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
+        a.utf8.count == b.utf8.count && ValueOrder.compareBytes(a, b) == 0
     }
 
     /// A hash consistent with ``equal(_:_:)``.
@@ -100,8 +100,9 @@ enum Semantic {
     }
 
     private static func hashBytes(_ s: String, into h: inout Hasher) {
+        let done: Void? = s.utf8.withContiguousStorageIfAvailable { h.combine(bytes: UnsafeRawBufferPointer($0)) }
+        if done == nil { for b in s.utf8 { h.combine(b) } }
         h.combine(s.utf8.count)
-        for b in s.utf8 { h.combine(b) }
     }
 
     /// Order-independent: the sum of per-entry hashes.

@@ -19,7 +19,7 @@ public enum Evaluation {
     /// ```swift
     /// let q = try Binder.bind(try CQLParser.parse("select count(*), * from GameScore where score > ?"),
     ///                         parameters: [80])
-    /// let count = try Evaluation.run(q, dataPath: "Corpus/data/game") { print($0) }
+    /// let count = try Evaluation.run(q, dataPath: "Corpus/data") { print($0) }
     /// // prints each matching GameScore; count == the number of matches
     /// ```
     /// - Parameters:

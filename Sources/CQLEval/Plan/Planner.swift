@@ -71,7 +71,9 @@ struct Planner {
             return .regex(Accessor(path), try compile(p, options, r))
         case .like(let path, let pattern):
             let p = try string(pattern, r, what: "a LIKE pattern")
-            let regex = try compile(PatternBuilder.like(p), "s", r, dollarEndOnly: true)
+            // DOLLAR_ENDONLY: LIKE is anchored at the true end; PCRE's `$`
+            // would also match before a final newline ('abc' like 'abc\n').
+            let regex = try compile(LikePattern.regex(p), LikePattern.options, r, dollarEndOnly: true)
             return .regex(Accessor(path), regex)
         case .text(let path, let match, let text):
             let (p, options) = PatternBuilder.text(match, text)

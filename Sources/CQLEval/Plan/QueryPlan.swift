@@ -33,14 +33,17 @@ public final class QueryPlan: Sendable {
     let limit: Int?
     let includer: Includer
     let projection: Projection?
+    /// The query text, for match-time errors.
+    let source: String?
 
     /// Plans `query` (already bound: see `Binder.bind`) against `store`.
     ///
     /// - Parameter source: the query text, attached to errors so they render
-    ///   with line, column and caret.
+    ///   with line, column and caret; defaults to `query.source` (set by the
+    ///   parsers).
     /// - Throws: `QueryError` (`.binding`, `.pattern`, `.invalidValue`, `.limit`).
     public convenience init(_ query: Query, store: DocumentStore = DocumentStore(), source: String? = nil) throws(QueryError) {
-        try self.init(query, store: store, source: source, subqueryDepth: 0)
+        try self.init(query, store: store, source: source ?? query.source, subqueryDepth: 0)
     }
 
     init(_ query: Query, store: DocumentStore, source: String?, subqueryDepth: Int) throws(QueryError) {
@@ -64,6 +67,7 @@ public final class QueryPlan: Sendable {
             nearPath: near?.0, nearCenter: near?.1)
         self.includer = Includer(paths: query.includes.map(\.components), store: store)
         self.projection = Projection(query.keys)
+        self.source = source
     }
 
     /// The first `near` of the condition (depth first), which orders results
@@ -101,6 +105,7 @@ public final class QueryPlan: Sendable {
         if let failure = context.failure {
             var e = failure
             if e.range == nil { e.range = query.condition?.range }
+            if e.source == nil { e.source = source }
             throw e
         }
         return r
@@ -188,6 +193,10 @@ public struct QueryResult: Sendable, Equatable {
     /// The `skip` of the next page when more matches follow this one (what a
     /// Usergrid cursor encodes); `nil` on the last page.
     public var nextSkip: Int?
+
+    /// The Usergrid cursor of the next page (`UsergridOptions.cursor(offset:)`
+    /// of ``nextSkip``), to pass back as `UsergridOptions.cursor`.
+    public var nextCursor: String? { nextSkip.map { UsergridOptions.cursor(offset: Int64($0)) } }
 
     public init(objects: [[String: Value]], count: Int? = nil, nextSkip: Int? = nil) {
         self.objects = objects

@@ -26,6 +26,8 @@ final class PCRE2Regex: @unchecked Sendable {
 
     let pattern: String
     let options: String
+    /// Where the predicate is in the query text; match-time errors point here.
+    let range: SourceRange?
     private let code: OpaquePointer
     private let matchContext: OpaquePointer
     private let jitted: Bool
@@ -36,7 +38,8 @@ final class PCRE2Regex: @unchecked Sendable {
     ///   - dollarEndOnly: `$` matches only at the very end, not also before a
     ///     final newline (LIKE needs this; `regexp` keeps PCRE's default).
     ///   - range: where the pattern is in the query text, for errors.
-    init(pattern: String, options: String, dollarEndOnly: Bool = false, range: SourceRange? = nil) throws(QueryError) {
+    ///   - useJIT: `false` forces the interpreter (tests cover both engines).
+    init(pattern: String, options: String, dollarEndOnly: Bool = false, range: SourceRange? = nil, useJIT: Bool = true) throws(QueryError) {
         var flags: UInt32 = PCRE2_UTF | PCRE2_UCP | (dollarEndOnly ? PCRE2_DOLLAR_ENDONLY : 0)
         for ch in options.unicodeScalars {
             switch ch {
@@ -70,11 +73,21 @@ final class PCRE2Regex: @unchecked Sendable {
         pcre2_set_heap_limit_8(context, PCRE2Regex.heapLimit)
         self.pattern = pattern
         self.options = options
+        self.range = range
         self.code = compiled
         self.matchContext = context
         // JIT is an optimization: when unavailable (unsupported CPU, no
         // executable memory) the interpreter gives the same answers.
-        self.jitted = pcre2_jit_compile_8(compiled, PCRE2_JIT_COMPLETE) == 0
+        self.jitted = useJIT && pcre2_jit_compile_8(compiled, PCRE2_JIT_COMPLETE) == 0
+    }
+
+    /// Whether matching runs JIT code (else the interpreter).
+    var isJITCompiled: Bool { jitted }
+
+    /// Whether this PCRE2 build has a usable JIT compiler.
+    static var jitAvailable: Bool {
+        var available: UInt32 = 0
+        return pcre2_config_8(UInt32(PCRE2_CONFIG_JIT), &available) >= 0 && available == 1
     }
 
     deinit {
@@ -90,7 +103,8 @@ final class PCRE2Regex: @unchecked Sendable {
         let rc = s.withUTF8 { buf -> Int32 in
             // Swift strings are valid UTF-8, so PCRE2 need not check again.
             let base = buf.baseAddress ?? PCRE2Regex.emptySubject
-            var rc = pcre2_match_8(code, base, buf.count, 0, PCRE2_NO_UTF_CHECK, scratch.matchData, matchContext)
+            let engine: UInt32 = jitted ? 0 : PCRE2_NO_JIT
+            var rc = pcre2_match_8(code, base, buf.count, 0, PCRE2_NO_UTF_CHECK | engine, scratch.matchData, matchContext)
             if rc == PCRE2_ERROR_JIT_STACKLIMIT && jitted {
                 rc = pcre2_match_8(code, base, buf.count, 0, PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT, scratch.matchData, matchContext)
             }
@@ -100,11 +114,11 @@ final class PCRE2Regex: @unchecked Sendable {
         if rc == PCRE2_ERROR_NOMATCH { return false }
         switch rc {
         case PCRE2_ERROR_MATCHLIMIT, PCRE2_ERROR_JIT_STACKLIMIT:
-            throw QueryError(.pattern, "regular expression exceeded its match limit: '\(pattern)'")
+            throw QueryError(.pattern, "regular expression exceeded its match limit: '\(pattern)'", range: range)
         case PCRE2_ERROR_DEPTHLIMIT, PCRE2_ERROR_HEAPLIMIT:
-            throw QueryError(.pattern, "regular expression exceeded its depth limit: '\(pattern)'")
+            throw QueryError(.pattern, "regular expression exceeded its depth limit: '\(pattern)'", range: range)
         default:
-            throw QueryError(.pattern, "regular expression '\(pattern)' failed: \(PCRE2Regex.message(for: rc))")
+            throw QueryError(.pattern, "regular expression '\(pattern)' failed: \(PCRE2Regex.message(for: rc))", range: range)
         }
     }
 

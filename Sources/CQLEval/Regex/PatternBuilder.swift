@@ -1,8 +1,9 @@
 import CQLKit
 
-/// Regular expressions the evaluator builds from non-regex predicates (LIKE,
-/// Usergrid text matches, full-text search), so that they run on the same
-/// PCRE2 engine — and the same Unicode case folding — as `regexp`.
+/// Regular expressions the evaluator builds from non-regex predicates
+/// (Usergrid text matches, full-text search), so that they run on the same
+/// PCRE2 engine — and the same Unicode case folding — as `regexp`. LIKE uses
+/// CQLKit's `LikePattern`, the same conversion the where-JSON emitter uses.
 enum PatternBuilder {
     /// Letters and digits: what a "word" is made of (semantics.md).
     static let wordClass = #"[\p{L}\p{N}]"#
@@ -25,59 +26,6 @@ enum PatternBuilder {
         case "\\", "^", "$", ".", "|", "?", "*", "+", "(", ")", "[", "]", "{", "}", "#", " ", "-", "/": return true
         default: return false
         }
-    }
-
-    /// SQL LIKE as a regex (cql.md): anchored at both ends, `%` → `.*`,
-    /// `_` → `.`, `[...]` kept as a character class (`[^...]` negates), every
-    /// other character literal. Compile with option `s` (so `%` and `_` span
-    /// newlines) and `PCRE2_DOLLAR_ENDONLY` (so `$` does not also match before
-    /// a final newline: `'abc' like 'abc'` but not `'abc\n'`).
-    static func like(_ pattern: String) -> String {
-        let scalars = Array(pattern.unicodeScalars)
-        var out = "^"
-        var i = 0
-        while i < scalars.count {
-            let ch = scalars[i]
-            switch ch {
-            case "%": out += ".*"
-            case "_": out += "."
-            case "[":
-                if let (cls, next) = likeClass(scalars, from: i) {
-                    out += cls
-                    i = next
-                    continue
-                }
-                out += "\\["
-            default:
-                if isMeta(ch) { out += "\\" }
-                out.unicodeScalars.append(ch)
-            }
-            i += 1
-        }
-        return out + "$"
-    }
-
-    /// A `[...]` class starting at `start`, as regex text, and the index after
-    /// it; `nil` when there is no closing `]` (then `[` is a literal).
-    private static func likeClass(_ s: [Unicode.Scalar], from start: Int) -> (String, Int)? {
-        var j = start + 1
-        var out = "["
-        if j < s.count, s[j] == "^" {
-            out += "^"
-            j += 1
-        }
-        var first = true
-        while j < s.count {
-            let ch = s[j]
-            // A `]` right after `[` or `[^` is a member, as in regex classes.
-            if ch == "]" && !first { return (out + "]", j + 1) }
-            // Inside a class only `\`, `[` (POSIX classes) and `]` are special.
-            if ch == "\\" || ch == "[" || ch == "]" { out += "\\" }
-            out.unicodeScalars.append(ch)
-            first = false
-            j += 1
-        }
-        return nil
     }
 
     /// Usergrid's text matches (usergrid.md) with their compile options. They

@@ -55,7 +55,13 @@ enum DataLoader {
             } catch {
                 throw located(error, file: path, line: number, lineBytes: line)
             }
-            try body(try object(value, file: path, line: number), number)
+            let o: [String: Value]
+            do throws(QueryError) {
+                o = try object(value)
+            } catch {
+                throw QueryError(.data, "\(path):\(number): \(error.message)")
+            }
+            try body(o, number)
         }
     }
 
@@ -68,9 +74,8 @@ enum DataLoader {
             throw QueryError(.data, "\(path): the file is not valid UTF-8")
         }
         let value: Value
-        let locations: [String: SourceRange]
         do {
-            (value, locations) = try JSONReader.parseLocated(text)
+            value = try JSONReader.parse(text)
         } catch {
             let (line, column) = lineAndColumn(error.range?.start ?? 0, in: Array(text.utf8))
             throw QueryError(.data, "\(path):\(line):\(column): \(error.message)")
@@ -90,31 +95,40 @@ enum DataLoader {
         default:
             throw QueryError(.data, "\(path):1:1: expected an array of objects or {\"results\": [...]}, found \(value.typeDescription)")
         }
-        let bytes = Array(text.utf8)
         var out: [[String: Value]] = []
         out.reserveCapacity(items.count)
         for (i, item) in items.enumerated() {
-            let offset = locations["\(prefix)[\(i)]"]?.start ?? 0
-            let (line, _) = lineAndColumn(offset, in: bytes)
-            out.append(try object(item, file: path, line: line))
+            do throws(QueryError) {
+                out.append(try object(item))
+            } catch {
+                // Only now pay for positions: parse again recording them.
+                throw QueryError(.data, "\(path):\(elementLine(text, "\(prefix)[\(i)]")): \(error.message)")
+            }
         }
         return out
     }
 
-    /// A parsed line as an object with typed values decoded.
-    private static func object(_ value: Value, file: String, line: Int) throws(QueryError) -> [String: Value] {
+    /// The 1-based line where the value at `jsonPath` starts.
+    private static func elementLine(_ text: String, _ jsonPath: String) -> Int {
+        guard let (_, locations) = try? JSONReader.parseLocated(text), let range = locations[jsonPath] else { return 1 }
+        return lineAndColumn(range.start, in: Array(text.utf8)).0
+    }
+
+    /// A parsed value as an object with typed values decoded; the error
+    /// message says what is wrong, the caller adds where.
+    private static func object(_ value: Value) throws(QueryError) -> [String: Value] {
         guard case .object = value else {
-            throw QueryError(.data, "\(file):\(line): expected a JSON object, found \(value.typeDescription)")
+            throw QueryError(.data, "expected a JSON object, found \(value.typeDescription)")
         }
         let decoded: Value
         do {
             decoded = try value.decodingTypedValues()
         } catch {
             let at = error.path.map { "\($0): " } ?? ""
-            throw QueryError(.data, "\(file):\(line): \(at)\(error.message)")
+            throw QueryError(.data, at + error.message)
         }
         guard case .object(let o) = decoded else {
-            throw QueryError(.data, "\(file):\(line): expected a plain JSON object, found \(decoded.typeDescription)")
+            throw QueryError(.data, "expected a plain JSON object, found \(decoded.typeDescription)")
         }
         return o
     }
@@ -150,8 +164,8 @@ extension DocumentStore {
     ///   base name when `className` is `nil` or empty.
     ///
     /// ```swift
-    /// let store = try DocumentStore.load(path: "Corpus/data/game")
-    /// store.classNames     // ["GameScore", "Player", "_Join:likes:Post", ...]
+    /// let store = try DocumentStore.load(path: "Corpus/data")
+    /// store.classNames     // ["Category", "Comment", "GameScore", ..., "_Join:likes:Post", ...]
     /// ```
     /// - Throws: `.data` with a message `file:line[:column]: what is wrong`.
     public static func load(path: String, className: String? = nil) throws(QueryError) -> DocumentStore {

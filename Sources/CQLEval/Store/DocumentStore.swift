@@ -12,7 +12,8 @@ import CQLKit
 /// store.objects(in: "GameScore").count      // 1
 /// store.object(className: "GameScore", objectId: "a1")?["score"]   // .int(90)
 ///
-/// let loaded = try DocumentStore.load(path: "Corpus/data/game")  // GameScore.ndjson, Post.json, ...
+/// let loaded = try DocumentStore.load(path: "Corpus/data")   // GameScore.ndjson, Post.ndjson, ...
+/// loaded.objects(in: "Category").count                      // 5
 /// ```
 public struct DocumentStore: Sendable {
     struct Collection: Sendable {

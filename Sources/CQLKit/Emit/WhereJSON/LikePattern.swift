@@ -3,20 +3,21 @@
 /// the result with the `s` option so `%` and `_` also match newlines.
 ///
 /// Shared by every backend that has no LIKE of its own (where-JSON, the
-/// evaluator) and by SQL backends whose LIKE differs (case, classes).
+/// evaluator in CQLEval, hence public) and by SQL backends whose LIKE differs
+/// (case, classes).
 ///
 /// ```swift
 /// LikePattern.regex("dennis%")   // ^dennis.*$
 /// LikePattern.regex("a.b_[xy]")  // ^a\.b.[xy]$
 /// ```
-enum LikePattern {
+public enum LikePattern {
     /// The `$options` / flags that go with ``regex(_:)``.
-    static let options = "s"
+    public static let options = "s"
 
     /// Characters that are special in a PCRE pattern outside a class.
     private static let metacharacters: Set<UInt8> = Set("\\^$.|?*+()[]{}".utf8)
 
-    static func regex(_ like: String) -> String {
+    public static func regex(_ like: String) -> String {
         let b = Array(like.utf8)
         var out: [UInt8] = [UInt8(ascii: "^")]
         out.reserveCapacity(b.count + 8)
