@@ -301,4 +301,136 @@ final class LCQueryBuilderTests: XCTestCase {
         XCTAssertEqual(try base.build().condition, Condition(.compare("a", .equal, .value(1))))
         XCTAssertNotEqual(try base.build(), try more.build())
     }
+
+    // MARK: where-JSON
+
+    private func json(_ q: LCQuery, _ dialect: WhereJSONDialect = .leancloud) throws -> String {
+        JSONWriter.string(try WhereJSONEmitter.emit(q.build(), dialect: dialect))
+    }
+
+    func testWhereJSONOfEachConstraint() throws {
+        let todo = LCQuery("Todo")
+        let cases: [(LCQuery, String)] = [
+            (todo, #"{"className":"Todo"}"#),
+            (LCQuery("").where("a", .equalTo(1)), #"{"where":{"a":1}}"#),
+            (todo.where("priority", .greaterThanOrEqualTo(3)), #"{"className":"Todo","where":{"priority":{"$gte":3}}}"#),
+            (todo.where("title", .equalTo("x")), #"{"className":"Todo","where":{"title":"x"}}"#),
+            (todo.where("a", .notEqualTo(1)), #"{"className":"Todo","where":{"a":{"$ne":1}}}"#),
+            (todo.where("a", .lessThan(2.5)), #"{"className":"Todo","where":{"a":{"$lt":2.5}}}"#),
+            (todo.where("a", .lessThanOrEqualTo(Int64(9))), #"{"className":"Todo","where":{"a":{"$lte":9}}}"#),
+            (todo.where("a", .greaterThan(1.0)), #"{"className":"Todo","where":{"a":{"$gt":1.0}}}"#),
+            (todo.where("tags", .containedIn(["a", 1])), #"{"className":"Todo","where":{"tags":{"$in":["a",1]}}}"#),
+            (todo.where("tags", .notContainedIn(["a"])), #"{"className":"Todo","where":{"tags":{"$nin":["a"]}}}"#),
+            (todo.where("tags", .containedAllIn([1, 2])), #"{"className":"Todo","where":{"tags":{"$all":[1,2]}}}"#),
+            (todo.where("tags", .equalToSize(2)), #"{"className":"Todo","where":{"tags":{"$size":2}}}"#),
+            (todo.where("name", .existed), #"{"className":"Todo","where":{"name":{"$exists":true}}}"#),
+            (todo.where("name", .notExisted), #"{"className":"Todo","where":{"name":{"$exists":false}}}"#),
+            (todo.where("title", .prefixedBy("a.b")), #"{"className":"Todo","where":{"title":{"$regex":"^\\Qa.b\\E"}}}"#),
+            (todo.where("title", .suffixedBy("(x)")), #"{"className":"Todo","where":{"title":{"$regex":"\\Q(x)\\E$"}}}"#),
+            (
+                todo.where("title", .matchedSubstring(#"a\Eb"#)),
+                #"{"className":"Todo","where":{"title":{"$regex":"\\Qa\\E\\\\E\\Qb\\E"}}}"#
+            ),
+            (
+                todo.where("title", .matchedRegularExpression("^to", option: "i")),
+                #"{"className":"Todo","where":{"title":{"$options":"i","$regex":"^to"}}}"#
+            ),
+            (todo.where("title", .matchedRegularExpression("^to")), #"{"className":"Todo","where":{"title":{"$regex":"^to"}}}"#),
+            (
+                LCQuery("Comment").where("post", .matchedQuery(LCQuery("Post").where("image", .existed))),
+                #"{"className":"Comment","where":{"post":{"$inQuery":{"className":"Post","where":{"image":{"$exists":true}}}}}}"#
+            ),
+            (
+                LCQuery("Comment").where("post", .notMatchedQuery(LCQuery("Post").where("image", .existed))),
+                #"{"className":"Comment","where":{"post":{"$notInQuery":{"className":"Post","where":{"image":{"$exists":true}}}}}}"#
+            ),
+            (
+                LCQuery("Player").where("name", .matchedQueryAndKey(query: LCQuery("GameScore").where("score", .greaterThan(80)), key: "name")),
+                #"{"className":"Player","where":{"name":{"$select":{"key":"name","query":{"className":"GameScore","where":{"score":{"$gt":80}}}}}}}"#
+            ),
+            (
+                LCQuery("Player").where("name", .notMatchedQueryAndKey(query: LCQuery("GameScore"), key: "name")),
+                #"{"className":"Player","where":{"name":{"$dontSelect":{"key":"name","query":{"className":"GameScore"}}}}}"#
+            ),
+            (
+                LCQuery("_User").where("likes", .relatedTo(Pointer(className: "Post", objectId: "51e3a359e4b015ead4d95ddc"))),
+                #"{"className":"_User","where":{"$relatedTo":{"key":"likes","object":{"__type":"Pointer","className":"Post","objectId":"51e3a359e4b015ead4d95ddc"}}}}"#
+            ),
+            (
+                todo.where("createdAt", .lessThan(Date(timeIntervalSince1970: 1_434_909_772.249))),
+                #"{"className":"Todo","where":{"createdAt":{"$lt":{"__type":"Date","iso":"2015-06-21T18:02:52.249Z"}}}}"#
+            ),
+            (
+                todo.where("post", .equalTo(Pointer(className: "Post", objectId: "p1"))),
+                #"{"className":"Todo","where":{"post":{"__type":"Pointer","className":"Post","objectId":"p1"}}}"#
+            ),
+        ]
+        for (builder, expected) in cases {
+            XCTAssertEqual(try json(builder), expected)
+        }
+    }
+
+    func testWhereJSONOfGeoConstraints() throws {
+        let p = GeoPoint(latitude: 39.9, longitude: 116.4)
+        let point = #"{"__type":"GeoPoint","latitude":39.9,"longitude":116.4}"#
+        let player = LCQuery("Player")
+        let cases: [(LCQuery, String)] = [
+            (player.where("location", .locatedNear(p)), #"{"className":"Player","where":{"location":{"$nearSphere":\#(point)}}}"#),
+            (
+                player.where("location", .locatedNear(p, minimal: .kilometers(0.5), maximal: .kilometers(1))),
+                #"{"className":"Player","where":{"location":{"$maxDistanceInKilometers":1,"$minDistanceInKilometers":0.5,"$nearSphere":\#(point)}}}"#
+            ),
+            (
+                player.where("location", .locatedNear(p, within: .miles(2))),
+                #"{"className":"Player","where":{"location":{"$maxDistanceInMiles":2,"$nearSphere":\#(point)}}}"#
+            ),
+            (
+                player.where("location", .locatedNear(p, within: .radians(0.25))),
+                #"{"className":"Player","where":{"location":{"$maxDistanceInRadians":0.25,"$nearSphere":\#(point)}}}"#
+            ),
+            (
+                player.where("location", .locatedWithin(
+                    southwest: GeoPoint(latitude: 39.97, longitude: 116.33), northeast: GeoPoint(latitude: 39.99, longitude: 116.37))),
+                #"{"className":"Player","where":{"location":{"$within":{"$box":[{"__type":"GeoPoint","latitude":39.97,"longitude":116.33},{"__type":"GeoPoint","latitude":39.99,"longitude":116.37}]}}}}"#
+            ),
+        ]
+        for (builder, expected) in cases {
+            XCTAssertEqual(try json(builder), expected)
+        }
+    }
+
+    func testWhereJSONOfRequestParameters() throws {
+        XCTAssertEqual(
+            try json(LCQuery("Comment")
+                .where("title", .selected).where("-body", .selected)
+                .where("post.author", .included)
+                .where("score", .descending).where("name", .ascending)),
+            #"{"className":"Comment","include":"post.author","keys":"title,-body","order":"-score,name"}"#
+        )
+        XCTAssertEqual(try json(LCQuery("T").limit(10).skip(20)), #"{"className":"T","limit":10,"skip":20}"#)
+        XCTAssertEqual(
+            try json(LCQuery("T").where("a", .greaterThan(60)).count()),
+            #"{"className":"T","count":1,"limit":0,"where":{"a":{"$gt":60}}}"#
+        )
+        XCTAssertEqual(try json(LCQuery("T").count(.withResults).limit(5)), #"{"className":"T","count":1,"limit":5}"#)
+    }
+
+    func testWhereJSONOfCombinations() throws {
+        let a = LCQuery("T").where("a", .equalTo(1))
+        let b = LCQuery("T").where("b", .equalTo(2)).where("c", .equalTo(3))
+        XCTAssertEqual(
+            try json(LCQuery("T").where("score", .greaterThan(80)).where("score", .lessThanOrEqualTo(100))),
+            #"{"className":"T","where":{"score":{"$gt":80,"$lte":100}}}"#
+        )
+        XCTAssertEqual(try json(LCQuery.and(a, b)), #"{"className":"T","where":{"a":1,"b":2,"c":3}}"#)
+        XCTAssertEqual(try json(LCQuery.or(a, b)), #"{"className":"T","where":{"$or":[{"a":1},{"b":2,"c":3}]}}"#)
+        XCTAssertEqual(
+            try json(LCQuery.or(a, LCQuery("T").where("a", .equalTo(2)))),
+            #"{"className":"T","where":{"$or":[{"a":1},{"a":2}]}}"#
+        )
+        XCTAssertEqual(
+            try json(LCQuery.or(a, b).where("d", .existed).limit(3)),
+            #"{"className":"T","limit":3,"where":{"$or":[{"a":1},{"b":2,"c":3}],"d":{"$exists":true}}}"#
+        )
+    }
 }

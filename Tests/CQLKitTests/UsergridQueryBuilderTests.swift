@@ -79,6 +79,10 @@ final class UsergridQueryBuilderTests: XCTestCase {
         XCTAssertEqual(try condition(q.contains("bio", value: "blue")), c(.text("bio", .word, "blue")))
         XCTAssertEqual(try condition(q.containsString("bio", value: "bl*")), c(.text("bio", .wordPrefix, "bl")))
         XCTAssertEqual(try condition(q.containsWord("bio", value: "blue")), c(.text("bio", .word, "blue")))
+        XCTAssertEqual(
+            buildError(q.contains("bio", value: "b*e"))?.message,
+            "clause on 'bio': '*' in 'contains' is only allowed at the end (a word prefix such as 'bl*')"
+        )
     }
 
     func testLocationWithin() throws {
@@ -162,14 +166,29 @@ final class UsergridQueryBuilderTests: XCTestCase {
         ])
     }
 
-    func testLimitAndCursor() throws {
-        let q = UsergridQuery("t").eq("a", value: 1).limit(20).cursor("LTU2ODc0MzQzOkdFM")
-        XCTAssertEqual(try q.build().limit, .value(20))
+    func testLimitAndCursorAsTheParserAppliesThem() throws {
+        let cursor = UsergridOptions.cursor(offset: 40)
+        let q = UsergridQuery("t").eq("a", value: 1).limit(20).cursor(cursor)
+        let built = try q.build()
+        XCTAssertEqual(built.limit, .value(20))
+        XCTAssertEqual(built.skip, .value(40))
         XCTAssertEqual(q.limit, 20)
-        XCTAssertEqual(q.cursor, "LTU2ODc0MzQzOkdFM")
+        XCTAssertEqual(q.cursor, cursor)
         XCTAssertNil(q.cursor(nil).cursor)
+        XCTAssertNil(try q.cursor(nil).build().skip)
         XCTAssertNil(try UsergridQuery("t").build().limit)
-        XCTAssertEqual(buildError(UsergridQuery("t").limit(-1))?.message, "limit must not be negative, found -1")
+        // Usergrid clamps the page size to 1000.
+        XCTAssertEqual(try UsergridQuery("t").limit(5000).build().limit, .value(1000))
+        XCTAssertEqual(buildError(UsergridQuery("t").limit(0))?.message, "limit must be at least 1, found 0")
+        XCTAssertEqual(
+            buildError(UsergridQuery("t").cursor("nope"))?.message,
+            "invalid cursor 'nope': expected a cursor returned with an earlier page"
+        )
+        // The same AST as the parser with the same options.
+        XCTAssertEqual(
+            built,
+            try UsergridParser.parse("a = 1", options: UsergridOptions(className: "t", limit: 20, cursor: cursor))
+        )
     }
 
     func testBadValuesAndKeys() {
@@ -179,5 +198,136 @@ final class UsergridQueryBuilderTests: XCTestCase {
         )
         XCTAssertEqual(buildError(UsergridQuery("t").eq("", value: 1))?.message, "clause on '': a key must not be empty")
         XCTAssertEqual(buildError(UsergridQuery("t").asc("a."))?.message, "sort on 'a.': the key 'a.' has an empty step")
+    }
+
+    // MARK: Same AST as the parser
+
+    func testSameASTAsTheParser() throws {
+        let q = UsergridQuery("pets")
+        let cases: [(UsergridQuery, String)] = [
+            (q.eq("name", value: "Fido"), "name = 'Fido'"),
+            (q.eq("name", value: "Mor*g"), "name = 'Mor*g'"),
+            (q.eq("name", value: "O'Brien"), #"name = 'O\'Brien'"#),
+            (q.eq("uuid", value: "c6ee8a1c-3ef4-11e2-8861-02e81adcf3d0"), "uuid = c6ee8a1c-3ef4-11e2-8861-02e81adcf3d0"),
+            (q.eq("age", value: 3), "age = 3"),
+            (q.eq("w", value: 1.5), "w = 1.5"),
+            (q.eq("good", value: true), "good = true"),
+            (q.gt("age", value: -3), "age > -3"),
+            (q.gte("age", value: 3), "age >= 3"),
+            (q.lt("name", value: "m"), "name < 'm'"),
+            (q.lte("age", value: 3), "age lte 3"),
+            (q.contains("bio", value: "blue"), "bio contains 'blue'"),
+            (q.contains("bio", value: "bl*"), "bio contains 'bl*'"),
+            (q.locationWithin(500, latitude: 37.776753, longitude: -122.407846), "location within 500 of 37.776753, -122.407846"),
+            (q.locationWithin(12.5, latitude: 37.776753, longitude: -122.407846), "location within 12.5 of 37.776753, -122.407846"),
+            (q.eq("a", value: 1).or().eq("b", value: 2).eq("c", value: 3), "a = 1 or b = 2 and c = 3"),
+            (q.eq("a", value: 1).eq("b", value: 2).or().eq("c", value: 3), "a = 1 and b = 2 or c = 3"),
+            (q.not().eq("a", value: 1).eq("b", value: 2), "not a = 1 and b = 2"),
+            (q.eq("a", value: 1).or().not().eq("b", value: 2), "a = 1 or not b = 2"),
+            (q.not().not().eq("a", value: 1), "not not a = 1"),
+            (q.desc("age").asc("name"), "order by age desc, name"),
+            (q.gt("age", value: 1).desc("age"), "where age > 1 order by age desc"),
+        ]
+        for (builder, ql) in cases {
+            XCTAssertEqual(try builder.build(), try UsergridParser.parse(ql, options: UsergridOptions(className: "pets")), ql)
+        }
+        XCTAssertEqual(
+            try UsergridQuery("pets", literal: true).eq("name", value: "Fido").build(),
+            try UsergridParser.parse("name = 'Fido'", options: UsergridOptions(className: "pets", literal: true))
+        )
+    }
+
+    // MARK: where-JSON
+
+    private func json(_ q: UsergridQuery, _ dialect: WhereJSONDialect = .leancloud) throws -> String {
+        JSONWriter.string(try WhereJSONEmitter.emit(q.build(), dialect: dialect))
+    }
+
+    func testWhereJSON() throws {
+        let q = UsergridQuery("pets")
+        let cases: [(UsergridQuery, String)] = [
+            (q, #"{"className":"pets"}"#),
+            (q.eq("name", value: "Fido"), #"{"className":"pets","where":{"name":{"$options":"i","$regex":"^\\QFido\\E$"}}}"#),
+            (q.eq("name", value: "Mor*g"), #"{"className":"pets","where":{"name":{"$options":"is","$regex":"^\\QMor\\E.*\\Qg\\E$"}}}"#),
+            (UsergridQuery("pets", literal: true).eq("name", value: "Fido"), #"{"className":"pets","where":{"name":"Fido"}}"#),
+            (q.eq("age", value: 3), #"{"className":"pets","where":{"age":3}}"#),
+            (q.eq("good", value: true), #"{"className":"pets","where":{"good":true}}"#),
+            (q.gt("age", value: 3), #"{"className":"pets","where":{"age":{"$gt":3}}}"#),
+            (q.gte("age", value: 3).lt("age", value: 9), #"{"className":"pets","where":{"age":{"$gte":3,"$lt":9}}}"#),
+            (q.lte("w", value: 2.5), #"{"className":"pets","where":{"w":{"$lte":2.5}}}"#),
+            (
+                q.contains("bio", value: "blue"),
+                #"{"className":"pets","where":{"bio":{"$options":"i","$regex":"(?<![\\p{L}\\p{N}])\\Qblue\\E(?![\\p{L}\\p{N}])"}}}"#
+            ),
+            (
+                q.containsWord("bio", value: "bl*"),
+                #"{"className":"pets","where":{"bio":{"$options":"i","$regex":"(?<![\\p{L}\\p{N}])\\Qbl\\E"}}}"#
+            ),
+            (
+                q.locationWithin(500, latitude: 37.776753, longitude: -122.407846),
+                #"{"className":"pets","where":{"location":{"$maxDistanceInKilometers":0.5,"$nearSphere":{"__type":"GeoPoint","latitude":37.776753,"longitude":-122.407846}}}}"#
+            ),
+            (
+                q.eq("a", value: 1).or().eq("b", value: 2).and().eq("c", value: 3),
+                #"{"className":"pets","where":{"$or":[{"a":1},{"b":2,"c":3}]}}"#
+            ),
+            // not(=) has an exact rewrite in every dialect.
+            (q.not().eq("age", value: 3), #"{"className":"pets","where":{"age":{"$ne":3}}}"#),
+            (
+                q.desc("age").asc("name").limit(20).cursor(UsergridOptions.cursor(offset: 40)),
+                #"{"className":"pets","limit":20,"order":"-age,name","skip":40}"#
+            ),
+        ]
+        for (builder, expected) in cases {
+            XCTAssertEqual(try json(builder), expected)
+        }
+    }
+
+    func testNegationNeedsADialectThatHasIt() throws {
+        let q = UsergridQuery("pets").eq("a", value: 1).or().not().gt("age", value: 3)
+        XCTAssertEqual(try json(q, .parse), #"{"className":"pets","where":{"$or":[{"a":1},{"$nor":[{"age":{"$gt":3}}]}]}}"#)
+        XCTAssertEqual(try json(q, .mongo), #"{"className":"pets","where":{"$or":[{"a":1},{"age":{"$not":{"$gt":3}}}]}}"#)
+        XCTAssertThrowsError(try json(q)) { e in
+            XCTAssertEqual((e as? QueryError)?.kind, .unsupported)
+        }
+    }
+
+    // MARK: fromString and text
+
+    func testFromStringKeepsLimitAndCursor() throws {
+        let cursor = UsergridOptions.cursor(offset: 10)
+        let q = UsergridQuery("pets").limit(5).cursor(cursor)
+            .fromString("select name, age where color = 'blue' or age > 3 order by name")
+        let built = try q.build()
+        XCTAssertEqual(
+            built,
+            try UsergridParser.parse(
+                "select name, age where color = 'blue' or age > 3 order by name",
+                options: UsergridOptions(className: "pets", limit: 5, cursor: cursor))
+        )
+        XCTAssertEqual(
+            try json(q, .parse),
+            #"{"className":"pets","keys":"name,age","limit":5,"order":"name","skip":10,"where":{"$or":[{"color":{"$options":"i","$regex":"^\\Qblue\\E$"}},{"age":{"$gt":3}}]}}"#
+        )
+    }
+
+    func testFromStringIsOneClause() throws {
+        let q = try UsergridQuery("pets").not().fromString("a = 1 or b = 2").eq("c", value: 3).desc("c").build()
+        XCTAssertEqual(q, try UsergridParser.parse("not (a = 1 or b = 2) and c = 3 order by c desc", options: UsergridOptions(className: "pets")))
+        let e = buildError(UsergridQuery("pets").fromString("a = 1 garbage"))
+        XCTAssertEqual(e?.kind, .syntax)
+        XCTAssertEqual(e?.source, "a = 1 garbage")
+        XCTAssertNotNil(e?.range)
+    }
+
+    func testQueryStringAndURLQuery() throws {
+        let q = UsergridQuery("pets").not().eq("name", value: "O'Brien").desc("age")
+        XCTAssertEqual(try q.queryString(), #"select * where not name = 'O\'Brien' order by age desc"#)
+        XCTAssertEqual(try UsergridQuery("pets").eq("good", value: true).queryString(), "select * where good = true")
+        let u = UsergridQuery("pets").eq("name", value: "A&B").limit(5).cursor(UsergridOptions.cursor(offset: 10))
+        XCTAssertEqual(
+            try u.urlQuery(),
+            "ql=select%20%2A%20where%20name%20%3D%20%27A%26B%27&limit=5&cursor=b2Zmc2V0OjEw"
+        )
     }
 }

@@ -89,45 +89,4 @@ enum BuilderSupport {
         guard let i = Int64(exactly: n) else { throw invalid("the integer \(n) does not fit in 64 bits") }
         return .int(i)
     }
-
-    /// `text` as a PCRE literal: `\Q…\E`, so regex metacharacters match
-    /// themselves. A `\E` inside the text would end the quote early, so it is
-    /// written `\E\\E\Q` (end the quote, a literal `\` and `E`, quote again) —
-    /// the quoting where-JSON and the Parse SDKs use.
-    static func quotedRegexLiteral(_ text: String) -> String {
-        var out: [UInt8] = Array(#"\Q"#.utf8)
-        out.reserveCapacity(text.utf8.count + 4)
-        var previousWasBackslash = false
-        for b in text.utf8 {
-            if previousWasBackslash && b == UInt8(ascii: "E") {
-                // out already ends with the `\` of `\E`: turn it into `\E\\E\Q`.
-                out.append(contentsOf: #"E\\E\Q"#.utf8)
-                previousWasBackslash = false
-                continue
-            }
-            out.append(b)
-            previousWasBackslash = b == UInt8(ascii: "\\")
-        }
-        out.append(contentsOf: #"\E"#.utf8)
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Whether `text` is a UUID (`8-4-4-4-12` hex digits), which Usergrid
-    /// writes unquoted and compares exactly.
-    static func isUUID(_ text: String) -> Bool {
-        let groups = [8, 4, 4, 4, 12]
-        var group = 0, run = 0
-        for b in text.utf8 {
-            if b == UInt8(ascii: "-") {
-                guard group < 4, run == groups[group] else { return false }
-                group += 1
-                run = 0
-            } else {
-                let hex = (b >= 48 && b <= 57) || (b | 0x20 >= 97 && b | 0x20 <= 102)
-                guard hex else { return false }
-                run += 1
-            }
-        }
-        return group == 4 && run == 12
-    }
 }

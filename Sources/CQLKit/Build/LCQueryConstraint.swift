@@ -106,19 +106,20 @@ public struct LCQueryConstraint: Sendable {
     // MARK: Strings
 
     /// `{"k": {"$regex": "^\\Qtext\\E"}}`: starts with `text`, taken literally
-    /// (`.prefixedBy("a.b")` does not match `"axb"`).
+    /// (`.prefixedBy("a.b")` does not match `"axb"`). The text is quoted as
+    /// `\Q…\E`, a `\E` inside it written `\E\\E\Q`, as the Parse SDKs do.
     public static func prefixedBy(_ text: String) -> Self {
-        Self("prefixedBy") { .regex("^" + BuilderSupport.quotedRegexLiteral(text), options: "") }
+        Self("prefixedBy") { .regex("^" + TextRegex.quote(text), options: "") }
     }
 
     /// `{"k": {"$regex": "\\Qtext\\E$"}}`: ends with `text`, taken literally.
     public static func suffixedBy(_ text: String) -> Self {
-        Self("suffixedBy") { .regex(BuilderSupport.quotedRegexLiteral(text) + "$", options: "") }
+        Self("suffixedBy") { .regex(TextRegex.quote(text) + "$", options: "") }
     }
 
     /// `{"k": {"$regex": "\\Qtext\\E"}}`: contains `text`, taken literally.
     public static func matchedSubstring(_ text: String) -> Self {
-        Self("matchedSubstring") { .regex(BuilderSupport.quotedRegexLiteral(text), options: "") }
+        Self("matchedSubstring") { .regex(TextRegex.quote(text), options: "") }
     }
 
     /// `{"k": {"$regex": pattern, "$options": option}}`: a PCRE search.

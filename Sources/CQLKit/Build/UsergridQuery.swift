@@ -40,13 +40,15 @@ public struct UsergridQuery: Sendable {
     public private(set) var collectionName: String
     /// String `=` as exact, case-sensitive equality (``UsergridOptions/literal``).
     public let literal: Bool
-    /// The result count asked for by ``limit(_:)``.
+    /// The page size asked for by ``limit(_:)`` (a URL parameter beside `ql`).
     public private(set) var limit: Int?
-    /// The paging cursor from ``cursor(_:)``; a URL parameter beside `ql`,
-    /// not part of the ``Query``.
+    /// The paging cursor from ``cursor(_:)`` (a URL parameter beside `ql`).
     public private(set) var cursor: String?
     var items: [Item] = []
     var order: [OrderKey] = []
+    /// Projection and `direct` names taken from ``fromString(_:)``.
+    var keys: [SelectedKey] = []
+    var direct: [Value] = []
     var error: QueryError?
 
     /// A query over `collection` that matches every entity.
@@ -67,18 +69,18 @@ public struct UsergridQuery: Sendable {
     /// The SDK's other name for ``collection(_:)``.
     public func type(_ name: String) -> UsergridQuery { collection(name) }
 
-    /// At most `n` results: `"limit":n`.
+    /// At most `n` results (1...1000; larger limits are clamped to 1000 as
+    /// Usergrid does): `"limit":n`. Checked by ``build()`` like
+    /// ``UsergridOptions/limit``.
     public func limit(_ n: Int) -> UsergridQuery {
         var q = self
-        if n < 0 {
-            q.record(BuilderSupport.invalid("limit must not be negative, found \(n)"))
-        } else {
-            q.limit = n
-        }
+        q.limit = n
         return q
     }
 
-    /// The cursor of the page to read (`nil` for the first page).
+    /// The cursor of the page to read (`nil` for the first page): a cursor
+    /// from an earlier page or ``UsergridOptions/cursor(offset:)``. In the AST
+    /// it is the `skip` it stands for (`"skip":N` in where-JSON).
     public func cursor(_ value: String?) -> UsergridQuery {
         var q = self
         q.cursor = value
@@ -93,7 +95,7 @@ public struct UsergridQuery: Sendable {
     public func eq(_ term: String, value: some ValueConvertible) -> UsergridQuery {
         clause(term) { (path: FieldPath) throws(QueryError) in
             let v = try BuilderSupport.value(value)
-            if case .string(let s) = v, !literal, !BuilderSupport.isUUID(s) {
+            if case .string(let s) = v, !literal, !UsergridKeywords.isUUID(s) {
                 return .text(path, s.contains("*") ? .wildcard : .equalsIgnoringCase, s)
             }
             return .compare(path, .equal, .value(v))
@@ -143,13 +145,19 @@ public struct UsergridQuery: Sendable {
     }
 
     /// `term contains 'word'`: some word of the text equals `word`, ignoring
-    /// case; `'bl*'` (a trailing `*`): some word starts with `bl`.
+    /// case; `'bl*'` (a trailing `*`): some word starts with `bl`. A `*`
+    /// elsewhere is an error (it could never match a word).
     /// `.contains("bio", value: "blue")` →
     /// `{"bio":{"$options":"i","$regex":"(?<![\\p{L}\\p{N}])\\Qblue\\E(?![\\p{L}\\p{N}])"}}`
     public func contains(_ term: String, value: String) -> UsergridQuery {
         clause(term) { (path: FieldPath) throws(QueryError) in
-            if value.hasSuffix("*") { return .text(path, .wordPrefix, String(value.dropLast())) }
-            return .text(path, .word, value)
+            var bytes = Array(value.utf8)
+            let prefix = bytes.last == UInt8(ascii: "*")
+            if prefix { bytes.removeLast() }
+            if bytes.contains(UInt8(ascii: "*")) {
+                throw BuilderSupport.invalid("'*' in 'contains' is only allowed at the end (a word prefix such as 'bl*')")
+            }
+            return .text(path, prefix ? .wordPrefix : .word, String(decoding: bytes, as: UTF8.self))
         }
     }
 
@@ -210,22 +218,28 @@ public struct UsergridQuery: Sendable {
 
     // MARK: Result
 
-    /// The AST, or the first error any call recorded.
+    /// The AST, or the first error any call recorded. Limit and cursor are
+    /// applied as ``UsergridParser`` applies ``UsergridOptions``: the limit
+    /// clamped to 1...1000, the cursor turned into `skip`.
     public func build() throws(QueryError) -> Query {
         if let error { throw error }
-        return Query(
-            className: collectionName, condition: try condition(), order: order,
-            limit: limit.map { .value(.int(Int64($0))) }
-        )
+        var query = Query(className: collectionName, keys: keys, condition: try condition(), order: order, direct: direct)
+        try options.apply(to: &query)
+        return query
+    }
+
+    /// The request parameters beside the `ql` text.
+    var options: UsergridOptions {
+        UsergridOptions(className: collectionName, literal: literal, limit: limit, cursor: cursor)
     }
 
     // MARK: Internals
 
-    private mutating func record(_ e: QueryError) {
+    mutating func record(_ e: QueryError) {
         if error == nil { error = e }
     }
 
-    private func appending(_ item: Item) -> UsergridQuery {
+    func appending(_ item: Item) -> UsergridQuery {
         var q = self
         q.items.append(item)
         return q
