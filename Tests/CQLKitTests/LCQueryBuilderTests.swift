@@ -433,4 +433,24 @@ final class LCQueryBuilderTests: XCTestCase {
             #"{"className":"T","limit":3,"where":{"$or":[{"a":1},{"b":2,"c":3}],"d":{"$exists":true}}}"#
         )
     }
+
+    /// The examples in the doc comments of the public API.
+    func testDocExamples() throws {
+        XCTAssertEqual(
+            try json(LCQuery("Todo")
+                .where("priority", .greaterThanOrEqualTo(3))
+                .where("title", .prefixedBy("a.b"))
+                .where("createdAt", .descending)
+                .limit(10)),
+            #"{"className":"Todo","limit":10,"order":"-createdAt","where":{"priority":{"$gte":3},"title":{"$regex":"^\\Qa.b\\E"}}}"#
+        )
+        XCTAssertEqual(try json(LCQuery("Todo").where("createdAt", .descending)), #"{"className":"Todo","order":"-createdAt"}"#)
+        XCTAssertEqual(
+            try json(LCQuery("Todo").where("tags", .containedIn(["work", 2]))),
+            #"{"className":"Todo","where":{"tags":{"$in":["work",2]}}}"#
+        )
+        let a = LCQuery("Todo").where("a", .equalTo(1)), b = LCQuery("Todo").where("b", .equalTo(2))
+        XCTAssertEqual(try json(LCQuery.and(a, b)), #"{"className":"Todo","where":{"a":1,"b":2}}"#)
+        XCTAssertEqual(try json(LCQuery.or(a, b)), #"{"className":"Todo","where":{"$or":[{"a":1},{"b":2}]}}"#)
+    }
 }

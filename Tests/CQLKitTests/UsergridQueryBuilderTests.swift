@@ -330,4 +330,27 @@ final class UsergridQueryBuilderTests: XCTestCase {
             "ql=select%20%2A%20where%20name%20%3D%20%27A%26B%27&limit=5&cursor=b2Zmc2V0OjEw"
         )
     }
+
+    /// The examples in the doc comments of the public API.
+    func testDocExamples() throws {
+        let query = UsergridQuery("pets")
+            .eq("name", value: "Fido")
+            .or()
+            .not().gt("age", value: 3)
+            .desc("age")
+            .limit(20)
+        XCTAssertEqual(try query.queryString(), "select * where name = 'Fido' or not age > 3 order by age desc")
+        XCTAssertEqual(
+            try json(query, .parse),
+            #"{"className":"pets","limit":20,"order":"-age","where":{"$or":[{"name":{"$options":"i","$regex":"^\\QFido\\E$"}},{"$nor":[{"age":{"$gt":3}}]}]}}"#
+        )
+        XCTAssertEqual(
+            try json(UsergridQuery("pets").fromString("color = 'blue' or age > 3 order by name").limit(5), .parse),
+            #"{"className":"pets","limit":5,"order":"name","where":{"$or":[{"color":{"$options":"i","$regex":"^\\Qblue\\E$"}},{"age":{"$gt":3}}]}}"#
+        )
+        XCTAssertEqual(
+            try UsergridQuery("pets").eq("name", value: "A&B").limit(5).urlQuery(),
+            "ql=select%20%2A%20where%20name%20%3D%20%27A%26B%27&limit=5"
+        )
+    }
 }

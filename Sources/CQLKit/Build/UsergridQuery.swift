@@ -14,17 +14,18 @@
 ///     .desc("age")
 ///     .limit(20)
 ///     .build()
-/// // ql: name = 'Fido' or not age > 3 order by age desc
+/// // queryString(): select * where name = 'Fido' or not age > 3 order by age desc
 /// try JSONWriter.string(WhereJSONEmitter.emit(query, dialect: .parse))
 /// // {"className":"pets","limit":20,"order":"-age","where":{"$or":[
 /// //   {"name":{"$options":"i","$regex":"^\\QFido\\E$"}},{"$nor":[{"age":{"$gt":3}}]}]}}
 /// ```
 ///
 /// Unlike the Usergrid SDK: a leading `not()` works, `not()` anywhere
-/// applies to the next clause, values are never rendered as text (so quotes
-/// need no escaping and `true` stays a boolean), sort keys keep the order
-/// given. Misplaced connectors (`or()` first, last, or twice in a row) are
-/// errors thrown by ``build()``, like bad values.
+/// applies to the next clause, values live in the AST rather than in text
+/// (``queryString()`` escapes quotes; `true` stays a boolean), sort keys keep
+/// the order given, ``fromString(_:)`` keeps limit and cursor, and
+/// ``urlQuery()`` percent-encodes `&`. Misplaced connectors (`or()` first,
+/// last, or twice in a row) are errors thrown by ``build()``, like bad values.
 public struct UsergridQuery: Sendable {
     /// Sort direction for ``sort(_:_:)``.
     public enum SortOrder: Sendable {
@@ -90,7 +91,7 @@ public struct UsergridQuery: Sendable {
     // MARK: Comparisons
 
     /// `term = value`. A string matches case-insensitively
-    /// (`{"$regex":"^\\QFido\\E$","$options":"i"}`), a string with `*` as a
+    /// (`{"$options":"i","$regex":"^\\QFido\\E$"}`), a string with `*` as a
     /// wildcard; a UUID string, a number or a boolean matches exactly.
     public func eq(_ term: String, value: some ValueConvertible) -> UsergridQuery {
         clause(term) { (path: FieldPath) throws(QueryError) in
