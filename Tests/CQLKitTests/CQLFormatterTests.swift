@@ -21,7 +21,7 @@ final class CQLFormatterTests: XCTestCase {
         XCTAssertEqual(fmt(Query(className: "T", count: .only)), "select count(*) from T")
         XCTAssertEqual(fmt(Query(className: "T", count: .withResults)), "select count(*), * from T")
         XCTAssertEqual(fmt(Query(className: "T", includes: ["post"], limit: v(5))), "select include post, * from T limit 5")
-        XCTAssertEqual(fmt(Query(className: "")), "error: CQL needs a class name: the query has none")
+        XCTAssertEqual(fmt(Query(className: "")), "error: CQL needs a class name")
         XCTAssertEqual(fmt(Query(className: "T", skip: v(5))), "error: a skip without a limit cannot be expressed in CQL ('limit skip, count')")
         XCTAssertEqual(fmt(Query(className: "Order", order: [OrderKey(FieldPath(["from", "limit", "0", "01"]))])),
                        "select * from `Order` order by `from`.`limit`.0.`01`")
@@ -98,5 +98,10 @@ final class CQLFormatterTests: XCTestCase {
         XCTAssertEqual(fmt(Query(className: "T", keys: [SelectedKey("a", excluded: true)])), "error: the excluded key '-a' cannot be expressed in CQL")
         XCTAssertEqual(fmt(Query(className: "T", keys: [SelectedKey("a", alias: "b")])), "error: the key alias 'b' (of 'a') cannot be expressed in CQL")
         XCTAssertEqual(fmt(Query(className: "T", direct: ["x"])), "error: 'direct' cannot be expressed in CQL")
+    }
+
+    func testDocExample() throws {
+        let q = try CQLParser.parse(#"SELECT * FROM GameScore WHERE score>80 AND (name='a' OR name="b") ORDER BY score DESC LIMIT 10"#)
+        XCTAssertEqual(try CQLFormatter.format(q), "select * from GameScore where score > 80 and (name = 'a' or name = 'b') limit 10 order by -score")
     }
 }

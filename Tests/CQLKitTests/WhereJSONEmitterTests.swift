@@ -115,7 +115,7 @@ final class WhereJSONEmitterTests: XCTestCase {
         check(c(.text("t", .word, "blue")), all: #"{"t":{"$options":"i","$regex":"(?<![\\p{L}\\p{N}])\\Qblue\\E(?![\\p{L}\\p{N}])"}}"#)
         check(c(.text("t", .wordPrefix, "bl")), all: #"{"t":{"$options":"i","$regex":"(?<![\\p{L}\\p{N}])\\Qbl\\E"}}"#)
         check(c(.not(c(.text("t", .word, "x")))),
-              leancloud: "error: 'not contains' cannot be expressed in the leancloud where-JSON dialect",
+              leancloud: "error: 'not' of a case-insensitive match cannot be expressed in the leancloud where-JSON dialect",
               parse: #"{"$nor":[{"t":{"$options":"i","$regex":"(?<![\\p{L}\\p{N}])\\Qx\\E(?![\\p{L}\\p{N}])"}}]}"#,
               mongo: #"{"t":{"$not":{"$options":"i","$regex":"(?<![\\p{L}\\p{N}])\\Qx\\E(?![\\p{L}\\p{N}])"}}}"#)
     }
@@ -232,11 +232,11 @@ final class WhereJSONEmitterTests: XCTestCase {
         XCTAssertThrowsError(try WhereJSONEmitter.emitCondition(cond, dialect: .parse)) { e in
             let e = e as! QueryError
             XCTAssertEqual(e.kind, .binding)
-            XCTAssertEqual(e.message, "placeholder #2 ('?') is not bound; bind the query's parameters before emitting where-JSON")
+            XCTAssertEqual(e.message, "the 2nd '?' has no value; bind the query's parameters before emitting where-JSON")
             XCTAssertEqual(e.range, SourceRange(20, 21))
         }
         let call = c(.compare("d", .lessThan, .call(.date, [.placeholder(index: 0, range: SourceRange(9, 10))], range: SourceRange(4, 11))))
-        XCTAssertEqual(out(call, .leancloud), "error: [binding] placeholder #1 ('?') is not bound; bind the query's parameters before emitting where-JSON")
+        XCTAssertEqual(out(call, .leancloud), "error: [binding] the 1st '?' has no value; bind the query's parameters before emitting where-JSON")
         XCTAssertEqual(out(c(.compare("d", .lessThan, .currentTimestamp)), .mongo),
                        "error: [binding] current_timestamp() is not bound; bind the query with a time ('now') before emitting where-JSON")
         let q = Query(className: "T", limit: .placeholder(index: 0, range: nil))
@@ -299,5 +299,21 @@ final class WhereJSONEmitterTests: XCTestCase {
               mongo: "error: 'related to' cannot be expressed in the mongo where-JSON dialect")
         XCTAssertEqual(out(Condition.or([rel, c(.exists("name", true))]), .parse),
                        "error: 'related to' inside 'or' cannot be expressed in the parse where-JSON dialect")
+    }
+
+    // MARK: Doc examples
+
+    func testDocExamples() throws {
+        let q = try CQLParser.parse("select * from GameScore where name is exists and score > 80 and score <= 100 order by -score limit 10")
+        XCTAssertEqual(JSONWriter.string(try WhereJSONEmitter.emit(q, dialect: .leancloud)),
+                       #"{"className":"GameScore","limit":10,"order":"-score","where":{"name":{"$exists":true},"score":{"$gt":80,"$lte":100}}}"#)
+        let c = Condition.or([Condition(.compare("a", .equal, .value(1))), Condition(.exists("b", false))])
+        XCTAssertEqual(JSONWriter.string(try WhereJSONEmitter.emitCondition(c, dialect: .parse)), #"{"$or":[{"a":1},{"b":{"$exists":false}}]}"#)
+        let n = try CQLParser.parse("select * from T where not (name regexp 'x')")
+        XCTAssertEqual(JSONWriter.string(try WhereJSONEmitter.emit(n, dialect: .parse)), #"{"className":"T","where":{"$nor":[{"name":{"$regex":"x"}}]}}"#)
+        XCTAssertEqual(JSONWriter.string(try WhereJSONEmitter.emit(n, dialect: .mongo)), #"{"className":"T","where":{"name":{"$not":{"$regex":"x"}}}}"#)
+        XCTAssertThrowsError(try WhereJSONEmitter.emit(n, dialect: .leancloud)) { e in
+            XCTAssertEqual((e as? QueryError)?.shortDescription, "1:23: 'not regexp' cannot be expressed in the leancloud where-JSON dialect")
+        }
     }
 }

@@ -16,6 +16,14 @@
 public enum CQLFormatter {
     /// The canonical text of `query`; placeholders print as `?`.
     public static func format(_ query: Query) throws(QueryError) -> String {
+        do throws(QueryError) {
+            return try text(query)
+        } catch {
+            throw query.source.map { error.withSource($0) } ?? error
+        }
+    }
+
+    private static func text(_ query: Query) throws(QueryError) -> String {
         var w = CQLWriter()
         try w.statement(query, .top, depth: 0)
         // `?`s are numbered by position: the text must meet them in index order.
@@ -49,7 +57,7 @@ struct CQLWriter {
     /// `select ... from C [where ...] [limit ...] [order by ...]`.
     mutating func statement(_ q: Query, _ kind: Fields, depth: Int) throws(QueryError) {
         guard !q.className.isEmpty else {
-            throw QueryError(.unsupported, "CQL needs a class name: the query has none", range: q.range)
+            throw QueryError(.unsupported, "CQL needs a class name", range: q.range)
         }
         guard q.direct.isEmpty else { throw CQLWriter.unsupported("direct", q.range) }
         var fields: [String] = []

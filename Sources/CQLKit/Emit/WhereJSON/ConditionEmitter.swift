@@ -28,7 +28,14 @@ struct ConditionEmitter {
                 throw QueryError(.unsupported, "an empty key path cannot be expressed in the \(table.name) where-JSON dialect", range: range)
             }
         }
-        return ConditionMerger.object(doc, table: table)
+        let merged = ConditionMerger.and([doc], table: table)
+        // Two `$relatedTo`s collide and land in `$and`, where servers do not look.
+        for entry in merged.entries {
+            if case .top("$and", .array(let items)) = entry, items.contains(where: { $0["$relatedTo"] != nil }) {
+                throw QueryError(.unsupported, "two 'related to' conditions cannot be expressed in the \(table.name) where-JSON dialect", range: range)
+            }
+        }
+        return ConditionMerger.object(merged, table: table)
     }
 
     func doc(_ c: Condition, _ ctx: Context, depth: Int) throws(QueryError) -> WhereDoc {
@@ -119,8 +126,9 @@ struct ConditionEmitter {
         let v = try value(term, at: r, allowRelativeTime: isRange)
         switch op {
         case .equal:
-            // An object with `$` keys as a bare value would read as operators.
-            if case .object(let o) = v, o.keys.contains(where: { $0.hasPrefix("$") }) {
+            // An object with `$` keys as a bare value would read as operators
+            // (checked before conversion: Mongo's own `{"$date":...}` is a value).
+            if case .value(.object(let o)) = term, o.keys.contains(where: { $0.hasPrefix("$") }) {
                 guard table.supports(.eq) else {
                     throw QueryError(.unsupported, "equality with an object whose keys start with '$' cannot be expressed in the \(table.name) where-JSON dialect", range: r)
                 }
@@ -142,6 +150,11 @@ struct ConditionEmitter {
             return try doc(rewritten, ctx, depth: depth)
         }
         guard table.supports(.nor) || table.supports(.fieldNot) else {
+            if case .text = inner.predicate {
+                // Usergrid's four text matches read as one construct to their users.
+                throw QueryError(.unsupported, "'not' of a case-insensitive match cannot be expressed in the \(table.name) where-JSON dialect",
+                                 range: range ?? inner.range)
+            }
             throw table.unsupported("not " + inner.predicate.constructName, range: range ?? inner.range)
         }
         let x = ConditionMerger.and([try doc(inner, .nested("not"), depth: depth)], table: table)

@@ -17,7 +17,14 @@
 public enum WhereJSONEmitter {
     /// The request object of `query` (bind it first: placeholders, `current_timestamp()`).
     public static func emit(_ query: Query, dialect: WhereJSONDialect) throws(QueryError) -> Value {
-        let table = dialect.table
+        do throws(QueryError) {
+            return try request(query, table: dialect.table)
+        } catch {
+            throw query.source.map { error.withSource($0) } ?? error
+        }
+    }
+
+    private static func request(_ query: Query, table: WhereJSONDialectTable) throws(QueryError) -> Value {
         let emitter = ConditionEmitter(table: table)
         var o: [String: Value] = [:]
         if !query.className.isEmpty { o["className"] = .string(query.className) }

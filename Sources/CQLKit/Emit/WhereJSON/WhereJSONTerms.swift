@@ -84,7 +84,7 @@ extension ConditionEmitter {
     }
 
     static func unbound(_ index: Int, _ range: SourceRange?) -> QueryError {
-        QueryError(.binding, "placeholder #\(index + 1) ('?') is not bound; bind the query's parameters before emitting where-JSON", range: range)
+        QueryError(.binding, "the \(TypedFunctions.ordinal(index + 1)) '?' has no value; bind the query's parameters before emitting where-JSON", range: range)
     }
 
     static func firstPlaceholder(in terms: [Term]) -> (Int, SourceRange?)? {
