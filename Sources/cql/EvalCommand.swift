@@ -32,8 +32,10 @@ struct Eval: ParsableCommand {
         do {
             total = try Evaluation.run(query, dataPath: data, countOnly: count, source: text) { Output.line($0) }
         } catch {
-            // Data errors name their file and line in the message; query errors point into the text.
-            throw CommandFailure(error.kind == .data ? error : error.withSource(text))
+            // Data errors name their file and line in the message itself; query
+            // errors point into the query text.
+            if error.kind == .data && error.range == nil { throw CommandFailure("error: " + error.message) }
+            throw CommandFailure(error.withSource(text))
         }
         if let total, count || query.count != .none {
             Output.line(JSONWriter.string(.object(["count": .int(Int64(total))])))

@@ -41,6 +41,12 @@ final class RegexTests: XCTestCase {
         XCTAssertEqual(ids(rx(#"\Qx\E\\E\Qy\E"#), d), ["6"])
     }
 
+    func testEmptyAndNULPatterns() {
+        let d = docs(#"{"objectId":"nul","s":"a\u0000b"}"#, #"{"objectId":"ab","s":"ab"}"#, #"{"objectId":"n","s":5}"#)
+        XCTAssertEqual(ids(rx(""), d), ["nul", "ab"])
+        XCTAssertEqual(ids(rx("a\u{0}b"), d), ["nul"])
+    }
+
     func testBadOptionIsAPatternError() {
         let e = planError(rx("a", "g"))
         XCTAssertEqual(e?.kind, .pattern)

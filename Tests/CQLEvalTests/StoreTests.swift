@@ -144,6 +144,10 @@ final class StoreTests: XCTestCase {
         var none: [String] = []
         XCTAssertEqual(try Evaluation.run(T.query(nil, className: "Comment"), dataPath: dir.path, countOnly: true) { none.append($0) }, 2)
         XCTAssertEqual(none, [])
+        // Counting ignores order (and streams).
+        XCTAssertEqual(try Evaluation.run(T.query(T.c(.exists("post", true)), className: "Comment", order: [OrderKey("objectId")]),
+                                          dataPath: dir.path, countOnly: true) { none.append($0) }, 1)
+        XCTAssertEqual(none, [])
         // One file for the query's class.
         let single = dir.appendingPathComponent("Comment.ndjson").path
         XCTAssertEqual(try Evaluation.run(T.query(nil, className: "Anything"), dataPath: single, countOnly: true) { _ in }, 2)

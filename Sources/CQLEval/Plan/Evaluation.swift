@@ -9,10 +9,10 @@ public enum Evaluation {
     /// - `dataPath` is a directory of `<ClassName>.ndjson|.json` files (needed
     ///   for subqueries, include and relations), or one file holding the
     ///   objects of `query.className`.
-    /// - When the query's own collection is an NDJSON file and results keep
-    ///   input order (no `order`, no `near`, no `include`, no subquery over
-    ///   the same class), that file is streamed in constant memory; the other
-    ///   collections are loaded.
+    /// - When the query's own collection is an NDJSON file, no subquery reads
+    ///   that class, and results keep input order (no `order`, no `near`, no
+    ///   `include`) or are only counted, that file is streamed in constant
+    ///   memory; the other collections are loaded.
     /// - Nothing is written unless the input was read completely and
     ///   without error.
     ///
@@ -42,7 +42,7 @@ public enum Evaluation {
             try store.load(path: dataPath, className: q.className)
         }
         let plan = try QueryPlan(q, store: store, source: source)
-        if let mainFile, plan.preservesInputOrder {
+        if let mainFile {
             return try plan.filter(stream: mainFile, output: output).count
         }
         let result = try plan.run()
@@ -52,7 +52,8 @@ public enum Evaluation {
 
     /// The NDJSON file holding `query.className` when it can be streamed.
     private static func streamableFile(for query: Query, dataPath: String) -> String? {
-        guard query.order.isEmpty, query.includes.isEmpty, !mentionsNear(query.condition),
+        let countOnly = query.count == .only
+        guard countOnly || (query.order.isEmpty && query.includes.isEmpty && !mentionsNear(query.condition)),
             !subqueries(query.condition, use: query.className)
         else { return nil }
         if DataLoader.isDirectory(dataPath) {

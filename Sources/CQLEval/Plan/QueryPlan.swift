@@ -174,7 +174,7 @@ public final class QueryPlan: Sendable {
             guard try matches(object, context) else { continue }
             let e = ordering.entry(object, index: index)
             total += 1
-            if heap != nil { heap!.offer(e) } else { entries.append(e) }
+            if heap != nil { heap?.offer(e) } else { entries.append(e) }
         }
         let sorted = heap?.sortedElements() ?? ordering.sorted(entries, keepingFirst: nil)
         let window = sorted.dropFirst(skip).map(\.object)

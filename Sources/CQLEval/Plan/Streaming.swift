@@ -16,8 +16,8 @@ extension QueryPlan {
     /// to `output`, in result order.
     ///
     /// When the plan keeps input order (no `order`, no `near`;
-    /// ``preservesInputOrder``) the file is read line by line in constant
-    /// memory. Otherwise it is loaded, then evaluated. Either way `output` is
+    /// ``preservesInputOrder``) or only counts, the file is read line by line
+    /// in constant memory. Otherwise it is loaded, then evaluated. Either way `output` is
     /// called only after the whole file was read without error: matching
     /// lines are held back (in memory up to a few MiB, then in a temporary
     /// file), so nothing is printed for a half-read input. The file is always
@@ -32,7 +32,8 @@ extension QueryPlan {
     /// - Throws: `.data` naming file, line and column for bad input; query
     ///   errors as ``run()``.
     public func filter(stream path: String, output: (String) -> Void) throws(QueryError) -> StreamResult {
-        guard preservesInputOrder else {
+        // A count alone does not depend on order, so it always streams.
+        guard preservesInputOrder || query.count == .only else {
             var objects: [[String: Value]] = []
             try DataLoader.forEachObject(inNDJSON: path) { (o, _) throws(QueryError) in objects.append(o) }
             let result = try run(over: objects)

@@ -53,10 +53,10 @@ final class PCRE2Regex: @unchecked Sendable {
         }
         var errorCode: Int32 = 0
         var errorOffset: Int = 0
-        let compiled: OpaquePointer? = pattern.utf8CString.withUnsafeBufferPointer { buf in
-            buf.baseAddress!.withMemoryRebound(to: UInt8.self, capacity: buf.count) { p in
-                pcre2_compile_8(p, buf.count - 1, flags, &errorCode, &errorOffset, nil)
-            }
+        // Pass the length: a pattern may contain NUL characters.
+        let bytes = Array(pattern.utf8)
+        let compiled: OpaquePointer? = bytes.withUnsafeBufferPointer { buf in
+            pcre2_compile_8(buf.baseAddress ?? PCRE2Regex.emptySubject, buf.count, flags, &errorCode, &errorOffset, nil)
         }
         guard let compiled else {
             throw QueryError(
