@@ -46,7 +46,9 @@ public enum WhereJSONReader {
     public static func read(_ text: String, className: String = "") throws(QueryError) -> Query {
         let (value, locations) = try JSONReader.parseLocated(text)
         let reading = WhereJSONReading(locations: locations, source: text)
-        return try reading.readDocument(value, className: className)
+        var query = try reading.readDocument(value, className: className)
+        query.source = text
+        return query
     }
 
     /// Reads an already-parsed where-JSON document. Typed values may be given
