@@ -9,28 +9,11 @@ import XCTest
 /// default `Corpus/data`) or the inline `docs`, and compare with `ids` (in
 /// order), `count`, or `error` (a substring of the message).
 final class EvalCorpusTests: XCTestCase {
-    /// The `Corpus/` directory holding `eval/`.
-    private static let corpusRoot: URL? = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            let candidate = url.appendingPathComponent("Corpus")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("eval").path) { return candidate }
-        }
-        return nil
-    }()
-
-    private var stores: [String: DocumentStore] = [:]
+    private let fixture = EvalCorpusFixture()
 
     func testEvalCorpus() throws {
-        let root = try XCTUnwrap(EvalCorpusTests.corpusRoot, "Corpus/eval not found")
-        let dir = root.appendingPathComponent("eval")
-        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".cases") }.sorted()
-        var cases: [CorpusCase] = []
-        for name in names {
-            let text = try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
-            cases += try Corpus.parse(text, file: "Corpus/eval/\(name)")
-        }
+        let root = try XCTUnwrap(EvalCorpusFixture.corpusRoot, "Corpus/eval not found")
+        let cases = try EvalCorpusFixture.allCases(root: root)
         XCTAssertFalse(cases.isEmpty, "no eval cases")
         var checked = 0
         for c in cases {
@@ -53,10 +36,10 @@ final class EvalCorpusTests: XCTestCase {
         }
         let result: QueryResult
         do throws(QueryError) {
-            let parameters = try c["params"].map(parseParams) ?? []
+            let parameters = try c["params"].map(fixture.parseParams) ?? []
             let bound = try Binder.bind(try CQLParser.parse(text), parameters: parameters,
                                         now: DateValue(millisecondsSince1970: 1_700_000_000_000))
-            let store = try store(for: c, className: bound.className, root: root)
+            let store = try fixture.store(for: c, className: bound.className, root: root)
             result = try QueryPlan(bound, store: store, source: text).run()
         } catch {
             if let expected = c["error"], error.message.contains(expected) { return true }
@@ -83,34 +66,5 @@ final class EvalCorpusTests: XCTestCase {
             }
         }
         return ok
-    }
-
-    private func parseParams(_ text: String) throws(QueryError) -> [Value] {
-        guard case .array(let items) = try JSONReader.parse(text) else {
-            throw QueryError(.binding, "params must be a JSON array")
-        }
-        return items
-    }
-
-    /// Inline `docs` (one object per line, in the query's class), or the
-    /// `data` path (loaded once per path).
-    private func store(for c: CorpusCase, className: String, root: URL) throws(QueryError) -> DocumentStore {
-        if let docs = c["docs"] {
-            var objects: [[String: Value]] = []
-            for line in docs.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).isEmpty {
-                guard case .object(let o) = try JSONReader.parse(String(line)).decodingTypedValues() else {
-                    throw QueryError(.data, "docs: expected one JSON object per line")
-                }
-                objects.append(o)
-            }
-            return DocumentStore([className: objects])
-        }
-        var path = c["data"]?.trimmingCharacters(in: .whitespaces) ?? "data"
-        if path.hasPrefix("Corpus/") { path.removeFirst("Corpus/".count) }
-        if let cached = stores[path] { return cached }
-        let full = root.appendingPathComponent(path).path
-        let store = try DocumentStore.load(path: full, className: DataLoader.isDirectory(full) ? nil : className)
-        stores[path] = store
-        return store
     }
 }

@@ -143,8 +143,8 @@ final class RegexTests: XCTestCase {
     }
 
     func testLikeRegexText() {
-        XCTAssertEqual(LikePattern.regex("a.b%c_[a-z]"), #"^a\.b.*c.[a-z]$"#)
-        XCTAssertEqual(LikePattern.regex("(x)+[^]]"), #"^\(x\)\+[^\]]$"#)
+        XCTAssertEqual(LikePattern.regex("a.b%c_[a-z]"), #"^a\.b.*c.[a-z]\z"#)
+        XCTAssertEqual(LikePattern.regex("(x)+[^]]"), #"^\(x\)\+[^\]]\z"#)
     }
 
     // MARK: Usergrid text matches

@@ -38,10 +38,43 @@ final class WhereJSONCorpusTests: XCTestCase {
         }
         if let expected = c["error"] { return XCTFail("\(c): expected error '\(expected)', read \(ASTPrinter.describe(query))") }
         if let expected = c["ast"] { XCTAssertEqual(ASTPrinter.describe(query), expected, "\(c)") }
+        if let expected = c["roundtrip"] { checkRoundTrip(c, text, query, expected, via: "read") }
+        if let expected = c["cql"] {
+            do throws(QueryError) {
+                let cql = try CQLFormatter.format(query)
+                XCTAssertEqual(cql, expected, "\(c)")
+                // The CQL text, parsed and emitted, gives the same where-JSON.
+                if let roundtrip = c["roundtrip"] {
+                    checkRoundTrip(c, text, try CQLParser.parse(cql), roundtrip, via: "CQL")
+                }
+            } catch {
+                XCTAssertEqual("error: " + error.message, expected, "\(c)")
+            }
+        }
         // Reading the same document as a Value gives the same AST.
         if let value = try? JSONReader.parse(text) {
             XCTAssertEqual(try? WhereJSONReader.read(value, className: c["class"] ?? ""), query, "\(c): read(Value)")
         }
+    }
+
+    /// `query` emitted gives `expected` (`same`: the input, canonically
+    /// printed); a request object is compared with the whole request, a
+    /// condition with its `where`.
+    private func checkRoundTrip(_ c: CorpusCase, _ text: String, _ query: Query, _ expected: String, via: String) {
+        guard let dialect = WhereJSONDialect(rawValue: c["dialect"] ?? "parse") else {
+            return XCTFail("\(c): unknown dialect '\(c["dialect"] ?? "")'")
+        }
+        let emitted: Value
+        do throws(QueryError) {
+            emitted = try WhereJSONEmitter.emit(query, dialect: dialect)
+        } catch {
+            return XCTAssertEqual("error: " + error.message, expected, "\(c) (\(via))")
+        }
+        let expectedText = expected == "same" ? text : expected
+        guard let want = try? JSONReader.parse(expectedText) else { return XCTFail("\(c): roundtrip is not JSON") }
+        let isRequest = want["where"] != nil || want["className"] != nil
+        let got = isRequest ? emitted : (emitted["where"] ?? .object([:]))
+        XCTAssertEqual(JSONWriter.string(got), JSONWriter.string(want), "\(c) (\(via))")
     }
 
     /// Mutated corpus documents never crash the reader, and every error it

@@ -128,14 +128,14 @@ final class WhereJSONEmitterTests: XCTestCase {
     }
 
     func testLikePatterns() {
-        XCTAssertEqual(LikePattern.regex("dennis%"), "^dennis.*$")
-        XCTAssertEqual(LikePattern.regex("a.b_c"), #"^a\.b.c$"#)
-        XCTAssertEqual(LikePattern.regex("[ab]%[^0-9]"), "^[ab].*[^0-9]$")
-        XCTAssertEqual(LikePattern.regex(#"(x)+?{1}|^$\"#), #"^\(x\)\+\?\{1\}\|\^\$\\$"#)
-        XCTAssertEqual(LikePattern.regex("[abc"), #"^\[abc$"#)
-        XCTAssertEqual(LikePattern.regex("[]x]"), #"^[\]x]$"#)
-        XCTAssertEqual(LikePattern.regex(#"[\[%_]"#), #"^[\\\[%_]$"#)
-        XCTAssertEqual(LikePattern.regex("é_"), "^é.$")
+        XCTAssertEqual(LikePattern.regex("dennis%"), #"^dennis.*\z"#)
+        XCTAssertEqual(LikePattern.regex("a.b_c"), #"^a\.b.c\z"#)
+        XCTAssertEqual(LikePattern.regex("[ab]%[^0-9]"), #"^[ab].*[^0-9]\z"#)
+        XCTAssertEqual(LikePattern.regex(#"(x)+?{1}|^$\"#), #"^\(x\)\+\?\{1\}\|\^\$\\\z"#)
+        XCTAssertEqual(LikePattern.regex("[abc"), #"^\[abc\z"#)
+        XCTAssertEqual(LikePattern.regex("[]x]"), #"^[\]x]\z"#)
+        XCTAssertEqual(LikePattern.regex(#"[\[%_]"#), #"^[\\\[%_]\z"#)
+        XCTAssertEqual(LikePattern.regex("é_"), #"^é.\z"#)
     }
 
     // MARK: Parse- and Mongo-only operators

@@ -48,7 +48,23 @@ final class WhereJSONReaderTests: XCTestCase {
             order: [OrderKey("score", descending: true)],
             limit: v(3)))
         XCTAssertEqual(q.range, SourceRange(0, 84))
+        XCTAssertEqual(q.source, #"{"className":"GameScore","where":{"score":{"$gte":1000}},"order":"-score","limit":3}"#)
         XCTAssertEqual(q.condition?.range, SourceRange(50, 54))
+    }
+
+    /// The issue's example: where-JSON → CQL, and that CQL parsed and
+    /// emitted gives the same where-JSON back (in every dialect).
+    func testMustShowThroughCQLAndBack() throws {
+        let text = #"{"className":"GameScore","where":{"score":{"$gte":1000}},"order":"-score","limit":3}"#
+        let q = try WhereJSONReader.read(text)
+        let cql = try CQLFormatter.format(q)
+        XCTAssertEqual(cql, "select * from GameScore where score >= 1000 limit 3 order by -score")
+        let parsed = try CQLParser.parse(cql)
+        XCTAssertEqual(parsed, q)
+        for dialect in WhereJSONDialect.allCases {
+            let back = try WhereJSONEmitter.emit(parsed, dialect: dialect)
+            XCTAssertEqual(JSONWriter.string(back), JSONWriter.string(try JSONReader.parse(text)), "\(dialect)")
+        }
     }
 
     func testRequestParameters() throws {
@@ -133,6 +149,9 @@ final class WhereJSONReaderTests: XCTestCase {
 
     func testRelativeTime() {
         assertReads(#"{"at":{"$gt":{"$relativeTime":"3 days ago"}}}"#, .compare("at", .greaterThan, .relativeTime("3 days ago")))
+        XCTAssertEqual(try Binder.bind(WhereJSONReader.read(#"{"at":{"$lt":{"$relativeTime":"in 1 day"}}}"#),
+                                       parameters: [], now: DateValue(millisecondsSince1970: 0)).condition,
+                       c(.compare("at", .lessThan, v(.date(DateValue(millisecondsSince1970: 86_400_000))))))
         assertError(#"{"at":{"$eq":{"$relativeTime":"now"}}}"#,
                     "1:31: at.$eq.$relativeTime: '$relativeTime' is only allowed as the value of $lt, $lte, $gt or $gte")
         assertError(#"{"at":{"$relativeTime":"now"}}"#,

@@ -71,10 +71,8 @@ struct Planner {
             return .regex(Accessor(path), try compile(p, options, r))
         case .like(let path, let pattern):
             let p = try string(pattern, r, what: "a LIKE pattern")
-            // DOLLAR_ENDONLY: LIKE is anchored at the true end; PCRE's `$`
-            // would also match before a final newline ('abc' like 'abc\n').
-            let regex = try compile(LikePattern.regex(p), LikePattern.options, r, dollarEndOnly: true)
-            return .regex(Accessor(path), regex)
+            // The pattern ends in `\z`, so it is anchored at the true end.
+            return .regex(Accessor(path), try compile(LikePattern.regex(p), LikePattern.options, r))
         case .text(let path, let match, let text):
             let (p, options) = PatternBuilder.text(match, text)
             return .regex(Accessor(path), try compile(p, options, r))
@@ -132,9 +130,9 @@ struct Planner {
         }
     }
 
-    private func compile(_ pattern: String, _ options: String, _ range: SourceRange?, dollarEndOnly: Bool = false) throws(QueryError) -> PCRE2Regex {
+    private func compile(_ pattern: String, _ options: String, _ range: SourceRange?) throws(QueryError) -> PCRE2Regex {
         do {
-            return try PCRE2Regex(pattern: pattern, options: options, dollarEndOnly: dollarEndOnly, range: range)
+            return try PCRE2Regex(pattern: pattern, options: options, range: range)
         } catch {
             var e = error
             if e.source == nil { e.source = source }

@@ -35,12 +35,10 @@ final class PCRE2Regex: @unchecked Sendable {
     /// Compiles `pattern` with `options` drawn from `i m x s`.
     ///
     /// - Parameters:
-    ///   - dollarEndOnly: `$` matches only at the very end, not also before a
-    ///     final newline (LIKE needs this; `regexp` keeps PCRE's default).
     ///   - range: where the pattern is in the query text, for errors.
     ///   - useJIT: `false` forces the interpreter (tests cover both engines).
-    init(pattern: String, options: String, dollarEndOnly: Bool = false, range: SourceRange? = nil, useJIT: Bool = true) throws(QueryError) {
-        var flags: UInt32 = PCRE2_UTF | PCRE2_UCP | (dollarEndOnly ? PCRE2_DOLLAR_ENDONLY : 0)
+    init(pattern: String, options: String, range: SourceRange? = nil, useJIT: Bool = true) throws(QueryError) {
+        var flags: UInt32 = PCRE2_UTF | PCRE2_UCP
         for ch in options.unicodeScalars {
             switch ch {
             case "i": flags |= PCRE2_CASELESS

@@ -78,6 +78,13 @@ extension WhereJSONReading {
                 guard case .string(let s) = rt, !s.isEmpty else {
                     throw expected("a relative time like \"in 2 days\" or \"3 hours ago\"", p, found: rt)
                 }
+                // Checked now, so a bad text is reported with its JSON path;
+                // the binder resolves it against the query's "now".
+                do throws(QueryError) {
+                    _ = try RelativeTime.offset(s, range: nil)
+                } catch {
+                    throw fail(error.kind, p, error.message)
+                }
                 return .relativeTime(s)
             }
             let ops = Self.sortedMembers(o).map(\.key).filter { $0.hasPrefix("$") }.joined(separator: ", ")

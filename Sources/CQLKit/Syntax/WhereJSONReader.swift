@@ -16,7 +16,7 @@
 /// let q = try WhereJSONReader.read(
 ///     #"{"className":"GameScore","where":{"score":{"$gte":1000}},"order":"-score","limit":3}"#)
 /// q.className   // "GameScore"
-/// q.condition   // score >= 1000
+/// q.condition?.predicate   // .compare("score", .greaterThanOrEqual, .value(.int(1000)))
 /// q.order       // [OrderKey("score", descending: true)]
 /// q.limit       // .value(.int(3))
 ///
@@ -24,6 +24,17 @@
 /// catch { print(error.shortDescription) }
 /// // 1:26: where.score.$in: expected an array, found an integer
 /// ```
+///
+/// Request parameters: `order` is `"createdAt,-score"` or an array of keys
+/// (`-` descending, `+` ascending); `limit`/`skip` are non-negative integers,
+/// also as decimal strings (REST query parameters are strings); `keys` is
+/// `"a,b.c,-author"` (`-` excludes) or an array; `include` likewise; `count`
+/// is `1`/`true`/`"1"` (or `0`/`false`/`"0"`), and with `limit` 0 it means
+/// the count only (``CountMode/only``, no limit in the AST).
+///
+/// Geo points may be REST GeoPoints or MongoDB `[longitude, latitude]`;
+/// `$maxDistance`/`$minDistance` are radians, except with a GeoJSON
+/// `$geometry` point, where they are meters (as in MongoDB).
 ///
 /// JSON objects are unordered, so the conditions of one object come out
 /// in the sorted order of their keys (UTF-8 code points, the order
@@ -46,7 +57,9 @@ public enum WhereJSONReader {
     public static func read(_ text: String, className: String = "") throws(QueryError) -> Query {
         let (value, locations) = try JSONReader.parseLocated(text)
         let reading = WhereJSONReading(locations: locations, source: text)
-        return try reading.readDocument(value, className: className)
+        var query = try reading.readDocument(value, className: className)
+        query.source = text
+        return query
     }
 
     /// Reads an already-parsed where-JSON document. Typed values may be given
@@ -54,8 +67,8 @@ public enum WhereJSONReader {
     /// path but no range.
     ///
     /// ```swift
-    /// try WhereJSONReader.read(.object(["name": "dennis"]), className: "GameScore").condition
-    /// // name = 'dennis'
+    /// try WhereJSONReader.read(.object(["name": "dennis"]), className: "GameScore").condition?.predicate
+    /// // .compare("name", .equal, .value(.string("dennis")))
     /// ```
     public static func read(_ value: Value, className: String = "") throws(QueryError) -> Query {
         try WhereJSONReading(locations: [:], source: nil).readDocument(value, className: className)

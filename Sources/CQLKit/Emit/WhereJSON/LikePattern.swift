@@ -7,8 +7,15 @@
 /// (case, classes).
 ///
 /// ```swift
-/// LikePattern.regex("dennis%")   // ^dennis.*$
-/// LikePattern.regex("a.b_[xy]")  // ^a\.b.[xy]$
+/// LikePattern.regex("dennis%")   // ^dennis.*\z
+/// LikePattern.regex("a.b_[xy]")  // ^a\.b.[xy]\z
+/// ```
+///
+/// The end anchor is `\z`, not `$`: PCRE's `$` also matches before a final
+/// newline, and `'abc\n' like 'abc'` is false in SQL. (cql.md writes `^...$`;
+/// `\z` is what that means exactly, and MongoDB's PCRE reads it the same way.)
+///
+/// ```swift
 /// ```
 public enum LikePattern {
     /// The `$options` / flags that go with ``regex(_:)``.
@@ -40,7 +47,8 @@ public enum LikePattern {
             }
             i += 1
         }
-        out.append(UInt8(ascii: "$"))
+        out.append(UInt8(ascii: "\\"))
+        out.append(UInt8(ascii: "z"))
         return String(decoding: out, as: UTF8.self)
     }
 
