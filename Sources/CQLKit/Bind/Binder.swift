@@ -17,7 +17,7 @@
 /// let b = try Binder.bind(q, parameters: ["2015-06-21T18:02:52.249Z", [116.4, 39.9], 10])
 /// // at < Date(2015-06-21T18:02:52.249Z), loc near GeoPoint(lat 39.9, lng 116.4), limit 10
 /// try Binder.bind(q, parameters: ["2015-06-21"])
-/// // 1:43: no value for the 2nd '?': the query has 3 placeholders but 1 value was given
+/// // 1:49: no value for the 2nd '?': the query has 3 placeholders but 1 value was given
 /// ```
 public enum Binder {
     /// The query with every placeholder replaced and every call evaluated.
