@@ -1,1 +1,171 @@
+import Foundation
 import XCTest
+
+/// Runs the built `cql` binary as a user would and checks stdout, stderr and
+/// the exit status (the contract of design.md).
+final class CLITests: XCTestCase {
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static var binary: URL {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        // `swift test` runs `<products>/<name>.xctest`; the tool sits beside it.
+        if dir.lastPathComponent.hasSuffix(".xctest") { dir.deleteLastPathComponent() }
+        return dir.appendingPathComponent("cql")
+    }
+
+    static var repositoryRoot: URL {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url
+    }
+
+    func cql(_ arguments: [String], stdin: String? = nil) throws -> Run {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        process.currentDirectoryURL = Self.repositoryRoot
+        // stderr goes to a file and stdout to a pipe read to the end before
+        // waiting, so neither can fill up and block the child.
+        let errURL = FileManager.default.temporaryDirectory.appendingPathComponent("cql-stderr-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errURL) }
+        let errHandle = try FileHandle(forWritingTo: errURL)
+        let out = Pipe(), inp = Pipe()
+        process.standardOutput = out
+        process.standardError = errHandle
+        process.standardInput = inp
+        try process.run()
+        if let stdin { inp.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try inp.fileHandleForWriting.close()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try errHandle.close()
+        let errData = try Data(contentsOf: errURL)
+        return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                   stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    func testTranslateMustShow() throws {
+        let r = try cql(["translate", "select * from GameScore where name is exists and score > 80 and score <= 100 order by -score limit 10"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, #"{"className":"GameScore","limit":10,"order":"-score","where":{"name":{"$exists":true},"score":{"$gt":80,"$lte":100}}}"# + "\n")
+    }
+
+    func testBadQueryRendersPositionAndCaretWithStatus1() throws {
+        let r = try cql(["translate", "select * form GameScore"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stdout, "")
+        let lines = r.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+        XCTAssertTrue(lines[0].hasPrefix("error: <input>:1:10: "), r.stderr)
+        XCTAssertEqual(lines[1], "select * form GameScore")
+        XCTAssertEqual(lines[2], "         ^~~~")
+    }
+
+    func testBadUsageIsStatus2() throws {
+        let r = try cql(["translate", "--to", "nonsense", "select * from T"])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("nonsense"), r.stderr)
+        XCTAssertEqual(try cql(["frobnicate"]).status, 2)
+        XCTAssertEqual(try cql(["translate"]).status, 2)
+    }
+
+    func testQueryFromStandardInputAndPretty() throws {
+        let r = try cql(["translate", "--pretty", "-"], stdin: "select * from T where a = 1\n")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "{\n  \"className\": \"T\",\n  \"where\": {\n    \"a\": 1\n  }\n}\n")
+    }
+
+    func testParamsBindPlaceholders() throws {
+        let r = try cql(["translate", "--params", #"["dennis", 80, 0, 10]"#, "select * from GameScore where name=? and score>? limit ?,?"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, #"{"className":"GameScore","limit":10,"skip":0,"where":{"name":"dennis","score":{"$gt":80}}}"# + "\n")
+        let bad = try cql(["translate", "--params", "[1]", "select * from T where a = ? and b = ?"])
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.hasPrefix("error: <input>:1:"), bad.stderr)
+        let badJSON = try cql(["translate", "--params", "[1,", "select * from T where a = ?"])
+        XCTAssertEqual(badJSON.status, 1)
+        XCTAssertTrue(badJSON.stderr.hasPrefix("error: <params>:1:"), badJSON.stderr)
+    }
+
+    func testLinesModeKeepsGoingAndReportsLineNumbers() throws {
+        let input = "select * from A where x = 1\nselect * frm B\n\nselect count(*) from C\n"
+        let r = try cql(["translate", "--lines", "-"], stdin: input)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stdout, #"{"className":"A","where":{"x":1}}"# + "\n\n\n" + #"{"className":"C","count":1,"limit":0}"# + "\n")
+        XCTAssertTrue(r.stderr.hasPrefix("error: <stdin>:2:10: "), r.stderr)
+    }
+
+    func testDialectsAndUnsupportedConstruct() throws {
+        let q = "select * from T where not (name regexp 'a.c')"
+        let lc = try cql(["translate", "--dialect", "leancloud", q])
+        XCTAssertEqual(lc.status, 1)
+        XCTAssertTrue(lc.stderr.contains("leancloud"), lc.stderr)
+        let parse = try cql(["translate", "--dialect", "parse", q])
+        XCTAssertEqual(parse.stdout, #"{"className":"T","where":{"$nor":[{"name":{"$regex":"a.c"}}]}}"# + "\n", parse.stderr)
+        let mongo = try cql(["translate", "--dialect", "mongo", q])
+        XCTAssertEqual(mongo.stdout, #"{"className":"T","where":{"name":{"$not":{"$regex":"a.c"}}}}"# + "\n", mongo.stderr)
+    }
+
+    func testFmtAndToCQL() throws {
+        let r = try cql(["fmt", "SELECT * FROM GameScore WHERE (score>80 AND score<=100) OR score=0 ORDER BY score,+name DESC LIMIT 100,10"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "select * from GameScore where score > 80 and score <= 100 or score = 0 limit 100, 10 order by -score, name\n")
+    }
+
+    func testExplainShowsTokensAstAndOutputs() throws {
+        let r = try cql(["explain", "select * from T where a > 1"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        for part in ["language: cql", "tokens:", "ast:", "where (leancloud): {\"className\":\"T\"", "cql: select * from T where a > 1"] {
+            XCTAssertTrue(r.stdout.contains(part), "missing \(part) in\n\(r.stdout)")
+        }
+    }
+
+    func testNoInputCrashesTheProcess() throws {
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<20 {
+            let bytes = (0..<Int.random(in: 1...200, using: &rng)).map { _ in UInt8.random(in: 0x20...0x7E, using: &rng) }
+            let r = try cql(["translate", "-"], stdin: "select " + String(decoding: bytes, as: UTF8.self))
+            XCTAssertTrue(r.status == 0 || r.status == 1, "status \(r.status): \(r.stderr)")
+        }
+        let deep = "select * from T where " + String(repeating: "(", count: 100_000) + "a = 1" + String(repeating: ")", count: 100_000)
+        let r = try cql(["translate", "-"], stdin: deep)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("nest"), r.stderr)
+    }
+}
+
+extension CLITests {
+    func testEvalOverTheSampleData() throws {
+        let r = try cql(["eval", "--data", "Corpus/data", "select * from GameScore where score > 1000 order by -score limit 5"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let ids = r.stdout.split(separator: "\n").map { line -> String in
+            let start = line.range(of: #""objectId":""#)!.upperBound
+            return String(line[start...].prefix { $0 != "\"" })
+        }
+        XCTAssertEqual(ids, ["gs22", "gs09", "gs05", "gs16", "gs17"])
+        let c = try cql(["eval", "--data", "Corpus/data", "--count", "select * from GameScore where score > 1000"])
+        XCTAssertEqual(c.stdout, #"{"count":8}"# + "\n")
+    }
+
+    func testEvalBadDataNamesFileAndLineAndPrintsNothing() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cql-eval-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("T.ndjson")
+        try Data("{\"objectId\":\"a\",\"x\":1}\n{\"objectId\":\"b\",\"x\":1}\n{\"objectId\":\"c\",\n".utf8).write(to: file)
+        let r = try cql(["eval", "--data", file.path, "select * from T where x = 1"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stdout, "")
+        XCTAssertTrue(r.stderr.contains("T.ndjson:3"), r.stderr)
+    }
+
+    func testEvalBadPatternIsAQueryError() throws {
+        let r = try cql(["eval", "--data", "Corpus/data", "select * from GameScore where name regexp '('"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.hasPrefix("error: <input>:1:"), r.stderr)
+    }
+}

@@ -41,7 +41,7 @@ public enum ASTPrinter {
         if !q.direct.isEmpty { out.append(p + "direct: " + q.direct.map { JSONWriter.string($0) }.joined(separator: ", ")) }
         if let c = q.condition {
             var sub: [String] = []
-            node(c, indent: indent + 2, into: &sub)
+            node(c, indent: indent + 1, into: &sub)
             if let first = sub.first {
                 out.append(p + "where: " + first.drop(while: { $0 == " " }))
                 out.append(contentsOf: sub.dropFirst())

@@ -226,6 +226,7 @@ final class BindingContext {
             var minimum = lo, maximum = hi
             if let lo { minimum = Distance(try bindDistance(lo.value, fallback: r), lo.unit) }
             if let hi { maximum = Distance(try bindDistance(hi.value, fallback: r), hi.unit) }
+            if let minimum, let maximum { try OperandChecks.distanceBounds(min: minimum, max: maximum, range: r) }
             p = .near(path, point: try bindGeo(point, what: "'near'", fallback: r), min: minimum, max: maximum)
         case .withinBox(let path, let sw, let ne):
             let a = try bindGeo(sw, what: "'within'", fallback: r), b = try bindGeo(ne, what: "'within'", fallback: r)

@@ -89,6 +89,16 @@ enum OperandChecks {
         }
     }
 
+    /// `near ... min a max b`: an inverted distance range is a query error, as
+    /// an inverted box is (it could never match and is surely a mistake).
+    /// Bounds in different units are compared as central angles.
+    static func distanceBounds(min lo: Distance, max hi: Distance, range: SourceRange?) throws(QueryError) {
+        guard let a = lo.value.value?.numberValue, let b = hi.value.value?.numberValue else { return }
+        if a / lo.unit.earthRadius > b / hi.unit.earthRadius {
+            throw QueryError(.invalidValue, "'near' needs min <= max: the minimum distance is greater than the maximum distance", range: range)
+        }
+    }
+
     /// Splits a leading inline option group `(?imsx)` off a regex (TEAM.md):
     /// `(?i)^a` → (`^a`, `i`). Only the letters `imsx`, the whole group, at the
     /// very start; the options come back sorted and without repeats.

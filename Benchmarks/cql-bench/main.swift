@@ -1,0 +1,121 @@
+// Benchmarks, kept apart from the tests (tests never assert timings).
+// Run through scripts/bench.sh, which builds in release mode and also times the
+// `cql` command itself. Each figure is printed beside its reference, in one run.
+import CQLEval
+import CQLKit
+import Foundation
+
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+func fmt(_ x: Double) -> String { String(format: "%.3g", x) }
+
+// MARK: Front end: lex / parse / bind / emit over the CQL corpus queries.
+
+func corpusQueries(root: String) throws -> [String] {
+    let dir = root + "/Corpus/cql"
+    var queries: [String] = []
+    for name in try FileManager.default.contentsOfDirectory(atPath: dir).sorted() where name.hasSuffix(".cases") {
+        let text = try String(contentsOfFile: dir + "/" + name, encoding: .utf8)
+        // Single-line queries of cases without an expected error.
+        for block in text.components(separatedBy: "\n\n") {
+            let lines = block.split(separator: "\n")
+            guard !lines.contains(where: { $0.hasPrefix("error:") || $0.hasPrefix("params:") || $0.hasPrefix("|") }) else { continue }
+            if let q = lines.first(where: { $0.hasPrefix("query: ") }) { queries.append(String(q.dropFirst(7))) }
+        }
+    }
+    return queries.filter { (try? CQLParser.parse($0)) != nil }
+}
+
+func benchFrontEnd(root: String) throws {
+    let queries = try corpusQueries(root: root)
+    let bytes = queries.reduce(0) { $0 + $1.utf8.count }
+    let rounds = 200
+    var sink = 0
+    let lex = try seconds {
+        for _ in 0..<rounds { for q in queries { sink &+= try CQLLexer.tokenize(q).count } }
+    }
+    let parse = try seconds {
+        for _ in 0..<rounds { for q in queries { sink &+= try CQLParser.parse(q).order.count } }
+    }
+    let full = try seconds {
+        for _ in 0..<rounds {
+            for q in queries {
+                let bound = try Binder.bind(try CQLParser.parse(q), parameters: [], now: DateValue(millisecondsSince1970: 0))
+                if let out = try? WhereJSONEmitter.emit(bound, dialect: .parse) { sink &+= JSONWriter.string(out).utf8.count }
+            }
+        }
+    }
+    let n = Double(queries.count * rounds)
+    let mb = Double(bytes * rounds) / 1e6
+    print("front end over \(queries.count) corpus queries x \(rounds) (\(bytes) bytes per round):")
+    print("  lex                  \(fmt(n / lex)) queries/s  \(fmt(mb / lex)) MB/s")
+    print("  lex+parse            \(fmt(n / parse)) queries/s  \(fmt(mb / parse)) MB/s")
+    print("  parse+bind+emit JSON \(fmt(n / full)) queries/s  \(fmt(mb / full)) MB/s")
+    if sink == 42 { print("") }
+}
+
+// MARK: Evaluator: a 3-predicate filter over 1M in-memory objects vs a hand-written closure.
+
+func makeObjects(_ n: Int) -> [[String: Value]] {
+    var rng = SystemRandomNumberGenerator()
+    var out: [[String: Value]] = []
+    out.reserveCapacity(n)
+    for i in 0..<n {
+        out.append([
+            "objectId": .string("o\(i)"),
+            "score": .int(Int64.random(in: 0..<1000, using: &rng)),
+            "cheatMode": .bool(Bool.random(using: &rng)),
+            "level": .int(Int64.random(in: 0..<10, using: &rng)),
+            "name": .string(["alice", "bob", "carol", "dave"][i % 4]),
+        ])
+    }
+    return out
+}
+
+func benchEvaluator() throws {
+    let n = 1_000_000
+    let objects = makeObjects(n)
+    let text = "select * from GameScore where score > 500 and cheatMode = false and level < 5"
+    let plan = try QueryPlan(try Binder.bind(try CQLParser.parse(text), parameters: []))
+    // The reference: what a programmer would write by hand for the same three lookups.
+    let handWritten: ([String: Value]) -> Bool = { o in
+        guard case .int(let s)? = o["score"], s > 500 else { return false }
+        guard case .bool(false)? = o["cheatMode"] else { return false }
+        guard case .int(let l)? = o["level"], l < 5 else { return false }
+        return true
+    }
+    var planned = 0, reference = 0
+    let runs = 3
+    var tPlan = Double.infinity, tHand = Double.infinity
+    for _ in 0..<runs {
+        tHand = min(tHand, seconds { reference = objects.reduce(0) { $0 + (handWritten($1) ? 1 : 0) } })
+        tPlan = min(tPlan, try seconds { planned = try plan.run(over: objects).objects.count })
+    }
+    precondition(planned == reference, "plan and closure disagree: \(planned) vs \(reference)")
+    print("evaluator, 3-predicate filter over \(n) in-memory objects (\(planned) match), best of \(runs):")
+    print("  QueryPlan.run          \(fmt(Double(n) / tPlan)) objects/s")
+    print("  hand-written closure   \(fmt(Double(n) / tHand)) objects/s")
+    print("  ratio plan/closure     \(fmt(tPlan / tHand))x the closure's time")
+
+    let regexText = "select * from GameScore where name regexp '^(al|ca)' and score >= 100"
+    let regexPlan = try QueryPlan(try Binder.bind(try CQLParser.parse(regexText), parameters: []))
+    var rCount = 0
+    let tRegex = try seconds { rCount = try regexPlan.run(over: objects).objects.count }
+    let tRegexHand = seconds {
+        rCount -= objects.reduce(0) { acc, o in
+            guard case .string(let s)? = o["name"], s.hasPrefix("al") || s.hasPrefix("ca"),
+                case .int(let sc)? = o["score"], sc >= 100 else { return acc }
+            return acc + 1
+        }
+    }
+    precondition(rCount == 0, "regex plan and closure disagree")
+    print("  regex + range (PCRE2 JIT) \(fmt(Double(n) / tRegex)) objects/s; closure with hasPrefix \(fmt(Double(n) / tRegexHand)) objects/s")
+}
+
+let root = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : FileManager.default.currentDirectoryPath
+try benchFrontEnd(root: root)
+try benchEvaluator()

@@ -1,0 +1,113 @@
+import CQLKit
+
+/// A field path split once at plan time, and the walk that reads it
+/// (semantics.md, "Field paths"):
+///
+/// - a step on an object reads the member; an absent member is **missing**;
+/// - a numeric step on an array indexes it (out of range: missing);
+/// - any other step on an array fans out: the same step is applied to every
+///   element that is an object; elements that are not objects, and an empty
+///   array, count as missing;
+/// - a step on anything else (null, a string, ...) is missing.
+///
+/// The walk reports every value reached ("slot") and every branch that ended
+/// missing, through callbacks that can stop it early, so no array of slots is
+/// allocated per object.
+struct Accessor: Sendable {
+    struct Step: Sendable {
+        let key: String
+        /// The step as an array index when it is a non-negative decimal integer.
+        let index: Int?
+    }
+
+    let steps: [Step]
+    /// The top-level built-in keys `createdAt` / `updatedAt` read ISO strings
+    /// as Dates (semantics.md); no other key does.
+    let coercesDates: Bool
+    /// The dotted path, for messages.
+    let dotted: String
+
+    init(_ path: FieldPath) {
+        // An empty path (`$elemMatch` on the element itself) has no steps.
+        let components = path.components == [""] ? [] : path.components
+        steps = components.map { Step(key: $0, index: Accessor.arrayIndex($0)) }
+        coercesDates = components.count == 1 && (components[0] == "createdAt" || components[0] == "updatedAt")
+        dotted = components.joined(separator: ".")
+    }
+
+    private static func arrayIndex(_ s: String) -> Int? {
+        guard !s.isEmpty, s.utf8.count <= 18, s.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        return Int(s)
+    }
+
+    /// Walks the path from `root`. `present` receives each value reached,
+    /// `missing` is called for each branch that ends without one; either
+    /// returns `true` to stop the walk. Returns whether it was stopped.
+    @inline(__always)
+    func visit(_ root: Value, present: (Value) -> Bool, missing: () -> Bool) -> Bool {
+        walk(root, 0, present, missing)
+    }
+
+    private func walk(_ value: Value, _ i: Int, _ present: (Value) -> Bool, _ missing: () -> Bool) -> Bool {
+        if i == steps.count {
+            if coercesDates, case .string(let s) = value, let d = ISODate.parse(s) { return present(.date(d)) }
+            return present(value)
+        }
+        let step = steps[i]
+        switch value {
+        case .object(let o), .typedObject(_, let o):
+            guard let child = o[step.key] else { return missing() }
+            return walk(child, i + 1, present, missing)
+        case .array(let items):
+            if let index = step.index {
+                return index < items.count ? walk(items[index], i + 1, present, missing) : missing()
+            }
+            if items.isEmpty { return missing() }
+            for item in items {
+                switch item {
+                case .object, .typedObject:
+                    if walk(item, i, present, missing) { return true }
+                default:
+                    if missing() { return true }
+                }
+            }
+            return false
+        default:
+            return missing()
+        }
+    }
+
+    /// Whether some value reached satisfies `test`.
+    @inline(__always)
+    func anyPresent(_ root: Value, _ test: (Value) -> Bool) -> Bool {
+        visit(root, present: test, missing: { false })
+    }
+
+    /// Every value reached, and whether some branch ended missing.
+    func collect(_ root: Value) -> (values: [Value], sawMissing: Bool) {
+        var values: [Value] = []
+        var sawMissing = false
+        _ = visit(root, present: { values.append($0); return false }, missing: { sawMissing = true; return false })
+        return (values, sawMissing)
+    }
+
+    /// The value at the path without fanning out over arrays (for projection
+    /// aliases and `$select` keys on plain objects); `nil` when missing.
+    func plainValue(_ root: Value) -> Value? {
+        var v = root
+        for step in steps {
+            switch v {
+            case .object(let o), .typedObject(_, let o):
+                guard let child = o[step.key] else { return nil }
+                v = child
+            case .array(let items):
+                guard let index = step.index, index < items.count else { return nil }
+                v = items[index]
+            default:
+                return nil
+            }
+        }
+        if coercesDates, case .string(let s) = v, let d = ISODate.parse(s) { return .date(d) }
+        return v
+    }
+}

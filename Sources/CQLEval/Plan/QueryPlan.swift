@@ -1,0 +1,206 @@
+import CQLKit
+
+/// A bound query compiled once for in-memory evaluation over a
+/// ``DocumentStore`` (semantics.md is the contract).
+///
+/// Everything that can be wrong with the query — an unbound placeholder, a
+/// bad regular expression or option, a GeoPoint out of range, an inverted
+/// box — is raised by `init`, before any object is looked at. Subqueries
+/// (`$inQuery`, `$select`) and relations run in `init` too.
+///
+/// The plan is immutable and `Sendable`: several threads may call
+/// ``matches(_:)`` or ``run()`` at once (each call has its own regex match
+/// data).
+///
+/// ```swift
+/// let store = DocumentStore(["GameScore": [
+///     ["objectId": "a", "score": 90], ["objectId": "b", "score": 70], ["objectId": "c", "score": 95.5],
+/// ]])
+/// let query = Query(className: "GameScore",
+///                   condition: Condition(.compare("score", .greaterThan, .value(80))),
+///                   order: [OrderKey("score", descending: true)])
+/// let plan = try QueryPlan(query, store: store)
+/// try plan.run().objects.map { $0["objectId"] }     // ["c", "a"]
+/// try plan.matches(["score": 81])                   // true
+/// ```
+public final class QueryPlan: Sendable {
+    /// The query this plan was built from.
+    public let query: Query
+    let store: DocumentStore
+    let condition: Node
+    let ordering: Ordering
+    let skip: Int
+    let limit: Int?
+    let includer: Includer
+    let projection: Projection?
+    /// The query text, for match-time errors.
+    let source: String?
+
+    /// Plans `query` (already bound: see `Binder.bind`) against `store`.
+    ///
+    /// - Parameter source: the query text, attached to errors so they render
+    ///   with line, column and caret; defaults to `query.source` (set by the
+    ///   parsers).
+    /// - Throws: `QueryError` (`.binding`, `.pattern`, `.invalidValue`, `.limit`).
+    public convenience init(_ query: Query, store: DocumentStore = DocumentStore(), source: String? = nil) throws(QueryError) {
+        try self.init(query, store: store, source: source ?? query.source, subqueryDepth: 0)
+    }
+
+    init(_ query: Query, store: DocumentStore, source: String?, subqueryDepth: Int) throws(QueryError) {
+        let planner = Planner(store: store, source: source, subqueryDepth: subqueryDepth)
+        var node = Node.constant(true)
+        if let condition = query.condition { node = try planner.plan(condition) }
+        if !query.direct.isEmpty {
+            // Usergrid `direct name, uuid`: entities by objectId, uuid or name.
+            let set = MemberSet(query.direct)
+            let byId = Planner.or(["objectId", "uuid", "name"].map { Node.member(Accessor(FieldPath([$0])), set) })
+            node = Planner.and([byId, node])
+        }
+        self.query = query
+        self.store = store
+        self.condition = node
+        self.skip = try planner.count(query.skip, what: "skip", range: query.range) ?? 0
+        self.limit = try planner.count(query.limit, what: "limit", range: query.range)
+        let near = query.order.isEmpty ? QueryPlan.firstNear(node) : nil
+        self.ordering = Ordering(
+            keys: query.order.map { Ordering.Key(path: Accessor($0.path), descending: $0.descending) },
+            nearPath: near?.0, nearCenter: near?.1)
+        self.includer = Includer(paths: query.includes.map(\.components), store: store)
+        self.projection = Projection(query.keys)
+        self.source = source
+    }
+
+    /// The first `near` of the condition (depth first), which orders results
+    /// nearest first when the query has no explicit order.
+    private static func firstNear(_ node: Node) -> (Accessor, GeoPoint)? {
+        switch node {
+        case .geo(let path, .near(let center, _, _)): return (path, center)
+        case .and(let nodes), .or(let nodes):
+            for n in nodes { if let found = firstNear(n) { return found } }
+            return nil
+        case .not(let n): return firstNear(n)
+        default: return nil
+        }
+    }
+
+    /// Whether results come in input order (no `order`, no `near`), so they
+    /// can be streamed.
+    public var preservesInputOrder: Bool { ordering.isEmpty }
+
+    /// Whether one object satisfies the condition (only the condition:
+    /// order, paging and projection do not apply).
+    ///
+    /// ```swift
+    /// try plan.matches(["score": 81])   // true for `score > 80`
+    /// ```
+    /// - Throws: `.pattern` when a regular expression exceeds its match limit.
+    public func matches(_ object: [String: Value]) throws(QueryError) -> Bool {
+        let context = EvalContext()
+        return try matches(object, context)
+    }
+
+    @inline(__always)
+    func matches(_ object: [String: Value], _ context: EvalContext) throws(QueryError) -> Bool {
+        let r = condition.matches(.object(object), context)
+        if let failure = context.failure {
+            var e = failure
+            if e.range == nil { e.range = query.condition?.range }
+            if e.source == nil { e.source = source }
+            throw e
+        }
+        return r
+    }
+
+    /// Runs the query over the store's collection of `query.className`.
+    public func run() throws(QueryError) -> QueryResult {
+        try run(over: store.objects(in: query.className))
+    }
+
+    /// Runs the query over `objects` (subqueries and `include` still use the store).
+    ///
+    /// Order: filter, sort (or nearest first), count, skip, limit, include,
+    /// keys. `count` is the number of matches before skip and limit.
+    public func run(over objects: some Sequence<[String: Value]>) throws(QueryError) -> QueryResult {
+        let window = try page(objects, needsTotal: query.count != .none)
+        var out: [[String: Value]] = []
+        if query.count != .only {
+            out.reserveCapacity(window.objects.count)
+            for o in window.objects { out.append(shape(o)) }
+        }
+        let total = window.total
+        let nextSkip = window.hasMore ? skip + window.objects.count : nil
+        return QueryResult(objects: out, count: query.count == .none ? nil : total, nextSkip: nextSkip)
+    }
+
+    /// Include, then keys: what one result looks like.
+    func shape(_ object: [String: Value]) -> [String: Value] {
+        var o = object
+        if !includer.isEmpty { o = includer.apply(o) }
+        if let projection { o = projection.apply(o) }
+        return o
+    }
+
+    /// Matches in result order after skip and limit, unshaped (subqueries).
+    func orderedMatches() throws(QueryError) -> [[String: Value]] {
+        try page(store.objects(in: query.className), needsTotal: false).objects
+    }
+
+    private struct Window {
+        var objects: [[String: Value]]
+        var total: Int
+        var hasMore: Bool
+    }
+
+    private func page(_ objects: some Sequence<[String: Value]>, needsTotal: Bool) throws(QueryError) -> Window {
+        let context = EvalContext()
+        let end = limit.map { skip.addingReportingOverflow($0).overflow ? Int.max : skip + $0 }
+        if ordering.isEmpty {
+            var window: [[String: Value]] = []
+            var total = 0
+            for object in objects {
+                guard try matches(object, context) else { continue }
+                if total >= skip && (end.map { total < $0 } ?? true) { window.append(object) }
+                total += 1
+                // Past the window and one beyond it (to know there is more):
+                // only the count could still change.
+                if !needsTotal, let end, total > end { break }
+            }
+            return Window(objects: window, total: total, hasMore: end.map { total > $0 } ?? false)
+        }
+        var entries: [Ordering.Entry] = []
+        var total = 0
+        var heap = end.map { BoundedHeap<Ordering.Entry>(capacity: $0, precedes: ordering.precedes) }
+        for (index, object) in objects.enumerated() {
+            guard try matches(object, context) else { continue }
+            let e = ordering.entry(object, index: index)
+            total += 1
+            if heap != nil { heap?.offer(e) } else { entries.append(e) }
+        }
+        let sorted = heap?.sortedElements() ?? ordering.sorted(entries, keepingFirst: nil)
+        let window = sorted.dropFirst(skip).map(\.object)
+        return Window(objects: Array(window), total: total, hasMore: end.map { total > $0 } ?? false)
+    }
+}
+
+/// What ``QueryPlan/run()`` returns.
+public struct QueryResult: Sendable, Equatable {
+    /// The results in order, after skip/limit, include and keys. Empty for
+    /// `select count(*)` alone.
+    public var objects: [[String: Value]]
+    /// The number of matches before skip/limit, when the query asked for a
+    /// count (`count(*)`, `count=1`); else `nil`.
+    public var count: Int?
+    /// The `skip` of the next page when more matches follow this one (what a
+    /// Usergrid cursor encodes); `nil` on the last page.
+    public var nextSkip: Int?
+
+    /// The Usergrid cursor of the next page (`UsergridOptions.cursor(offset:)`
+    /// of ``nextSkip``), to pass back as `UsergridOptions.cursor`.
+    public var nextCursor: String? { nextSkip.map { UsergridOptions.cursor(offset: Int64($0)) } }
+
+    public init(objects: [[String: Value]], count: Int? = nil, nextSkip: Int? = nil) {
+        self.objects = objects
+        self.count = count
+        self.nextSkip = nextSkip
+    }
+}

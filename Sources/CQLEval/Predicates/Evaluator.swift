@@ -1,0 +1,159 @@
+import CQLKit
+
+/// State of one evaluation: the regex match data (not shareable across
+/// threads) and the first error a predicate hit. Predicates return `false`
+/// after recording an error, and the caller throws it once the node returns,
+/// so the hot path needs no throwing closures.
+final class EvalContext {
+    private var _scratch: RegexScratch?
+    var failure: QueryError?
+
+    init() {}
+
+    var scratch: RegexScratch {
+        if let s = _scratch { return s }
+        let s = RegexScratch()
+        _scratch = s
+        return s
+    }
+}
+
+extension Node {
+    /// Whether the object (as `.object`) satisfies this node. Check
+    /// `context.failure` afterwards.
+    func matches(_ root: Value, _ context: EvalContext) -> Bool {
+        switch self {
+        case .constant(let b):
+            return b
+        case .and(let nodes):
+            for n in nodes where !n.matches(root, context) { return false }
+            return true
+        case .or(let nodes):
+            for n in nodes where n.matches(root, context) { return true }
+            return false
+        case .not(let n):
+            let r = n.matches(root, context)
+            return context.failure == nil ? !r : false
+
+        case .equal(let path, let v):
+            return path.anyPresent(root) { x in
+                if Semantic.equal(x, v) { return true }
+                if case .array(let items) = x { return items.contains { Semantic.equal($0, v) } }
+                return false
+            }
+        case .isNull(let path):
+            return path.visit(root, present: { x in
+                if case .null = x { return true }
+                if case .array(let items) = x { return items.contains(.null) }
+                return false
+            }, missing: { true })
+        case .range(let path, let test):
+            return path.anyPresent(root) { x in
+                if test.passes(x) { return true }
+                if case .array(let items) = x { return items.contains(where: test.passes) }
+                return false
+            }
+        case .member(let path, let set):
+            return path.visit(root, present: { x in
+                if set.contains(x) { return true }
+                if case .array(let items) = x { return items.contains(where: set.contains) }
+                return false
+            }, missing: { set.hasNull })
+        case .size(let path, let n):
+            return path.anyPresent(root) { x in
+                if case .array(let items) = x { return items.count == n }
+                return false
+            }
+        case .exists(let path):
+            return path.anyPresent(root) { _ in true }
+        case .regex(let path, let regex):
+            return path.anyPresent(root) { x in
+                switch x {
+                case .string(let s): return Node.search(regex, s, context)
+                case .array(let items):
+                    for case .string(let s) in items where Node.search(regex, s, context) { return true }
+                    return false
+                default: return false
+                }
+            }
+        case .elementMatch(let path, let node):
+            return path.anyPresent(root) { x in
+                guard case .array(let items) = x else { return false }
+                return items.contains { node.matches($0, context) }
+            }
+        case .type(let path, let test):
+            return path.anyPresent(root) { x in
+                if test.passes(x) { return true }
+                if case .array(let items) = x { return items.contains(where: test.passes) }
+                return false
+            }
+        case .modulo(let path, let divisor, let remainder):
+            return path.anyPresent(root) { x in
+                if Node.modulo(x, divisor, remainder) { return true }
+                if case .array(let items) = x { return items.contains { Node.modulo($0, divisor, remainder) } }
+                return false
+            }
+        case .containedBy(let path, let set):
+            return path.anyPresent(root) { x in
+                guard case .array(let items) = x else { return false }
+                return items.allSatisfy(set.contains)
+            }
+        case .pointerIn(let path, let className, let ids):
+            return path.anyPresent(root) { x in
+                if Node.points(x, className, ids) { return true }
+                if case .array(let items) = x { return items.contains { Node.points($0, className, ids) } }
+                return false
+            }
+        case .objectIdIn(let ids):
+            guard case .string(let id)? = root["objectId"] else { return false }
+            return ids.contains(id)
+        case .geo(let path, let test):
+            return path.anyPresent(root) { x in
+                if let p = Semantic.geoPoint(x) { return test.passes(p) }
+                if case .array(let items) = x {
+                    return items.contains { Semantic.geoPoint($0).map(test.passes) ?? false }
+                }
+                return false
+            }
+        case .geoIntersects(let path, let point):
+            return path.anyPresent(root) { x in
+                guard let vertices = Polygon.vertices(of: x) else { return false }
+                return Polygon.contains(vertices, point)
+            }
+        }
+    }
+
+    private static func search(_ regex: PCRE2Regex, _ s: String, _ context: EvalContext) -> Bool {
+        guard context.failure == nil else { return false }
+        do {
+            return try regex.firstMatch(in: s, scratch: context.scratch)
+        } catch {
+            context.failure = error
+            return false
+        }
+    }
+
+    /// `$mod` as MongoDB does it: doubles are truncated toward zero first.
+    private static func modulo(_ x: Value, _ divisor: Int64, _ remainder: Int64) -> Bool {
+        let n: Int64
+        switch x {
+        case .int(let i): n = i
+        case .double(let d):
+            guard d.isFinite, d > -9.2e18, d < 9.2e18 else { return false }
+            n = Int64(d.rounded(.towardZero))
+        default: return false
+        }
+        let (r, overflow) = n.remainderReportingOverflow(dividingBy: divisor)
+        return !overflow && r == remainder
+    }
+
+    private static func points(_ x: Value, _ className: String, _ ids: Set<String>) -> Bool {
+        switch x {
+        case .pointer(let p): return p.className == className && ids.contains(p.objectId)
+        case .typedObject(let c, let fields):
+            guard c == className, case .string(let id)? = fields["objectId"] else { return false }
+            return ids.contains(id)
+        default: return false
+        }
+    }
+}

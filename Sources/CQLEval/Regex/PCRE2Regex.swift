@@ -1,0 +1,147 @@
+import CPCRE2
+import CQLKit
+
+/// A compiled PCRE2 pattern (UTF-8, Unicode properties), compiled once per
+/// plan and shared.
+///
+/// Sendable story: the compiled code (including its JIT code) is read-only
+/// after `init` and PCRE2 documents it as safe to use from several threads at
+/// once; so is the match context, which only holds the limits. What is *not*
+/// shareable is the match data (the output vector), so every match takes a
+/// ``RegexScratch`` owned by the caller — one per evaluation, hence one per
+/// thread.
+///
+/// A hostile pattern cannot hang the process: the match context carries a
+/// match limit and a depth limit, and exceeding either is a `.pattern` error
+/// ("regular expression exceeded its match limit"). JIT code runs on a small
+/// machine stack; if it runs out, the match is retried with the interpreter,
+/// which is bounded by the same limits.
+final class PCRE2Regex: @unchecked Sendable {
+    /// How many backtracking steps one match may take (PCRE2's default is 10 000 000).
+    static let matchLimit: UInt32 = 1_000_000
+    /// How deep the interpreter's backtracking may nest.
+    static let depthLimit: UInt32 = 10_000
+    /// Heap for the interpreter's backtracking frames, in KiB.
+    static let heapLimit: UInt32 = 64 * 1024
+
+    let pattern: String
+    let options: String
+    /// Where the predicate is in the query text; match-time errors point here.
+    let range: SourceRange?
+    private let code: OpaquePointer
+    private let matchContext: OpaquePointer
+    private let jitted: Bool
+
+    /// Compiles `pattern` with `options` drawn from `i m x s`.
+    ///
+    /// - Parameters:
+    ///   - range: where the pattern is in the query text, for errors.
+    ///   - useJIT: `false` forces the interpreter (tests cover both engines).
+    init(pattern: String, options: String, range: SourceRange? = nil, useJIT: Bool = true) throws(QueryError) {
+        var flags: UInt32 = PCRE2_UTF | PCRE2_UCP
+        for ch in options.unicodeScalars {
+            switch ch {
+            case "i": flags |= PCRE2_CASELESS
+            case "m": flags |= PCRE2_MULTILINE
+            case "x": flags |= PCRE2_EXTENDED
+            case "s": flags |= PCRE2_DOTALL
+            default:
+                throw QueryError(.pattern, "unknown regular expression option '\(ch)'; only i, m, x and s are allowed", range: range)
+            }
+        }
+        var errorCode: Int32 = 0
+        var errorOffset: Int = 0
+        // Pass the length: a pattern may contain NUL characters.
+        let bytes = Array(pattern.utf8)
+        let compiled: OpaquePointer? = bytes.withUnsafeBufferPointer { buf in
+            pcre2_compile_8(buf.baseAddress ?? PCRE2Regex.emptySubject, buf.count, flags, &errorCode, &errorOffset, nil)
+        }
+        guard let compiled else {
+            throw QueryError(
+                .pattern,
+                "invalid regular expression '\(pattern)' at offset \(errorOffset): \(PCRE2Regex.message(for: errorCode))",
+                range: range)
+        }
+        guard let context = pcre2_match_context_create_8(nil) else {
+            pcre2_code_free_8(compiled)
+            throw QueryError(.limit, "out of memory while compiling a regular expression", range: range)
+        }
+        pcre2_set_match_limit_8(context, PCRE2Regex.matchLimit)
+        pcre2_set_depth_limit_8(context, PCRE2Regex.depthLimit)
+        pcre2_set_heap_limit_8(context, PCRE2Regex.heapLimit)
+        self.pattern = pattern
+        self.options = options
+        self.range = range
+        self.code = compiled
+        self.matchContext = context
+        // JIT is an optimization: when unavailable (unsupported CPU, no
+        // executable memory) the interpreter gives the same answers.
+        self.jitted = useJIT && pcre2_jit_compile_8(compiled, PCRE2_JIT_COMPLETE) == 0
+    }
+
+    /// Whether matching runs JIT code (else the interpreter).
+    var isJITCompiled: Bool { jitted }
+
+    /// Whether this PCRE2 build has a usable JIT compiler.
+    static var jitAvailable: Bool {
+        var available: UInt32 = 0
+        return pcre2_config_8(UInt32(PCRE2_CONFIG_JIT), &available) >= 0 && available == 1
+    }
+
+    deinit {
+        pcre2_match_context_free_8(matchContext)
+        pcre2_code_free_8(code)
+    }
+
+    /// Whether the pattern is found anywhere in `subject`.
+    ///
+    /// - Throws: `.pattern` when the match or depth limit is exceeded.
+    func firstMatch(in subject: String, scratch: RegexScratch) throws(QueryError) -> Bool {
+        var s = subject
+        let rc = s.withUTF8 { buf -> Int32 in
+            // Swift strings are valid UTF-8, so PCRE2 need not check again.
+            let base = buf.baseAddress ?? PCRE2Regex.emptySubject
+            let engine: UInt32 = jitted ? 0 : PCRE2_NO_JIT
+            var rc = pcre2_match_8(code, base, buf.count, 0, PCRE2_NO_UTF_CHECK | engine, scratch.matchData, matchContext)
+            if rc == PCRE2_ERROR_JIT_STACKLIMIT && jitted {
+                rc = pcre2_match_8(code, base, buf.count, 0, PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT, scratch.matchData, matchContext)
+            }
+            return rc
+        }
+        if rc >= 0 { return true }  // 0 = matched, but the 1-pair vector was too small: fine
+        if rc == PCRE2_ERROR_NOMATCH { return false }
+        switch rc {
+        case PCRE2_ERROR_MATCHLIMIT, PCRE2_ERROR_JIT_STACKLIMIT:
+            throw QueryError(.pattern, "regular expression exceeded its match limit: '\(pattern)'", range: range)
+        case PCRE2_ERROR_DEPTHLIMIT, PCRE2_ERROR_HEAPLIMIT:
+            throw QueryError(.pattern, "regular expression exceeded its depth limit: '\(pattern)'", range: range)
+        default:
+            throw QueryError(.pattern, "regular expression '\(pattern)' failed: \(PCRE2Regex.message(for: rc))", range: range)
+        }
+    }
+
+    // A valid pointer for empty subjects (PCRE2 10.42 rejects NULL even with length 0).
+    nonisolated(unsafe) private static let emptySubject: UnsafePointer<UInt8> = {
+        let p = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+        p.initialize(to: 0)
+        return UnsafePointer(p)
+    }()
+
+    static func message(for code: Int32) -> String {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let n = pcre2_get_error_message_8(code, &buffer, buffer.count)
+        guard n > 0 else { return "error \(code)" }
+        return String(decoding: buffer[0..<Int(n)], as: UTF8.self)
+    }
+}
+
+/// Per-evaluation match data for ``PCRE2Regex``. Not thread-safe: create one
+/// per evaluation (it is cheap) and do not share it across threads.
+final class RegexScratch {
+    // One ovector pair is enough: the evaluator only asks whether there is a
+    // match, and a too-small vector still reports one (rc == 0).
+    let matchData: OpaquePointer?
+
+    init() { matchData = pcre2_match_data_create_8(1, nil) }
+    deinit { pcre2_match_data_free_8(matchData) }
+}

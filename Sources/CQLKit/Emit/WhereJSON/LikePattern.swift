@@ -1,0 +1,87 @@
+/// SQL LIKE → PCRE, as cql.md fixes it: anchored at both ends, every regex
+/// metacharacter escaped, `%` → `.*`, `_` → `.`, `[...]` kept as a class. Use
+/// the result with the `s` option so `%` and `_` also match newlines.
+///
+/// Shared by every backend that has no LIKE of its own (where-JSON, the
+/// evaluator in CQLEval, hence public) and by SQL backends whose LIKE differs
+/// (case, classes).
+///
+/// ```swift
+/// LikePattern.regex("dennis%")   // ^dennis.*\z
+/// LikePattern.regex("a.b_[xy]")  // ^a\.b.[xy]\z
+/// ```
+///
+/// The end anchor is `\z`, not `$`: PCRE's `$` also matches before a final
+/// newline, and `'abc\n' like 'abc'` is false in SQL. (cql.md writes `^...$`;
+/// `\z` is what that means exactly, and MongoDB's PCRE reads it the same way.)
+///
+/// ```swift
+/// ```
+public enum LikePattern {
+    /// The `$options` / flags that go with ``regex(_:)``.
+    public static let options = "s"
+
+    /// Characters that are special in a PCRE pattern outside a class.
+    private static let metacharacters: Set<UInt8> = Set("\\^$.|?*+()[]{}".utf8)
+
+    public static func regex(_ like: String) -> String {
+        let b = Array(like.utf8)
+        var out: [UInt8] = [UInt8(ascii: "^")]
+        out.reserveCapacity(b.count + 8)
+        var i = 0
+        while i < b.count {
+            let c = b[i]
+            switch c {
+            case UInt8(ascii: "%"):
+                out.append(UInt8(ascii: "."))
+                out.append(UInt8(ascii: "*"))
+            case UInt8(ascii: "_"):
+                out.append(UInt8(ascii: "."))
+            case UInt8(ascii: "[") where classEnd(b, from: i) != nil:
+                let end = classEnd(b, from: i) ?? i
+                appendClass(b[(i + 1)..<end], to: &out)
+                i = end
+            default:
+                if metacharacters.contains(c) { out.append(UInt8(ascii: "\\")) }
+                out.append(c)
+            }
+            i += 1
+        }
+        out.append(UInt8(ascii: "\\"))
+        out.append(UInt8(ascii: "z"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The index of the `]` closing the class opened at `start`: after an
+    /// optional `^`, at least one member (a `]` right there is a member), then
+    /// the next `]`. `nil` when unclosed: the `[` is then a literal.
+    private static func classEnd(_ b: [UInt8], from start: Int) -> Int? {
+        var j = start + 1
+        if j < b.count, b[j] == UInt8(ascii: "^") { j += 1 }
+        j += 1
+        while j < b.count {
+            if b[j] == UInt8(ascii: "]") { return j }
+            j += 1
+        }
+        return nil
+    }
+
+    /// `[` members `]`, with the members that are special inside a PCRE class
+    /// (`\`, `[`, a leading `]`) escaped; `^` first negates, `-` makes ranges.
+    private static func appendClass(_ members: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "["))
+        var first = true
+        for (n, c) in zip(members.indices, members) {
+            if n == members.startIndex, c == UInt8(ascii: "^") {
+                out.append(c)
+                continue
+            }
+            if c == UInt8(ascii: "\\") || c == UInt8(ascii: "[") || (first && c == UInt8(ascii: "]")) {
+                out.append(UInt8(ascii: "\\"))
+            }
+            out.append(c)
+            first = false
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+}

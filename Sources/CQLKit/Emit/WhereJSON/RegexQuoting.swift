@@ -1,0 +1,53 @@
+/// Usergrid's case-insensitive text matches as PCRE patterns (TEAM.md): the
+/// user's text is quoted with `\Q…\E`, so no character of it is special.
+/// Used by the where-JSON emitter (`$regex` + `$options`) and the CQL
+/// formatter (`regexp '(?i)…'`).
+///
+/// ```swift
+/// TextRegex.regex(.equalsIgnoringCase, "Morgan")  // ("^\\QMorgan\\E$", "i")
+/// TextRegex.regex(.wildcard, "Mo*n*")             // ("^\\QMo\\E.*\\Qn\\E.*$", "is")
+/// TextRegex.regex(.word, "blue")                  // ("(?<![\\p{L}\\p{N}])\\Qblue\\E(?![\\p{L}\\p{N}])", "i")
+/// ```
+enum TextRegex {
+    /// Not preceded / followed by a letter or digit: the edges of a word
+    /// (words are maximal runs of letters and digits, semantics.md).
+    static let wordStart = #"(?<![\p{L}\p{N}])"#
+    static let wordEnd = #"(?![\p{L}\p{N}])"#
+
+    /// `\Q` text `\E`; a `\E` inside the text ends the quote, so it is written
+    /// `\E\\E\Q` (close, a literal `\E`, reopen).
+    static func quote(_ text: String) -> String {
+        let b = Array(text.utf8)
+        var out: [UInt8] = Array(#"\Q"#.utf8)
+        out.reserveCapacity(b.count + 4)
+        var i = 0
+        while i < b.count {
+            if b[i] == UInt8(ascii: "\\"), i + 1 < b.count, b[i + 1] == UInt8(ascii: "E") {
+                out += Array(#"\E\\E\Q"#.utf8)
+                i += 2
+            } else {
+                out.append(b[i])
+                i += 1
+            }
+        }
+        out += Array(#"\E"#.utf8)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The pattern and options of `match` against `text`. For `.wildcard` the
+    /// text holds the `*`s; for `.wordPrefix` it is the prefix without its `*`.
+    static func regex(_ match: TextMatch, _ text: String) -> (pattern: String, options: String) {
+        switch match {
+        case .equalsIgnoringCase:
+            return ("^" + quote(text) + "$", "i")
+        case .wildcard:
+            let pieces = text.split(separator: "*", omittingEmptySubsequences: false)
+            let body = pieces.map { $0.isEmpty ? "" : quote(String($0)) }.joined(separator: ".*")
+            return ("^" + body + "$", "is")
+        case .word:
+            return (wordStart + quote(text) + wordEnd, "i")
+        case .wordPrefix:
+            return (wordStart + quote(text), "i")
+        }
+    }
+}

@@ -1,0 +1,89 @@
+/// The targets of ``WhereJSONEmitter``: like SQL dialects, each accepts a
+/// different operator set, declared as a table (`LeanCloudDialect.swift`,
+/// `ParseDialect.swift`, `MongoDialect.swift`).
+///
+/// ```swift
+/// let q = try CQLParser.parse("select * from T where not (name regexp 'x')")
+/// try WhereJSONEmitter.emit(q, dialect: .parse)      // {"className":"T","where":{"$nor":[{"name":{"$regex":"x"}}]}}
+/// try WhereJSONEmitter.emit(q, dialect: .mongo)      // {"className":"T","where":{"name":{"$not":{"$regex":"x"}}}}
+/// try WhereJSONEmitter.emit(q, dialect: .leancloud)  // throws: 'not regexp' cannot be expressed in the leancloud where-JSON dialect
+/// ```
+public enum WhereJSONDialect: String, CaseIterable, Sendable {
+    /// Only the operators LeanCloud documents; distances as `$maxDistanceInKilometers` etc.
+    case leancloud
+    /// Parse Server: adds `$nor`, `$eq`, `$containedBy`, `$text`, `$relativeTime`, `$geoWithin`, `$geoIntersects`.
+    case parse
+    /// A MongoDB filter document: `$not`, `$nor`, `$elemMatch`, `$type`, `$mod`; points as `[lng, lat]`.
+    case mongo
+
+    var table: WhereJSONDialectTable {
+        switch self {
+        case .leancloud: return .leancloud
+        case .parse: return .parse
+        case .mongo: return .mongo
+        }
+    }
+}
+
+/// What one dialect supports. The emitter asks the table, never the dialect's
+/// name, so adding a dialect is adding a table.
+struct WhereJSONDialectTable: Sendable {
+    /// Optional operators; everything not listed here is common to all dialects
+    /// (`$ne $lt $lte $gt $gte $in $nin $all $size $exists $regex $or $and`,
+    /// `$nearSphere`, box search).
+    enum Feature: Hashable, Sendable {
+        /// `$eq`: lets equality merge with other operators on the same key.
+        case eq
+        /// `$nor`: the general negation of a condition.
+        case nor
+        /// Field-level `$not: {...}` (preferred over `$nor` when it fits).
+        case fieldNot
+        case containedBy, elemMatch, type, mod, fullText
+        case polygon, centerSphere, geoIntersects
+        /// `$select`, `$dontSelect`, `$inQuery`, `$notInQuery`.
+        case subqueries
+        /// Top-level `$relatedTo`.
+        case relatedTo
+        /// `{"$relativeTime": "in 2 days"}` as the operand of a range comparison.
+        case relativeTime
+    }
+
+    /// How geo points are written.
+    enum PointForm: Sendable {
+        /// `{"__type":"GeoPoint","latitude":..,"longitude":..}`
+        case geoPoint
+        /// `[lng, lat]` (MongoDB legacy coordinates)
+        case lngLatArray
+    }
+
+    /// How `near` distance bounds are written.
+    enum DistanceForm: Sendable {
+        /// `$maxDistanceInKilometers` / `InMiles` / `InRadians` (meters become kilometers).
+        case unitKeys
+        /// `$maxDistance` / `$minDistance` in radians, converted from every unit.
+        case radians
+    }
+
+    /// How Dates are written.
+    enum DateForm: Sendable {
+        /// `{"__type":"Date","iso":...}`
+        case rest
+        /// MongoDB extended JSON `{"$date":...}`
+        case extendedJSON
+    }
+
+    let name: String
+    let features: Set<Feature>
+    let points: PointForm
+    let distances: DistanceForm
+    let dates: DateForm
+    /// The operator of a box search: `$within` or `$geoWithin`.
+    let boxOperator: String
+
+    func supports(_ feature: Feature) -> Bool { features.contains(feature) }
+
+    /// `"'\(construct)' cannot be expressed in the \(name) where-JSON dialect"`
+    func unsupported(_ construct: String, range: SourceRange?) -> QueryError {
+        QueryError(.unsupported, "'\(construct)' cannot be expressed in the \(name) where-JSON dialect", range: range)
+    }
+}

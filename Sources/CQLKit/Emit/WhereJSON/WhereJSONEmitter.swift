@@ -1,0 +1,91 @@
+/// The where-JSON backend: a bound ``Query`` as the REST request object of
+/// LeanCloud, Parse Server or a MongoDB filter, in one of three
+/// ``WhereJSONDialect``s.
+///
+/// The object holds `className`, `where`, `order`, `skip`, `limit`, `keys`,
+/// `include` and `count`, each only when set. Conditions merge the idiomatic
+/// way (one object per AND, `$and` only where keys collide). A construct the
+/// dialect cannot express is an `.unsupported` error naming it and the
+/// dialect; an unbound `?` is a `.binding` error. Print the result with
+/// ``JSONWriter`` (sorted keys, compact).
+///
+/// ```swift
+/// let q = try CQLParser.parse("select * from GameScore where name is exists and score > 80 and score <= 100 order by -score limit 10")
+/// JSONWriter.string(try WhereJSONEmitter.emit(q, dialect: .leancloud))
+/// // {"className":"GameScore","limit":10,"order":"-score","where":{"name":{"$exists":true},"score":{"$gt":80,"$lte":100}}}
+/// ```
+public enum WhereJSONEmitter {
+    /// The request object of `query` (bind it first: placeholders, `current_timestamp()`).
+    public static func emit(_ query: Query, dialect: WhereJSONDialect) throws(QueryError) -> Value {
+        do throws(QueryError) {
+            return try request(query, table: dialect.table)
+        } catch {
+            throw query.source.map { error.withSource($0) } ?? error
+        }
+    }
+
+    private static func request(_ query: Query, table: WhereJSONDialectTable) throws(QueryError) -> Value {
+        let emitter = ConditionEmitter(table: table)
+        var o: [String: Value] = [:]
+        if !query.className.isEmpty { o["className"] = .string(query.className) }
+        guard query.direct.isEmpty else { throw table.unsupported("direct", range: query.range) }
+        if let c = query.condition { o["where"] = try emitter.object(c) }
+        try addPaging(query, to: &o, table: table)
+        if !query.keys.isEmpty {
+            var keys: [String] = []
+            for k in query.keys {
+                if let alias = k.alias {
+                    throw QueryError(.unsupported, "the key alias '\(alias)' (of '\(k.path.dotted)') cannot be expressed in the \(table.name) where-JSON dialect", range: query.range)
+                }
+                keys.append((k.excluded ? "-" : "") + (try emitter.key(k.path, query.range)))
+            }
+            o["keys"] = .string(keys.joined(separator: ","))
+        }
+        if !query.includes.isEmpty {
+            var paths: [String] = []
+            for p in query.includes { paths.append(try emitter.key(p, query.range)) }
+            o["include"] = .string(paths.joined(separator: ","))
+        }
+        switch query.count {
+        case .none: break
+        case .only:
+            // The count alone: no results (the server's `count=1&limit=0`).
+            o["count"] = .int(1)
+            o["limit"] = .int(0)
+        case .withResults:
+            o["count"] = .int(1)
+        }
+        return .object(o)
+    }
+
+    /// Just the `where` object of `condition`.
+    ///
+    /// ```swift
+    /// let c = Condition.or([Condition(.compare("a", .equal, .value(1))), Condition(.exists("b", false))])
+    /// JSONWriter.string(try WhereJSONEmitter.emitCondition(c, dialect: .parse))
+    /// // {"$or":[{"a":1},{"b":{"$exists":false}}]}
+    /// ```
+    public static func emitCondition(_ condition: Condition, dialect: WhereJSONDialect) throws(QueryError) -> Value {
+        try ConditionEmitter(table: dialect.table).object(condition)
+    }
+
+    /// `order`, `skip`, `limit` of a query or subquery.
+    static func addPaging(_ q: Query, to o: inout [String: Value], table: WhereJSONDialectTable) throws(QueryError) {
+        let emitter = ConditionEmitter(table: table)
+        if !q.order.isEmpty {
+            var keys: [String] = []
+            for k in q.order { keys.append((k.descending ? "-" : "") + (try emitter.key(k.path, q.range))) }
+            o["order"] = .string(keys.joined(separator: ","))
+        }
+        if let s = q.skip { o["skip"] = try integer(s, "skip", emitter, q.range) }
+        if let l = q.limit { o["limit"] = try integer(l, "limit", emitter, q.range) }
+    }
+
+    private static func integer(_ t: Term, _ name: String, _ emitter: ConditionEmitter, _ range: SourceRange?) throws(QueryError) -> Value {
+        let v = try emitter.value(t, at: range)
+        guard case .int = v else {
+            throw QueryError(.invalidValue, "'\(name)' must be an integer, found \(v.typeDescription)", range: range)
+        }
+        return v
+    }
+}

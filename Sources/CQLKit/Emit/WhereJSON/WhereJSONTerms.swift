@@ -1,0 +1,101 @@
+/// Operands and key paths: every term must be bound to a value by now, and
+/// values take the dialect's form (Mongo Dates as `{"$date":...}`).
+extension ConditionEmitter {
+    /// The key under which a condition on the `$elemMatch` element itself is
+    /// emitted (an empty path); never valid anywhere else.
+    static let elementKey = ""
+
+    /// The dotted key of `path`. Dotted where-JSON cannot express a component
+    /// that holds a `.` or is empty, and a `$` at the start would read as an operator.
+    func key(_ path: FieldPath, _ range: SourceRange?) throws(QueryError) -> String {
+        if path.components.isEmpty || path.components == [""] { return ConditionEmitter.elementKey }
+        for c in path.components where c.isEmpty || c.contains(".") || c.hasPrefix("$") {
+            let why = c.isEmpty ? "an empty component" : c.hasPrefix("$") ? "a component starting with '$'" : "a component containing '.'"
+            throw QueryError(.unsupported, "the key '\(path.dotted)' has \(why), which the \(table.name) where-JSON dialect cannot express", range: range)
+        }
+        return path.dotted
+    }
+
+    /// The value of a bound term. `allowRelativeTime`: the dialect may pass
+    /// `{"$relativeTime": ...}` through (Parse, range comparisons only).
+    func value(_ t: Term, at range: SourceRange?, allowRelativeTime: Bool = false) throws(QueryError) -> Value {
+        switch t {
+        case .value(let v):
+            return try convert(v, at: range)
+        case .array(let items):
+            return try list(items, at: range)
+        case .placeholder(let index, let r):
+            throw ConditionEmitter.unbound(index, r ?? range)
+        case .call(let f, let args, let r):
+            if let (index, pr) = ConditionEmitter.firstPlaceholder(in: args) { throw ConditionEmitter.unbound(index, pr ?? r ?? range) }
+            throw QueryError(.binding, "\(f.rawValue)(...) is not bound; bind the query before emitting where-JSON", range: r ?? range)
+        case .currentTimestamp:
+            throw QueryError(.binding, "current_timestamp() is not bound; bind the query with a time ('now') before emitting where-JSON", range: range)
+        case .relativeTime(let text):
+            if allowRelativeTime && table.supports(.relativeTime) { return .object(["$relativeTime": .string(text)]) }
+            throw QueryError(.binding, "the relative time '\(text)' is not bound; bind the query with a time ('now') before emitting \(table.name) where-JSON", range: range)
+        }
+    }
+
+    func list(_ terms: [Term], at range: SourceRange?) throws(QueryError) -> Value {
+        var out: [Value] = []
+        out.reserveCapacity(terms.count)
+        for t in terms { out.append(try value(t, at: range)) }
+        return .array(out)
+    }
+
+    /// A bound string operand (`like` and `regexp` patterns).
+    func string(_ t: Term, _ construct: String, at range: SourceRange?) throws(QueryError) -> String {
+        let v = try value(t, at: range)
+        guard case .string(let s) = v else {
+            throw QueryError(.invalidValue, "the '\(construct)' pattern must be a string, found \(v.typeDescription)", range: range)
+        }
+        return s
+    }
+
+    /// A bound number (distances).
+    func number(_ t: Term, _ construct: String, at range: SourceRange?) throws(QueryError) -> Value {
+        let v = try value(t, at: range)
+        guard v.numberValue != nil else {
+            throw QueryError(.invalidValue, "'\(construct)' needs a number, found \(v.typeDescription)", range: range)
+        }
+        return v
+    }
+
+    /// `v` in the dialect's form. Non-finite doubles have no JSON form.
+    func convert(_ v: Value, at range: SourceRange?) throws(QueryError) -> Value {
+        switch v {
+        case .double(let d) where !d.isFinite:
+            throw QueryError(.invalidValue, "the number \(d) has no JSON form", range: range)
+        case .date(let d) where table.dates == .extendedJSON:
+            return .object(["$date": .string(ISODate.format(d))])
+        case .array(let items):
+            var out: [Value] = []
+            out.reserveCapacity(items.count)
+            for item in items { out.append(try convert(item, at: range)) }
+            return .array(out)
+        case .object(let o):
+            var out: [String: Value] = [:]
+            for (k, item) in o { out[k] = try convert(item, at: range) }
+            return .object(out)
+        default:
+            return v
+        }
+    }
+
+    static func unbound(_ index: Int, _ range: SourceRange?) -> QueryError {
+        QueryError(.binding, "the \(TypedFunctions.ordinal(index + 1)) '?' has no value; bind the query's parameters before emitting where-JSON", range: range)
+    }
+
+    static func firstPlaceholder(in terms: [Term]) -> (Int, SourceRange?)? {
+        for t in terms {
+            switch t {
+            case .placeholder(let i, let r): return (i, r)
+            case .array(let items), .call(_, let items, _):
+                if let found = firstPlaceholder(in: items) { return found }
+            default: continue
+            }
+        }
+        return nil
+    }
+}

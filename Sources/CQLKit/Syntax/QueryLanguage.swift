@@ -1,0 +1,61 @@
+/// The three query languages the library reads.
+///
+/// ```swift
+/// QueryLanguage.detect("select * from T")            // .cql
+/// QueryLanguage.detect(#"{"where":{"a":1}}"#)         // .whereJSON
+/// QueryLanguage.detect("name = 'fred' order by age")  // .usergrid
+/// let q = try QueryLanguage.cql.parse("select * from T where a > 1")
+/// ```
+public enum QueryLanguage: String, CaseIterable, Sendable {
+    case cql
+    case usergrid
+    case whereJSON = "where"
+
+    /// Guesses the language from the text, as `cql translate` does without
+    /// `--from` (design.md): where-JSON starts with `{` or `[`; CQL starts with
+    /// `select`, `insert`, `update` or `delete` (after whitespace and comments);
+    /// anything else is Usergrid. A Usergrid query that starts with `select`
+    /// needs `--from usergrid`.
+    public static func detect(_ text: String) -> QueryLanguage {
+        let bytes = Array(text.utf8)
+        var i = 0
+        // Skip whitespace and CQL comments before the first word.
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D { i += 1; continue }
+            if b == UInt8(ascii: "-"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "-") {
+                while i < bytes.count && bytes[i] != 0x0A { i += 1 }
+                continue
+            }
+            if b == UInt8(ascii: "/"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "*") {
+                i += 2
+                while i + 1 < bytes.count && !(bytes[i] == UInt8(ascii: "*") && bytes[i + 1] == UInt8(ascii: "/")) { i += 1 }
+                i += 2
+                continue
+            }
+            break
+        }
+        guard i < bytes.count else { return .cql }
+        if bytes[i] == UInt8(ascii: "{") || bytes[i] == UInt8(ascii: "[") { return .whereJSON }
+        var word: [UInt8] = []
+        while i < bytes.count, (bytes[i] | 0x20) >= 0x61, (bytes[i] | 0x20) <= 0x7A { word.append(bytes[i] | 0x20); i += 1 }
+        switch String(decoding: word, as: UTF8.self) {
+        case "select", "insert", "update", "delete": return .cql
+        default: return .usergrid
+        }
+    }
+
+    /// Parses `text` in this language into a ``Query``.
+    ///
+    /// - Parameters:
+    ///   - className: the class for languages whose text does not name one
+    ///     (Usergrid, a bare where-JSON condition); `""` means not given.
+    ///   - literal: Usergrid only: string `=` is exact and case-sensitive.
+    public func parse(_ text: String, className: String = "", literal: Bool = false) throws(QueryError) -> Query {
+        switch self {
+        case .cql: return try CQLParser.parse(text)
+        case .usergrid: return try UsergridParser.parse(text, options: UsergridOptions(className: className, literal: literal))
+        case .whereJSON: return try WhereJSONReader.read(text, className: className)
+        }
+    }
+}

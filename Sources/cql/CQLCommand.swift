@@ -1,0 +1,37 @@
+import ArgumentParser
+import CQLKit
+
+/// The `cql` command: translate, format, explain and run queries.
+struct CQL: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cql",
+        abstract: "Translate, explain and run LeanCloud CQL, Usergrid ql and REST where-JSON queries.",
+        subcommands: [Translate.self, Eval.self, Fmt.self, Explain.self]
+    )
+}
+
+/// Runs the command with the exit statuses of the contract: 0 success,
+/// 1 a bad query or bad data, 2 bad usage; never a stack trace.
+@main
+enum Main {
+    static func main() {
+        do {
+            var command = try CQL.parseAsRoot()
+            try command.run()
+        } catch let failure as CommandFailure {
+            Output.flush()
+            Output.error(failure.text)
+            exitProcess(1)
+        } catch {
+            Output.flush()
+            let code = CQL.exitCode(for: error)
+            if code == .success {
+                CQL.exit(withError: error)  // --help, --version
+            }
+            Output.error(CQL.fullMessage(for: error))
+            exitProcess(2)
+        }
+        Output.flush()
+        exitProcess(0)
+    }
+}

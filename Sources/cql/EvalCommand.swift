@@ -1,0 +1,44 @@
+import ArgumentParser
+import CQLEval
+import CQLKit
+
+struct Eval: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a query in memory over JSON data and print the matching objects as NDJSON.",
+        discussion: """
+            --data takes an NDJSON file, a JSON file (an array of objects or {"results": [...]}),
+            or a directory of <ClassName>.ndjson / .json files (needed for subqueries, include
+            and relations; relation tables are _Join:<key>:<OwnerClass>.ndjson).
+            Without order and near, an NDJSON collection is streamed in constant memory.
+            Examples:
+              cql eval --data Corpus/data "select * from GameScore where score > 1000 order by -score limit 5"
+              cql eval --data Corpus/data --count "select * from Todo where tags all ('home')"
+            """
+    )
+
+    @OptionGroup var input: QueryInput
+
+    @Option(help: "The data: an .ndjson or .json file, or a directory of <Class>.ndjson|.json files.")
+    var data: String
+
+    @Flag(help: "Print only {\"count\":N}.")
+    var count = false
+
+    func run() throws {
+        let text = try input.text()
+        let (parsed, _) = try input.parse(text)
+        let query = try input.bind(parsed, source: text, resolveTime: true)
+        let total: Int?
+        do {
+            total = try Evaluation.run(query, dataPath: data, countOnly: count, source: text) { Output.line($0) }
+        } catch {
+            // Data errors name their file and line in the message itself; query
+            // errors point into the query text.
+            if error.kind == .data && error.range == nil { throw CommandFailure("error: " + error.message) }
+            throw CommandFailure(error.withSource(text))
+        }
+        if let total, count || query.count != .none {
+            Output.line(JSONWriter.string(.object(["count": .int(Int64(total))])))
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import ArgumentParser
+import CQLKit
+
+struct Fmt: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print a query in the canonical text of its own language.",
+        discussion: """
+            CQL and Usergrid queries are printed canonically (lowercase keywords, normalized spacing);
+            where-JSON is read and written back idiomatically (parse dialect, pretty-printed).
+            """
+    )
+
+    @OptionGroup var input: QueryInput
+
+    func run() throws {
+        let text = try input.text()
+        let (query, language) = try input.parse(text)
+        do {
+            switch language {
+            case .cql: Output.line(try CQLFormatter.format(query))
+            case .usergrid: Output.line(try UsergridFormatter.format(query, literal: input.literal))
+            case .whereJSON: Output.line(JSONWriter.string(try WhereJSONEmitter.emit(query, dialect: .parse), pretty: true))
+            }
+        } catch {
+            throw CommandFailure(error.withSource(text))
+        }
+    }
+}

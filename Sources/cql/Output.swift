@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CQLKit
+
+/// A bad query, parameter or datum: already rendered, ends the run with status 1.
+struct CommandFailure: Error {
+    var text: String
+
+    init(_ text: String) { self.text = text }
+
+    /// `error: <input>:LINE:COL: message` + source line + caret.
+    init(_ error: QueryError, inputName: String = "<input>") {
+        text = "error: " + error.rendered(inputName: inputName)
+    }
+}
+
+/// Buffered standard output (one write per 64 KiB, not per line) and stderr.
+enum Output {
+    nonisolated(unsafe) private static var buffer: [UInt8] = []
+
+    static func line(_ s: String) {
+        buffer.append(contentsOf: s.utf8)
+        buffer.append(0x0A)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    static func bytes(_ b: [UInt8]) {
+        buffer.append(contentsOf: b)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    static func flush() {
+        guard !buffer.isEmpty else { return }
+        buffer.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(1, raw.baseAddress! + offset, raw.count - offset)
+                if n <= 0 { break }
+                offset += n
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    static func error(_ s: String) {
+        let text = s.hasSuffix("\n") ? s : s + "\n"
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBytes { raw in
+            _ = write(2, raw.baseAddress!, raw.count)
+        }
+    }
+}
+
+func exitProcess(_ code: Int32) -> Never { exit(code) }

@@ -1,2 +1,0 @@
-import CQLKit
-print("cql")
