@@ -26,6 +26,19 @@ final class BinderTests: XCTestCase {
         XCTAssertNotNil(q.source)
     }
 
+    func testDocumentationExample() throws {
+        let q = try CQLParser.parse("select * from T where at < date(?) and loc near ? limit ?")
+        let b = try Binder.bind(q, parameters: ["2015-06-21T18:02:52.249Z", [116.4, 39.9], 10])
+        XCTAssertEqual(b.condition, .and([
+            Condition(.compare("at", .lessThan, .value(.date(DateValue(millisecondsSince1970: 1_434_909_772_249))))),
+            Condition(.near("loc", point: .value(.geoPoint(GeoPoint(latitude: 39.9, longitude: 116.4))), min: nil, max: nil)),
+        ]))
+        XCTAssertEqual(b.limit, .value(10))
+        XCTAssertThrowsError(try Binder.bind(q, parameters: ["2015-06-21"])) { e in
+            XCTAssertEqual((e as? QueryError)?.shortDescription, "1:49: no value for the 2nd '?': the query has 3 placeholders but 1 value was given")
+        }
+    }
+
     func testSubqueriesAndGeo() throws {
         let q = try bind("select * from T where a in (select b from U where c = ? limit ?) and loc near ? max ? km and box within [?, ?] and geopoint(?, ?)",
                          [1, 3, [116.4, 39.9], 2.5, 0, 0, 10, 10])

@@ -19,6 +19,17 @@ final class CQLLexerTests: XCTestCase {
         XCTAssertEqual(tokens.last?.range, SourceRange(82, 82))
     }
 
+    func testDocumentationExample() throws {
+        let tokens = try CQLLexer.tokenize("select * from T where a = 'x'")
+        XCTAssertEqual(tokens.map(\.description), [
+            "keyword select 0..<6", "star * 7..<8", "keyword from 9..<13", "identifier T 14..<15", "keyword where 16..<21",
+            "identifier a 22..<23", "equal = 24..<25", "string 'x' 26..<29", "end  29..<29",
+        ])
+        XCTAssertEqual(try kinds("limit -1"), [.keyword, .integer, .end])
+        // A leading byte order mark is skipped.
+        XCTAssertEqual(try kinds("\u{FEFF}select"), [.keyword, .end])
+    }
+
     func testMinusIsASignOnlyWhereAValueStarts() throws {
         XCTAssertEqual(try kinds("order by -score"), [.keyword, .identifier, .minus, .identifier, .end])
         XCTAssertEqual(try kinds("a = -5"), [.identifier, .equal, .integer, .end])

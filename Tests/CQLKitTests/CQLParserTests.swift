@@ -329,6 +329,42 @@ final class CQLParserTests: XCTestCase {
         XCTAssertNoThrow(try CQLParser.parse("select * from T where (a = [1])", options: small))
     }
 
+    /// Parsing and binding at the nesting limit fit in a small thread stack
+    /// (2 MiB even in debug builds; release builds need about a tenth).
+    func testMaximumNestingFitsASmallStack() {
+        let n = 199
+        let inputs = [
+            "select * from T where " + String(repeating: "(", count: 200) + "a = 1" + String(repeating: ")", count: 200),
+            "select * from T where " + String(repeating: "a in (select * from T where ", count: n) + "a = ?" + String(repeating: ")", count: n),
+            "select * from T where " + String(repeating: "a = (select b from T where ", count: n) + "a = 1" + String(repeating: ")", count: n),
+            "select * from T where a = " + String(repeating: "[", count: 200) + String(repeating: "]", count: 200),
+            "select * from T where a = " + String(repeating: "{a:", count: 200) + "1" + String(repeating: "}", count: 200),
+            "select * from T where a = " + String(repeating: "date(", count: 199) + "'x'" + String(repeating: ")", count: 199),
+        ]
+        for text in inputs {
+            let done = DispatchSemaphore(value: 0)
+            nonisolated(unsafe) var outcome = ""
+            let thread = Thread {
+                do throws(QueryError) {
+                    let q = try CQLParser.parse(text)
+                    _ = try Binder.bind(q, parameters: [Value](repeating: 1, count: q.placeholderCount))
+                    outcome = q == q ? "ok" : "unequal"
+                } catch {
+                    outcome = error.shortDescription
+                }
+                done.signal()
+            }
+            thread.stackSize = 2 << 20
+            thread.start()
+            done.wait()
+            if text.contains("date(") {
+                XCTAssertTrue(outcome.hasSuffix("invalid date 'x': expected ISO 8601 such as '2011-08-20T02:06:57.931Z'"), outcome)
+            } else {
+                XCTAssertEqual(outcome, "ok", String(text.prefix(60)))
+            }
+        }
+    }
+
     func testStatementSizeLimit() {
         var options = CQLParser.Options()
         options.maxLength = 32

@@ -17,7 +17,7 @@
 /// let b = try Binder.bind(q, parameters: ["2015-06-21T18:02:52.249Z", [116.4, 39.9], 10])
 /// // at < Date(2015-06-21T18:02:52.249Z), loc near GeoPoint(lat 39.9, lng 116.4), limit 10
 /// try Binder.bind(q, parameters: ["2015-06-21"])
-/// // 1:43: no value for the 2nd '?': the query has 3 placeholders but 1 value was given
+/// // 1:49: no value for the 2nd '?': the query has 3 placeholders but 1 value was given
 /// ```
 public enum Binder {
     /// The query with every placeholder replaced and every call evaluated.
@@ -40,8 +40,14 @@ public enum Binder {
                                      range: ranges[i] ?? query.range)
                 }
             }
-            let binder = BindingContext(parameters: decoded, now: now)
-            var bound = try binder.bind(query)
+            var bound: Query
+            do {
+                bound = try BindingContext(parameters: decoded, now: now).bind(query)
+            } catch let error as QueryError {
+                throw error
+            } catch {
+                throw QueryError(.binding, "internal error: \(error)", range: query.range)
+            }
             bound.source = query.source
             return bound
         } catch {
@@ -65,11 +71,22 @@ public enum Binder {
 }
 
 /// The recursive rewrite; `parameters` are decoded and their number checked.
-struct BindingContext {
+///
+/// Like the parser, a class with untyped `throws` inside (every error is a
+/// ``QueryError``; ``Binder/bind(_:parameters:now:)`` restores the type), and
+/// the recursive functions only dispatch: leaf predicates are bound in a
+/// separate function, so one nesting level of subqueries costs little stack.
+final class BindingContext {
     let parameters: [Value]
     let now: DateValue?
 
-    func bind(_ q: Query) throws(QueryError) -> Query {
+    init(parameters: [Value], now: DateValue?) {
+        self.parameters = parameters
+        self.now = now
+    }
+
+    @inline(never)
+    func bind(_ q: Query) throws -> Query {
         var q = q
         if let c = q.condition { q.condition = try bind(c) }
         if let s = q.skip { q.skip = try bindCount(s, what: "skip", fallback: q.range) }
@@ -86,7 +103,7 @@ struct BindingContext {
         }
     }
 
-    func bind(_ t: Term, fallback: SourceRange?) throws(QueryError) -> Term {
+    func bind(_ t: Term, fallback: SourceRange?) throws -> Term {
         switch t {
         case .value:
             return t
@@ -122,46 +139,66 @@ struct BindingContext {
         }
     }
 
-    func bind(_ items: [Term], fallback: SourceRange?) throws(QueryError) -> [Term] {
+    func bind(_ items: [Term], fallback: SourceRange?) throws -> [Term] {
         var out: [Term] = []
         out.reserveCapacity(items.count)
         for x in items { out.append(try bind(x, fallback: fallback)) }
         return out
     }
 
-    func bindCount(_ t: Term, what: String, fallback: SourceRange?) throws(QueryError) -> Term {
+    func bindCount(_ t: Term, what: String, fallback: SourceRange?) throws -> Term {
         let b = try bind(t, fallback: fallback)
         if case .value(let v) = b { try OperandChecks.count(v, what: what, range: BindingContext.range(of: t, fallback: fallback)) }
         return b
     }
 
-    func bindGeo(_ t: Term, what: String, fallback: SourceRange?) throws(QueryError) -> Term {
+    func bindGeo(_ t: Term, what: String, fallback: SourceRange?) throws -> Term {
         let b = try bind(t, fallback: fallback)
         guard case .value(let v) = b else { return b }
         return .value(.geoPoint(try OperandChecks.geoPoint(v, what: what, range: BindingContext.range(of: t, fallback: fallback))))
     }
 
-    func bindDistance(_ t: Term, fallback: SourceRange?) throws(QueryError) -> Term {
+    func bindDistance(_ t: Term, fallback: SourceRange?) throws -> Term {
         let b = try bind(t, fallback: fallback)
         if case .value(let v) = b { try OperandChecks.distance(v, range: BindingContext.range(of: t, fallback: fallback)) }
         return b
     }
 
-    func bind(_ c: Condition) throws(QueryError) -> Condition {
-        let r = c.range
-        let p: Predicate
+    @inline(never)
+    func bind(_ c: Condition) throws -> Condition {
         switch c.predicate {
-        case .and(let items):
-            var out: [Condition] = []
-            for x in items { out.append(try bind(x)) }
-            p = .and(out)
-        case .or(let items):
-            var out: [Condition] = []
-            for x in items { out.append(try bind(x)) }
-            p = .or(out)
-        case .not(let inner): p = .not(try bind(inner))
-        case .elementMatch(let path, let inner): p = .elementMatch(path, try bind(inner))
-        case .constant, .exists, .text, .type, .fullText: p = c.predicate
+        case .and(let items): return Condition(.and(try bind(items)), range: c.range)
+        case .or(let items): return Condition(.or(try bind(items)), range: c.range)
+        case .not(let inner): return Condition(.not(try bind(inner)), range: c.range)
+        case .elementMatch(let path, let inner): return Condition(.elementMatch(path, try bind(inner)), range: c.range)
+        case .select, .inQuery: return Condition(try bindSubquery(c.predicate), range: c.range)
+        default: return Condition(try bindLeaf(c.predicate, range: c.range), range: c.range)
+        }
+    }
+
+    @inline(never)
+    func bind(_ items: [Condition]) throws -> [Condition] {
+        var out: [Condition] = []
+        out.reserveCapacity(items.count)
+        for x in items { out.append(try bind(x)) }
+        return out
+    }
+
+    @inline(never)
+    func bindSubquery(_ p: Predicate) throws -> Predicate {
+        switch p {
+        case .select(let path, let key, let q, let negated): return .select(path, key: key, query: try bind(q), negated: negated)
+        case .inQuery(let path, let q, let negated): return .inQuery(path, query: try bind(q), negated: negated)
+        default: return p
+        }
+    }
+
+    /// Predicates without nested conditions or queries.
+    @inline(never)
+    func bindLeaf(_ predicate: Predicate, range r: SourceRange?) throws -> Predicate {
+        let p: Predicate
+        switch predicate {
+        case .and, .or, .not, .elementMatch, .select, .inQuery, .constant, .exists, .text, .type, .fullText: p = predicate
         case .compare(let path, let op, let t): p = .compare(path, op, try bind(t, fallback: r))
         case .in(let path, let items, let negated): p = .in(path, try bind(items, fallback: r), negated: negated)
         case .all(let path, let items): p = .all(path, try bind(items, fallback: r))
@@ -181,8 +218,6 @@ struct BindingContext {
             }
             p = .regex(path, pattern: b, options: opts)
         case .modulo(let path, let d, let m): p = .modulo(path, divisor: try bind(d, fallback: r), remainder: try bind(m, fallback: r))
-        case .select(let path, let key, let q, let negated): p = .select(path, key: key, query: try bind(q), negated: negated)
-        case .inQuery(let path, let q, let negated): p = .inQuery(path, query: try bind(q), negated: negated)
         case .relatedTo(let t, let key):
             let b = try bind(t, fallback: r)
             if case .value(let v) = b { try OperandChecks.pointer(v, range: BindingContext.range(of: t, fallback: r)) }
@@ -209,6 +244,6 @@ struct BindingContext {
         case .geoIntersects(let path, let point):
             p = .geoIntersects(path, point: try bindGeo(point, what: "'geoIntersects'", fallback: r))
         }
-        return Condition(p, range: r)
+        return p
     }
 }

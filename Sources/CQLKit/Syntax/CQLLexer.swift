@@ -37,6 +37,8 @@ struct CQLScanner {
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     mutating func run() throws(QueryError) -> [CQLToken] {
+        // A leading byte order mark (editors add one) is not part of the statement.
+        if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { pos = 3 }
         while true {
             try skipComments()
             if pos >= bytes.count { break }

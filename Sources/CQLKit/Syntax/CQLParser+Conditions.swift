@@ -1,18 +1,23 @@
 /// `where` conditions: `or` < `and` < `not` < predicate, parentheses.
+///
+/// Every function on a recursive path is `@inline(never)` and small, so that
+/// one nesting level costs little stack (see ``CQLParserState``).
 extension CQLParserState {
-    mutating func parseCondition() throws(QueryError) -> Condition {
+    @inline(never)
+    func parseCondition() throws -> Condition {
         var items = [try parseAnd()]
-        while current.isKeyword("or") {
-            advance()
+        while isKeyword(.or) {
+            skip()
             items.append(try parseAnd())
         }
         return Condition.or(items)
     }
 
-    mutating func parseAnd() throws(QueryError) -> Condition {
+    @inline(never)
+    func parseAnd() throws -> Condition {
         var items = [try parseNot()]
-        while current.isKeyword("and") {
-            advance()
+        while isKeyword(.and) {
+            skip()
             items.append(try parseNot())
         }
         return Condition.and(items)
@@ -20,99 +25,99 @@ extension CQLParserState {
 
     /// `not` binds tighter than `and`: `not a = 1 and b = 2` is `(not a = 1) and b = 2`.
     /// A run of `not`s is read in a loop (each counts as a nesting level).
-    mutating func parseNot() throws(QueryError) -> Condition {
-        var nots: [CQLToken] = []
-        while current.isKeyword("not") {
-            try enter(current)
-            nots.append(advance())
+    @inline(never)
+    func parseNot() throws -> Condition {
+        guard isKeyword(.not) else { return try parsePrimary() }
+        var starts: [Int] = []
+        while isKeyword(.not) {
+            try enter()
+            starts.append(start)
+            skip()
         }
         var c = try parsePrimary()
-        for t in nots.reversed() {
-            c = Condition.not(c, range: SourceRange(t.range.start, c.range?.end ?? t.range.end))
+        for s in starts.reversed() {
+            c = Condition.not(c, range: SourceRange(s, prevEnd))
             leave()
         }
         return c
     }
 
-    mutating func parsePrimary() throws(QueryError) -> Condition {
-        guard current.kind == .leftParen else { return try parsePredicate() }
-        let open = advance()
-        try enter(open)
+    @inline(never)
+    func parsePrimary() throws -> Condition {
+        guard kind == .leftParen else { return try parsePredicate() }
+        let open = start
+        try enter()
+        skip()
         var c = try parseCondition()
-        guard current.kind == .rightParen else {
-            if current.kind == .end {
-                throw fail(expected: "')' to close the '(' at \(position(of: open.range.start))")
-            }
-            throw fail(expected: "'and', 'or' or ')' after the condition")
-        }
-        advance()
+        guard kind == .rightParen else { throw unclosedParenthesis(open) }
+        skip()
         leave()
-        c.range = range(from: open.range.start)
+        c.range = range(from: open)
         return c
+    }
+
+    @inline(never)
+    func unclosedParenthesis(_ open: Int) -> any Error {
+        if kind == .end { return fail(expected: "')' to close the '(' at \(position(of: open))") }
+        return fail(expected: "'and', 'or' or ')' after the condition")
     }
 
     // MARK: Predicates
 
-    mutating func parsePredicate() throws(QueryError) -> Condition {
-        let start = current
-        if start.isWord("related") && peek(1).isName && peek(2).isWord("to") { return try parseRelated() }
-        if start.isWord("size") && peek(1).kind == .leftParen { return try parseSize() }
-        let path = try parsePath(expected: "a condition after \(previousText)")
-        let op = current
+    @inline(never)
+    func parsePredicate() throws -> Condition {
+        let begin = start
+        if isWord(.related) && isName(at: 1) && isWord(.to, at: 2) { return try parseRelated() }
+        if isWord(.size) && kind(at: 1) == .leftParen { return try parseSize() }
+        let path = try parsePath(expected: "a condition", afterPrevious: true)
         let predicate: Predicate
-        switch op.kind {
+        switch kind {
         case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
-            advance()
-            if (op.kind == .equal || op.kind == .notEqual) && current.kind == .leftParen && peek(1).isKeyword("select") {
-                predicate = try parseSubquery(path, negated: op.kind == .notEqual)
-            } else {
-                let (term, _) = try parseTerm(expected: "a value")
-                predicate = .compare(path, CQLParserState.comparison(op.kind), term)
+            predicate = try parseComparison(path)
+        case .keyword:
+            switch words[index] {
+            case .in:
+                skip()
+                predicate = try parseIn(path, negated: false)
+            case .not:
+                predicate = try parseNegatedOperator(path)
+            case .like, .regexp:
+                predicate = try parseMatch(path)
+            case .is:
+                predicate = try parseExists(path)
+            default:
+                throw missingOperator(path)
             }
-        case .keyword where op.word == "in":
-            advance()
-            predicate = try parseIn(path, negated: false)
-        case .keyword where op.word == "not":
-            advance()
-            if current.isKeyword("in") {
-                advance()
-                predicate = try parseIn(path, negated: true)
-            } else if current.isKeyword("like") || current.isKeyword("regexp") {
-                predicate = .not(Condition(try parseMatch(path), range: range(from: op.range.start)))
-            } else {
-                throw fail(expected: "'in', 'like' or 'regexp' after 'not'")
+        case .identifier:
+            switch words[index] {
+            case .all:
+                skip()
+                guard kind == .leftParen else { throw fail(expected: "'(' after 'all'") }
+                predicate = .all(path, try parseTermList(closing: .rightParen, what: "list").map(\.0))
+            case .near: predicate = try parseNear(path)
+            case .within: predicate = try parseWithin(path)
+            default: throw missingOperator(path)
             }
-        case .keyword where op.word == "like" || op.word == "regexp":
-            predicate = try parseMatch(path)
-        case .keyword where op.word == "is":
-            advance()
-            let negated = current.isKeyword("not")
-            if negated { advance() }
-            guard current.isWord("exists") else {
-                throw fail(expected: negated ? "'exists' after 'is not'" : "'exists' or 'not exists' after 'is'")
-            }
-            advance()
-            predicate = .exists(path, !negated)
-        case .identifier where op.word == "all":
-            advance()
-            guard current.kind == .leftParen else { throw fail(expected: "'(' after 'all'") }
-            predicate = .all(path, try parseTermList(closing: .rightParen, what: "list").map(\.0))
-        case .identifier where op.word == "near":
-            predicate = try parseNear(path)
-        case .identifier where op.word == "within":
-            advance()
-            let (sw, swRange) = try parseGeoOperand(what: "'within'")
-            guard current.isKeyword("and") else { throw fail(expected: "'and' between the two corners of 'within'") }
-            advance()
-            let (ne, neRange) = try parseGeoOperand(what: "'within'")
-            if case .value(.geoPoint(let a)) = sw, case .value(.geoPoint(let b)) = ne {
-                try OperandChecks.box(southwest: a, northeast: b, range: swRange.union(neRange))
-            }
-            predicate = .withinBox(path, southwest: sw, northeast: ne)
         default:
-            throw fail(expected: "an operator (=, !=, <, <=, >, >=, in, like, regexp, is, all, near or within) after '\(CQLToken.clip(path.dotted))'")
+            throw missingOperator(path)
         }
-        return Condition(predicate, range: range(from: start.range.start))
+        return Condition(predicate, range: range(from: begin))
+    }
+
+    @inline(never)
+    func missingOperator(_ path: FieldPath) -> any Error {
+        fail(expected: "an operator (=, !=, <, <=, >, >=, in, like, regexp, is, all, near or within) after '\(CQLToken.clip(path.dotted))'")
+    }
+
+    /// `= v`, `!= v`, `< v` ...; `= (select ...)` and `!= (select ...)` are subqueries.
+    @inline(never)
+    func parseComparison(_ path: FieldPath) throws -> Predicate {
+        let op = CQLParserState.comparison(kind)
+        skip()
+        if (op == .equal || op == .notEqual) && kind == .leftParen && isKeyword(.select, at: 1) {
+            return try parseSubquery(path, negated: op == .notEqual)
+        }
+        return .compare(path, op, try parseTerm(expected: "a value").0)
     }
 
     static func comparison(_ kind: CQLToken.Kind) -> ComparisonOperator {
@@ -126,50 +131,88 @@ extension CQLParserState {
         }
     }
 
+    /// `not in`, `not like`, `not regexp` (current token is `not`).
+    @inline(never)
+    func parseNegatedOperator(_ path: FieldPath) throws -> Predicate {
+        let notStart = start
+        skip()
+        if isKeyword(.in) {
+            skip()
+            return try parseIn(path, negated: true)
+        }
+        guard isKeyword(.like) || isKeyword(.regexp) else { throw fail(expected: "'in', 'like' or 'regexp' after 'not'") }
+        return .not(Condition(try parseMatch(path), range: range(from: notStart)))
+    }
+
+    /// `is exists` / `is not exists`.
+    @inline(never)
+    func parseExists(_ path: FieldPath) throws -> Predicate {
+        skip()
+        let negated = isKeyword(.not)
+        if negated { skip() }
+        guard isWord(.exists) else {
+            throw fail(expected: negated ? "'exists' after 'is not'" : "'exists' or 'not exists' after 'is'")
+        }
+        skip()
+        return .exists(path, !negated)
+    }
+
     /// `like 'p'` / `regexp 'p'` (current token is the operator). A regexp's
     /// leading `(?imsx)` group becomes its options.
-    mutating func parseMatch(_ path: FieldPath) throws(QueryError) -> Predicate {
-        let op = advance()
+    @inline(never)
+    func parseMatch(_ path: FieldPath) throws -> Predicate {
+        let isLike = isKeyword(.like)
+        let what = isLike ? "'like'" : "'regexp'"
+        skip()
         let (term, r) = try parseTerm(expected: "a string pattern")
         var pattern = term
         var options = ""
         switch term {
         case .placeholder: break
         case .value(let v):
-            let s = try OperandChecks.pattern(v, what: "'\(op.word)'", range: r)
-            if op.word == "regexp" {
+            let s = try OperandChecks.pattern(v, what: what, range: r)
+            if !isLike {
                 let lifted = OperandChecks.liftRegexOptions(s)
                 pattern = .value(.string(lifted.pattern))
                 options = lifted.options
             }
         default:
-            throw QueryError(.invalidValue, "the pattern of '\(op.word)' must be a string or '?', found \(sourceText(r))", range: r)
+            throw QueryError(.invalidValue, "the pattern of \(what) must be a string or '?', found \(sourceText(r))", range: r)
         }
-        return op.word == "like" ? .like(path, pattern: pattern) : .regex(path, pattern: pattern, options: options)
+        return isLike ? .like(path, pattern: pattern) : .regex(path, pattern: pattern, options: options)
     }
 
     /// After `in` / `not in`: `(v, ...)`, `()` or `(select ...)`.
-    mutating func parseIn(_ path: FieldPath, negated: Bool) throws(QueryError) -> Predicate {
-        guard current.kind == .leftParen else { throw fail(expected: "'(' after \(previousText)") }
-        if peek(1).isKeyword("select") { return try parseSubquery(path, negated: negated) }
+    @inline(never)
+    func parseIn(_ path: FieldPath, negated: Bool) throws -> Predicate {
+        guard kind == .leftParen else { throw failAfterPrevious(expected: "'('") }
+        if isKeyword(.select, at: 1) { return try parseSubquery(path, negated: negated) }
         return .in(path, try parseTermList(closing: .rightParen, what: "list").map(\.0), negated: negated)
     }
 
     /// `(select * from C ...)` → `inQuery`; `(select f from C ...)` → `select`.
-    mutating func parseSubquery(_ path: FieldPath, negated: Bool) throws(QueryError) -> Predicate {
-        let open = advance()
-        try enter(open)
-        let selectToken = current
-        let (q, state) = try parseSelect()
-        guard current.kind == .rightParen else { throw clauseEndError(state, closing: "')'") }
-        advance()
+    @inline(never)
+    func parseSubquery(_ path: FieldPath, negated: Bool) throws -> Predicate {
+        try enter()
+        skip()
+        let result = try parseSelect()
+        guard kind == .rightParen else { throw clauseEndError(result.state, closing: "')'") }
+        skip()
         leave()
-        var query = q
+        return try CQLParserState.subqueryPredicate(path, result, negated: negated)
+    }
+
+    /// `select` of a subquery: its keyword's range is where errors about the field list point.
+    @inline(never)
+    static func subqueryPredicate(_ path: FieldPath, _ result: SelectResult, negated: Bool) throws -> Predicate {
+        var query = result.query
+        let selectStart = query.range?.start ?? 0
+        let selectRange = SourceRange(selectStart, selectStart + 6)
         if query.count != .none {
-            throw QueryError(.syntax, "a subquery cannot use count(...)", range: selectToken.range)
+            throw QueryError(.syntax, "a subquery cannot use count(...)", range: selectRange)
         }
         if !query.includes.isEmpty {
-            throw QueryError(.syntax, "a subquery cannot use include", range: selectToken.range)
+            throw QueryError(.syntax, "a subquery cannot use include", range: selectRange)
         }
         switch query.keys.count {
         case 0:
@@ -180,41 +223,45 @@ extension CQLParserState {
             return .select(path, key: key, query: query, negated: negated)
         default:
             throw QueryError(.syntax, "a subquery must select '*' (matching objects) or exactly one key (its values), found \(query.keys.count) keys",
-                             range: selectToken.range)
+                             range: selectRange)
         }
     }
 
     /// `size(k) = n` (only `=`).
-    mutating func parseSize() throws(QueryError) -> Condition {
-        let start = advance()
-        let open = advance()
-        try enter(open)
+    @inline(never)
+    func parseSize() throws -> Condition {
+        let begin = start
+        skip()
+        try enter()
+        skip()
         let path = try parsePath(expected: "a key in size(...)")
-        guard current.kind == .rightParen else { throw fail(expected: "')' after the key in size(...)") }
-        advance()
+        guard kind == .rightParen else { throw fail(expected: "')' after the key in size(...)") }
+        skip()
         leave()
-        switch current.kind {
-        case .equal: advance()
+        switch kind {
+        case .equal: skip()
         case .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
-            throw QueryError(.syntax, "size(k) only supports '=', found '\(current.text)'", range: current.range)
+            throw syntaxHere("size(k) only supports '=', found '\(current.text)'")
         default:
             throw fail(expected: "'=' after size(\(CQLToken.clip(path.dotted)))")
         }
         let (term, r) = try parseTerm(expected: "a non-negative integer")
-        if case .value(let v) = term {
-            try OperandChecks.count(v, what: "the n of size(k) = n", range: r)
-        } else if case .placeholder = term {
-        } else {
+        switch term {
+        case .value(let v): try OperandChecks.count(v, what: "the n of size(k) = n", range: r)
+        case .placeholder: break
+        default:
             throw QueryError(.invalidValue, "the n of size(k) = n must be a non-negative integer or '?', found \(sourceText(r))", range: r)
         }
-        return Condition(.size(path, term), range: range(from: start.range.start))
+        return Condition(.size(path, term), range: range(from: begin))
     }
 
     /// `related key to pointer('C', 'id')`.
-    mutating func parseRelated() throws(QueryError) -> Condition {
-        let start = advance()
+    @inline(never)
+    func parseRelated() throws -> Condition {
+        let begin = start
+        skip()
         let key = advance().name
-        advance()
+        skip()
         let (term, r) = try parseTerm(expected: "a Pointer")
         switch term {
         case .value(let v): try OperandChecks.pointer(v, range: r)
@@ -222,25 +269,25 @@ extension CQLParserState {
         default:
             throw QueryError(.invalidValue, "'related ... to' needs a Pointer (pointer('Class', 'objectId')), found \(sourceText(r))", range: r)
         }
-        return Condition(.relatedTo(object: term, key: key), range: range(from: start.range.start))
+        return Condition(.relatedTo(object: term, key: key), range: range(from: begin))
     }
 
     /// `near <point> [min d [unit]] [max d [unit]]`.
-    mutating func parseNear(_ path: FieldPath) throws(QueryError) -> Predicate {
-        advance()
+    @inline(never)
+    func parseNear(_ path: FieldPath) throws -> Predicate {
+        skip()
         let (point, _) = try parseGeoOperand(what: "'near'")
         var minimum: Distance?
         var maximum: Distance?
         while true {
-            let t = current
-            if t.isWord("min") {
-                if maximum != nil { throw QueryError(.syntax, "'min' must come before 'max'", range: t.range) }
-                if minimum != nil { throw QueryError(.syntax, "'min' given twice", range: t.range) }
-                advance()
+            if isWord(.min) {
+                if maximum != nil { throw syntaxHere("'min' must come before 'max'") }
+                if minimum != nil { throw syntaxHere("'min' given twice") }
+                skip()
                 minimum = try parseDistance()
-            } else if t.isWord("max") {
-                if maximum != nil { throw QueryError(.syntax, "'max' given twice", range: t.range) }
-                advance()
+            } else if isWord(.max) {
+                if maximum != nil { throw syntaxHere("'max' given twice") }
+                skip()
                 maximum = try parseDistance()
             } else {
                 break
@@ -250,7 +297,8 @@ extension CQLParserState {
     }
 
     /// A distance and its optional unit (`km`, `miles`, `radians`; default radians).
-    mutating func parseDistance() throws(QueryError) -> Distance {
+    @inline(never)
+    func parseDistance() throws -> Distance {
         let (term, r) = try parseTerm(expected: "a distance")
         switch term {
         case .value(let v): try OperandChecks.distance(v, range: r)
@@ -259,20 +307,35 @@ extension CQLParserState {
             throw QueryError(.invalidValue, "a distance must be a non-negative number or '?', found \(sourceText(r))", range: r)
         }
         var unit = DistanceUnit.radians
-        if current.kind == .identifier && !current.isWord("min") && !current.isWord("max") {
-            switch current.word {
-            case "km": unit = .kilometers
-            case "miles": unit = .miles
-            case "radians": unit = .radians
+        if kind == .identifier && !isWord(.min) && !isWord(.max) {
+            switch words[index] {
+            case .km: unit = .kilometers
+            case .miles: unit = .miles
+            case .radians: unit = .radians
             default: throw fail(expected: "a distance unit ('km', 'miles' or 'radians')")
             }
-            advance()
+            skip()
         }
         return Distance(term, unit)
     }
 
+    /// `within <southwest> and <northeast>`.
+    @inline(never)
+    func parseWithin(_ path: FieldPath) throws -> Predicate {
+        skip()
+        let (sw, swRange) = try parseGeoOperand(what: "'within'")
+        guard isKeyword(.and) else { throw fail(expected: "'and' between the two corners of 'within'") }
+        skip()
+        let (ne, neRange) = try parseGeoOperand(what: "'within'")
+        if case .value(.geoPoint(let a)) = sw, case .value(.geoPoint(let b)) = ne {
+            try OperandChecks.box(southwest: a, northeast: b, range: swRange.union(neRange))
+        }
+        return .withinBox(path, southwest: sw, northeast: ne)
+    }
+
     /// A GeoPoint operand: `geopoint(lng, lat)`, `[lng, lat]`, `?` or a typed literal.
-    mutating func parseGeoOperand(what: String) throws(QueryError) -> (Term, SourceRange) {
+    @inline(never)
+    func parseGeoOperand(what: String) throws -> (Term, SourceRange) {
         let (term, r) = try parseTerm(expected: "a GeoPoint (geopoint(lng, lat) or [lng, lat])")
         return (try OperandChecks.geoTerm(term, what: what, range: r), r)
     }

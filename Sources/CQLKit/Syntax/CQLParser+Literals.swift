@@ -2,17 +2,35 @@
 extension CQLParserState {
     /// One value; `what` names it in the error when none is there
     /// (`expected a value after '=', found 'from'`). Returns the term and its range.
-    mutating func parseTerm(expected what: String) throws(QueryError) -> (Term, SourceRange) {
+    @inline(never)
+    func parseTerm(expected what: String) throws -> (Term, SourceRange) {
+        switch kind {
+        case .leftBracket:
+            let begin = start
+            let items = try parseTermList(closing: .rightBracket, what: "array")
+            return (CQLParserState.arrayTerm(items.map(\.0)), range(from: begin))
+        case .leftBrace:
+            return try parseObjectLiteral()
+        case .identifier where kind(at: 1) == .leftParen:
+            return try parseCall()
+        default:
+            return try parseScalar(expected: what)
+        }
+    }
+
+    /// Strings, numbers (with a separate sign), `?`, `null`, `true`, `false`.
+    @inline(never)
+    func parseScalar(expected what: String) throws -> (Term, SourceRange) {
         let t = current
         switch t.kind {
         case .string, .integer, .decimal:
-            advance()
+            skip()
             return (.value(t.value ?? .null), t.range)
         case .minus, .plus:
-            let n = peek(1)
+            let n = tokens[min(index + 1, tokens.count - 1)]
             guard n.kind == .integer || n.kind == .decimal, let v = n.value else { break }
-            advance()
-            advance()
+            skip()
+            skip()
             let r = range(from: t.range.start)
             guard t.kind == .minus else { return (.value(v), r) }
             switch v {
@@ -24,30 +42,22 @@ extension CQLParserState {
             default: break
             }
         case .placeholder:
-            advance()
+            skip()
             placeholders += 1
             return (.placeholder(index: placeholders - 1, range: t.range), t.range)
         case .keyword:
-            switch t.word {
-            case "null": advance(); return (.value(.null), t.range)
-            case "true": advance(); return (.value(.bool(true)), t.range)
-            case "false": advance(); return (.value(.bool(false)), t.range)
+            switch words[index] {
+            case .null: skip(); return (.value(.null), t.range)
+            case .true: skip(); return (.value(.bool(true)), t.range)
+            case .false: skip(); return (.value(.bool(false)), t.range)
             default: break
             }
-        case .leftBracket:
-            let items = try parseTermList(closing: .rightBracket, what: "array")
-            return (CQLParserState.arrayTerm(items.map(\.0)), range(from: t.range.start))
-        case .leftBrace:
-            return try parseObjectLiteral()
-        case .identifier where peek(1).kind == .leftParen:
-            return try parseCall()
         case .identifier, .quotedIdentifier:
-            throw QueryError(.syntax, "expected \(what) after \(previousText), found '\(CQLToken.clip(t.text))' (keys cannot be operands; quote strings: '\(CQLToken.clip(t.name))')",
-                             range: t.range)
+            throw syntaxHere("expected \(what) after \(previousText), found '\(CQLToken.clip(t.text))' (keys cannot be operands; quote strings: '\(CQLToken.clip(t.name))')")
         default:
             break
         }
-        throw fail(expected: "\(what) after \(previousText)")
+        throw failAfterPrevious(expected: what)
     }
 
     /// `[a, b]` is a constant array when every element is a value.
@@ -62,26 +72,22 @@ extension CQLParserState {
     }
 
     /// `( a, b )` or `[ a, b ]` (empty allowed), starting at the opening token.
-    mutating func parseTermList(closing: CQLToken.Kind, what: String) throws(QueryError) -> [(Term, SourceRange)] {
-        let open = advance()
-        try enter(open)
-        let close = closing == .rightParen ? "')'" : "']'"
+    @inline(never)
+    func parseTermList(closing: CQLToken.Kind, what: String) throws -> [(Term, SourceRange)] {
+        let open = start
+        try enter()
+        skip()
         var items: [(Term, SourceRange)] = []
-        if current.kind == closing {
-            advance()
+        if kind == closing {
+            skip()
             leave()
             return items
         }
         while true {
             items.append(try parseTerm(expected: "a value"))
-            if current.kind == .comma { advance(); continue }
-            guard current.kind == closing else {
-                if current.kind == .end {
-                    throw fail(expected: "',' or \(close) to close the \(what) opened at \(position(of: open.range.start))")
-                }
-                throw fail(expected: "',' or \(close) in the \(what)")
-            }
-            advance()
+            if kind == .comma { skip(); continue }
+            guard kind == closing else { throw unclosed(closing == .rightParen ? "',' or ')'" : "',' or ']'", what, openedAt: open) }
+            skip()
             break
         }
         leave()
@@ -91,52 +97,62 @@ extension CQLParserState {
     /// `{key: value, 'key': value}`: a constant JSON object whose REST typed
     /// values (`{__type: 'Pointer', ...}`) are decoded; decoding errors point
     /// at the member they are about.
-    mutating func parseObjectLiteral() throws(QueryError) -> (Term, SourceRange) {
-        let open = advance()
-        try enter(open)
+    @inline(never)
+    func parseObjectLiteral() throws -> (Term, SourceRange) {
+        let open = start
+        try enter()
+        skip()
         var members: [String: Value] = [:]
         var ranges: [String: SourceRange] = [:]
-        if current.kind == .rightBrace {
-            advance()
+        if kind == .rightBrace {
+            skip()
         } else {
             while true {
-                let keyToken = current
-                let key: String
-                switch keyToken.kind {
-                case .identifier, .keyword: key = keyToken.text
-                case .quotedIdentifier, .string: key = keyToken.value?.stringValue ?? keyToken.text
-                default: throw fail(expected: "a key in the object literal")
-                }
-                advance()
-                if members[key] != nil {
-                    throw QueryError(.syntax, "duplicate key '\(CQLToken.clip(key))' in the object literal", range: keyToken.range)
-                }
-                guard current.kind == .colon else { throw fail(expected: "':' after the key '\(CQLToken.clip(key))'") }
-                advance()
+                let key = try parseMemberKey(existing: members)
                 let (term, r) = try parseTerm(expected: "a value")
-                guard case .value(let v) = term else {
-                    let found = term == .currentTimestamp ? "current_timestamp()" : "a placeholder"
-                    throw QueryError(.syntax, "an object literal can only hold constants, found \(found)", range: r)
-                }
+                guard case .value(let v) = term else { throw nonConstantMember(term, r) }
                 members[key] = v
                 ranges[key] = r
-                if current.kind == .comma { advance(); continue }
-                guard current.kind == .rightBrace else {
-                    if current.kind == .end {
-                        throw fail(expected: "',' or '}' to close the object opened at \(position(of: open.range.start))")
-                    }
-                    throw fail(expected: "',' or '}' in the object literal")
-                }
-                advance()
+                if kind == .comma { skip(); continue }
+                guard kind == .rightBrace else { throw unclosed("',' or '}'", "object literal", openedAt: open) }
+                skip()
                 break
             }
         }
         leave()
-        let whole = range(from: open.range.start)
+        let whole = range(from: open)
+        return (.value(try CQLParserState.decodeObject(members, ranges: ranges, whole: whole)), whole)
+    }
+
+    /// `key:` of an object literal: a word, a backquoted name or a string.
+    @inline(never)
+    func parseMemberKey(existing: [String: Value]) throws -> String {
+        let t = current
+        let key: String
+        switch t.kind {
+        case .identifier, .keyword: key = t.text
+        case .quotedIdentifier, .string: key = t.value?.stringValue ?? t.text
+        default: throw fail(expected: "a key in the object literal")
+        }
+        skip()
+        if existing[key] != nil { throw syntax("duplicate key '\(CQLToken.clip(key))' in the object literal", at: t.range) }
+        guard kind == .colon else { throw fail(expected: "':' after the key '\(CQLToken.clip(key))'") }
+        skip()
+        return key
+    }
+
+    @inline(never)
+    func nonConstantMember(_ term: Term, _ r: SourceRange) -> any Error {
+        let found = term == .currentTimestamp ? "current_timestamp()" : "a placeholder"
+        return syntax("an object literal can only hold constants, found \(found)", at: r)
+    }
+
+    /// Decodes REST typed values; the decoder's error path is relative to
+    /// this object, so its first step names the member to point at.
+    static func decodeObject(_ members: [String: Value], ranges: [String: SourceRange], whole: SourceRange) throws -> Value {
         do {
-            return (.value(try Value.object(members).decodingTypedValues()), whole)
+            return try Value.object(members).decodingTypedValues()
         } catch {
-            // The decoder's path is relative to this object: its first step names the member.
             var r = whole
             if let path = error.path {
                 let first = path.prefix { $0 != "." && $0 != "[" }
@@ -148,20 +164,30 @@ extension CQLParserState {
 
     /// `name(args)`: a typed-value function. Constant arguments are folded
     /// into a value now; otherwise a `.call` for the binder.
-    mutating func parseCall() throws(QueryError) -> (Term, SourceRange) {
-        let nameToken = advance()
-        let function = TypedFunctions.named(nameToken.word)
-        guard function != nil || nameToken.word == "current_timestamp" else {
-            throw QueryError(.syntax, "unknown function '\(CQLToken.clip(nameToken.text))'; CQL has \(TypedFunctions.allNames)",
-                             range: nameToken.range)
-        }
+    @inline(never)
+    func parseCall() throws -> (Term, SourceRange) {
+        let begin = start
+        let name = current.word
+        let function = TypedFunctions.named(name)
+        guard function != nil || name == "current_timestamp" else { throw unknownFunction() }
+        skip()
         let args = try parseTermList(closing: .rightParen, what: "argument list")
-        let callRange = range(from: nameToken.range.start)
+        let callRange = range(from: begin)
+        return (try CQLParserState.call(function, args, callRange), callRange)
+    }
+
+    @inline(never)
+    func unknownFunction() -> any Error {
+        syntaxHere("unknown function '\(CQLToken.clip(current.text))'; CQL has \(TypedFunctions.allNames)")
+    }
+
+    /// Checks arity and constant arguments; folds a fully constant call.
+    static func call(_ function: Term.Function?, _ args: [(Term, SourceRange)], _ callRange: SourceRange) throws -> Term {
         guard let function else {
             guard args.isEmpty else {
                 throw QueryError(.syntax, "current_timestamp() takes no arguments, found \(args.count)", range: callRange)
             }
-            return (.currentTimestamp, callRange)
+            return .currentTimestamp
         }
         guard args.count == TypedFunctions.parameters(of: function).count else {
             throw QueryError(.syntax, TypedFunctions.arityMessage(function, found: args.count), range: callRange)
@@ -172,13 +198,12 @@ extension CQLParserState {
             case .value(let v): values.append(try TypedFunctions.checkArgument(function, i, v, range: r))
             case .placeholder: break
             default:
-                throw QueryError(.invalidValue, "the arguments of \(function.rawValue)() must be literals or '?', found \(sourceText(r))", range: r)
+                throw QueryError(.invalidValue, "the arguments of \(function.rawValue)() must be literals or '?'", range: r)
             }
         }
         if values.count == args.count {
-            let v = try TypedFunctions.evaluate(function, values, argRanges: args.map(\.1), callRange: callRange)
-            return (.value(v), callRange)
+            return .value(try TypedFunctions.evaluate(function, values, argRanges: args.map(\.1), callRange: callRange))
         }
-        return (.call(function, args.map(\.0), range: callRange), callRange)
+        return .call(function, args.map(\.0), range: callRange)
     }
 }

@@ -1,0 +1,212 @@
+/// `select` statements: field list, class, clauses, `limit`, `order by`.
+extension CQLParserState {
+    /// `select <fields> from <Class> [where ...] [limit ...] [order by ...]`
+    /// (limit and order in either order). Stops at the first token that
+    /// cannot continue the statement; the caller checks what follows, with
+    /// the returned state saying what could have come next. (A class, so the
+    /// query is not copied through the recursive frames.)
+    @inline(never)
+    func parseSelect() throws -> SelectResult {
+        let result = SelectResult(try parseSelectHead())
+        while true {
+            if isKeyword(.where) && !result.state.hasWhere && !result.state.hasLimit && !result.state.hasOrder {
+                skip()
+                result.query.condition = try parseCondition()
+                result.state.hasWhere = true
+                result.state.last = .condition
+            } else if isKeyword(.limit) && !result.state.hasLimit {
+                try parseLimit(into: result)
+            } else if isKeyword(.order) && !result.state.hasOrder {
+                try parseOrder(into: result)
+            } else {
+                break
+            }
+        }
+        result.query.range = SourceRange(result.query.range?.start ?? 0, prevEnd)
+        return result
+    }
+
+    /// `select <fields> from <Class>`; the query's range starts at `select`.
+    @inline(never)
+    func parseSelectHead() throws -> Query {
+        let selectStart = start
+        skip()
+        var query = try parseFieldList()
+        guard isKeyword(.from) else { throw fail(expected: "'from' after the field list") }
+        skip()
+        guard isName() else { throw failName(expected: "a class name after 'from'") }
+        query.className = advance().name
+        query.range = SourceRange(selectStart, prevEnd)
+        return query
+    }
+
+    /// The error for a token that cannot follow a `select` (at `closing`:
+    /// `end of input`, or `')'` in a subquery).
+    @inline(never)
+    func clauseEndError(_ state: SelectState, closing: String) -> any Error {
+        if isKeyword(.where) {
+            return syntaxHere(state.hasWhere ? "'where' given twice" : "'where' must come before 'limit' and 'order by'")
+        }
+        if isKeyword(.limit) && state.hasLimit { return syntaxHere("'limit' given twice") }
+        if isKeyword(.order) && state.hasOrder { return syntaxHere("'order by' given twice") }
+        var options: [String]
+        let context: String
+        switch state.last {
+        case .className:
+            options = ["'where'", "'limit'", "'order by'"]
+            context = "the class name"
+        case .condition:
+            options = ["'and'", "'or'"]
+            if !state.hasLimit { options.append("'limit'") }
+            if !state.hasOrder { options.append("'order by'") }
+            context = "the condition"
+        case .limit:
+            options = state.hasOrder ? [] : ["'order by'"]
+            context = "the limit"
+        case .orderKeys:
+            options = ["','", "'asc'", "'desc'"]
+            if !state.hasLimit { options.append("'limit'") }
+            context = "the order keys"
+        case .orderDirection:
+            let d = tokens[max(0, index - 1)]
+            if kind == .comma {
+                return syntax("'\(d.word)' must follow the last order key: it applies to every key without '+' or '-' (write '-key' to sort one key descending)",
+                              at: d.range)
+            }
+            options = state.hasLimit ? [] : ["'limit'"]
+            context = "'\(d.word)'"
+        }
+        options.append(closing)
+        return fail(expected: CQLParserState.list(options) + " after " + context)
+    }
+
+    /// `a`, `a or b`, `a, b or c`.
+    static func list(_ items: [String]) -> String {
+        guard items.count > 1 else { return items.first ?? "" }
+        return items.dropLast().joined(separator: ", ") + " or " + items[items.count - 1]
+    }
+
+    // MARK: Field list
+
+    /// `*`, keys, `count(*)` / `count(objectId)` and `include k`, comma-separated.
+    func parseFieldList() throws -> Query {
+        var keys: [SelectedKey] = []
+        var includes: [FieldPath] = []
+        var star = false
+        var counted = false
+        var first = true
+        while true {
+            if kind == .star {
+                skip()
+                star = true
+            } else if isWord(.count) && kind(at: 1) == .leftParen {
+                guard !counted else { throw syntaxHere("count(...) given twice") }
+                skip()
+                skip()
+                guard kind == .star || (kind == .identifier && current.text == "objectId") else {
+                    throw fail(expected: "'*' or 'objectId' in count(...)")
+                }
+                skip()
+                guard kind == .rightParen else { throw fail(expected: "')' to close count(") }
+                skip()
+                counted = true
+            } else if isKeyword(.include) {
+                skip()
+                includes.append(try parsePath(expected: "a key to include after 'include'"))
+            } else if isName() {
+                keys.append(SelectedKey(try parsePath(expected: "a key")))
+            } else if first {
+                throw failName(expected: "a field list after 'select' ('*', keys, count(*) or include k)")
+            } else {
+                throw failName(expected: "a key, '*', count(*) or include k after ','")
+            }
+            first = false
+            guard kind == .comma else { break }
+            skip()
+        }
+        if star { keys = [] }
+        var count = CountMode.none
+        if counted { count = (star || !keys.isEmpty) ? .withResults : .only }
+        return Query(className: "", keys: keys, includes: includes, count: count)
+    }
+
+    /// A dotted key: `name`, `` `order` ``, `post.author.name`, `tags.0`.
+    /// After a `.`, reserved words and non-negative integers are components too.
+    /// `afterPrevious` appends `after <previous token>` to `what` in the error.
+    func parsePath(expected what: String, afterPrevious: Bool = false) throws -> FieldPath {
+        guard isName() else { throw failName(expected: afterPrevious ? "\(what) after \(previousText)" : what) }
+        var components = [advance().name]
+        while kind == .dot {
+            skip()
+            let k = kind
+            if k == .identifier || k == .quotedIdentifier {
+                components.append(advance().name)
+            } else if k == .keyword || (k == .integer && !current.text.hasPrefix("-")) {
+                components.append(advance().text)
+            } else {
+                throw fail(expected: "a key after '.'")
+            }
+        }
+        return FieldPath(components)
+    }
+
+    // MARK: limit and order by
+
+    /// `limit n` or `limit skip, n`: non-negative integers or `?`.
+    @inline(never)
+    func parseLimit(into result: SelectResult) throws {
+        skip()
+        let (a, ra) = try parseTerm(expected: "a number or '?'")
+        if kind == .comma {
+            skip()
+            let (b, rb) = try parseTerm(expected: "a number or '?'")
+            result.query.skip = try checkCount(a, range: ra, what: "skip")
+            result.query.limit = try checkCount(b, range: rb, what: "limit")
+        } else {
+            result.query.limit = try checkCount(a, range: ra, what: "limit")
+        }
+        result.state.hasLimit = true
+        result.state.last = .limit
+    }
+
+    func checkCount(_ t: Term, range: SourceRange, what: String) throws -> Term {
+        switch t {
+        case .placeholder: return t
+        case .value(.int(let n)) where n >= 0: return t
+        default: throw badCount(range, what)
+        }
+    }
+
+    @inline(never)
+    func badCount(_ range: SourceRange, _ what: String) -> any Error {
+        QueryError(.invalidValue, "\(what) must be a non-negative integer or '?', found \(sourceText(range))", range: range)
+    }
+
+    /// `order by [+|-]key, ... [asc|desc]`: `+`/`-` force a key's direction;
+    /// the trailing `asc`/`desc` (default asc) applies to every unsigned key
+    /// (cql.md: `score,+name desc` == `-score,name`).
+    @inline(never)
+    func parseOrder(into result: SelectResult) throws {
+        skip()
+        guard isWord(.by) else { throw fail(expected: "'by' after 'order'") }
+        skip()
+        var keys: [(FieldPath, Bool?)] = []
+        while true {
+            var forced: Bool?
+            if kind == .minus { skip(); forced = true } else if kind == .plus { skip(); forced = false }
+            keys.append((try parsePath(expected: keys.isEmpty ? "a key to order by" : "a key", afterPrevious: true), forced))
+            guard kind == .comma else { break }
+            skip()
+        }
+        var descending = false
+        var hasDirection = false
+        if isWord(.asc) || isWord(.desc) {
+            descending = isWord(.desc)
+            skip()
+            hasDirection = true
+        }
+        result.query.order = keys.map { OrderKey($0.0, descending: $0.1 ?? descending) }
+        result.state.hasOrder = true
+        result.state.last = hasDirection ? .orderDirection : .orderKeys
+    }
+}
