@@ -124,14 +124,21 @@ final class UsergridCorpusTests: XCTestCase {
         }
     }
 
-    /// The leancloud where-JSON request object, once `WhereJSONEmitter` is on
-    /// main; `nil` until then (the `where:` expectations are then skipped).
+    /// The leancloud where-JSON request object (compact, sorted keys).
     static func emitWhere(_ query: Query) -> Result<String, QueryError>? {
-        nil
+        do throws(QueryError) {
+            return .success(JSONWriter.string(try WhereJSONEmitter.emit(query, dialect: .leancloud)))
+        } catch {
+            return .failure(error)
+        }
     }
 
-    /// The canonical CQL text, once `CQLFormatter` is on main; `nil` until then.
+    /// The canonical CQL text.
     static func formatCQL(_ query: Query) -> Result<String, QueryError>? {
-        nil
+        do throws(QueryError) {
+            return .success(try CQLFormatter.format(query))
+        } catch {
+            return .failure(error)
+        }
     }
 }

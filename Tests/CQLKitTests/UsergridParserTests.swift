@@ -94,6 +94,7 @@ final class UsergridParserTests: XCTestCase {
         XCTAssertEqual(q.keys, [SelectedKey("name", alias: "n"), SelectedKey("a.b", alias: "x")])
         XCTAssertEqual(q.order, [OrderKey("name", descending: true), OrderKey("age")])
         XCTAssertEqual(q.range, SourceRange(0, 59))
+        XCTAssertEqual(q.source, "SELECT {name:n, a.b:x} WHERE a = 1 ORDER\n\tBY name DESC, age")
         let d = try parse("select a, b direct fido, 'Rex Jr', 0b8f8d2e-0a8e-11e5-a6c0-1697f925ec7b")
         XCTAssertEqual(d.keys, [SelectedKey("a"), SelectedKey("b")])
         XCTAssertEqual(d.direct, [.string("fido"), .string("Rex Jr"), .string("0b8f8d2e-0a8e-11e5-a6c0-1697f925ec7b")])

@@ -33,6 +33,8 @@ public enum UsergridParser {
             var parser = UsergridParserState(tokens: tokens, literal: options.literal, source: text)
             var query = try parser.parseQuery()
             query.range = SourceRange(0, text.utf8.count)
+            // Later stages (emitters) point their errors into this text.
+            query.source = text
             try options.apply(to: &query)
             return query
         } catch {

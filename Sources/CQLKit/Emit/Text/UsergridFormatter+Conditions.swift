@@ -22,7 +22,7 @@ extension UsergridWriter {
             return wrap(parts.joined(separator: " and "), needed: place > .and)
         case .or(let items):
             if items.isEmpty { throw unsupported("an empty 'or' (never true)", c.range) }
-            return try disjunction(items.map { $0 }, place: place)
+            return try disjunction(items, place: place)
         case .not(let inner):
             return "not " + (try condition(inner, .not))
         case .constant:

@@ -96,7 +96,7 @@ struct UsergridWriter {
         var parts: [String] = []
         for v in names {
             guard case .string(let s) = v else { throw unsupported("a 'direct' name that is \(v.typeDescription)") }
-            if UsergridKeywords.isUUID(s) || (Self.isIdentifier(s) && !UsergridKeywords.isUUID(s)) {
+            if UsergridKeywords.isUUID(s) || Self.isIdentifier(s) {
                 parts.append(s)
             } else {
                 parts.append(Self.quoted(s))
