@@ -70,7 +70,7 @@ final class StoreTests: XCTestCase {
         XCTAssertEqual(loadError(p1)?.message, "\(p1):2: expected a JSON object, found an array")
         let p2 = try write("B.ndjson", "{\"loc\":{\"__type\":\"GeoPoint\",\"latitude\":95,\"longitude\":0}}\n")
         XCTAssertEqual(loadError(p2)?.message,
-                       "\(p2):1: loc: invalid GeoPoint values: latitude must be in -90...90 and longitude in -180...180")
+                       "\(p2):1:8: invalid GeoPoint values: latitude must be in -90...90 and longitude in -180...180")
     }
 
     func testBadJSONFilePositions() throws {

@@ -51,15 +51,12 @@ enum DataLoader {
             guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
             let value: Value
             do throws(QueryError) {
-                value = try JSONReader.parse(bytes: line)
+                value = try JSONReader.parse(bytes: line, decodingTypedValues: true)
             } catch {
                 throw located(error, file: path, line: number, lineBytes: line)
             }
-            let o: [String: Value]
-            do throws(QueryError) {
-                o = try object(value)
-            } catch {
-                throw QueryError(.data, "\(path):\(number): \(error.message)")
+            guard case .object(let o) = value else {
+                throw QueryError(.data, "\(path):\(number): expected a JSON object, found \(value.typeDescription)")
             }
             try body(o, number)
         }

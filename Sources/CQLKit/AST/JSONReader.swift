@@ -44,8 +44,17 @@ public struct JSONReader {
 
     /// Parses JSON from raw bytes (e.g. one NDJSON line). Errors carry byte
     /// offsets relative to `bytes` but no source text.
-    public static func parse(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth) throws(QueryError) -> Value {
+    ///
+    /// With `decodingTypedValues`, `{"__type": ...}` objects become typed
+    /// values as they are read — the same result as
+    /// ``Value/decodingTypedValues()`` afterwards, without a second pass that
+    /// rebuilds every object (this is the data loaders' hot path). A malformed
+    /// typed value is an `.invalidValue` error ranged over its object.
+    public static func parse(
+        bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth, decodingTypedValues: Bool = false
+    ) throws(QueryError) -> Value {
         var reader = JSONReader(bytes, maxDepth: maxDepth, recordPaths: false)
+        reader.decodesTypedValues = decodingTypedValues
         return try reader.parseDocument()
     }
 
@@ -56,6 +65,7 @@ public struct JSONReader {
     private let recordPaths: Bool
     private var pathStack: [String] = []
     private(set) var locations: [String: SourceRange] = [:]
+    private var decodesTypedValues = false
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, recordPaths: Bool) {
         self.bytes = bytes
@@ -169,6 +179,17 @@ public struct JSONReader {
             throw error("expected ',' or '}' in object, found \(describeByte(at: pos))", at: pos)
         }
         depth -= 1
+        if decodesTypedValues, case .string? = dict["__type"] {
+            do {
+                return try TypedValueCoding.decode(.object(dict), path: "")
+            } catch {
+                var e = error
+                e.range = SourceRange(open, pos)
+                if let p = e.path { e.message = "\(p): \(e.message)" }
+                e.path = nil
+                throw e
+            }
+        }
         return .object(dict)
     }
 
@@ -264,6 +285,14 @@ public struct JSONReader {
 
     private func validatedString(from a: Int, to b: Int) throws(QueryError) -> String {
         let slice = UnsafeBufferPointer(rebasing: bytes[a..<b])
+        // ASCII needs no validation, and String(validating:) is slow (generic
+        // metadata lookups per call): take the fast path for the common case.
+        var ascii = true
+        for byte in slice where byte >= 0x80 {
+            ascii = false
+            break
+        }
+        if ascii { return String(decoding: slice, as: UTF8.self) }
         guard let s = String(validating: slice, as: UTF8.self) else {
             throw error("string is not valid UTF-8", at: a - 1)
         }
