@@ -31,6 +31,15 @@ final class EvalCorpusFixture {
         return cases
     }
 
+    /// The case's query: `from:` names the language (default CQL), `class:`
+    /// the class for Usergrid and bare where-JSON, `options: literal` Usergrid's
+    /// exact string `=`.
+    func parse(_ c: CorpusCase) throws(QueryError) -> Query {
+        let text = c["query"] ?? ""
+        let language = c["from"].flatMap { QueryLanguage(rawValue: $0.trimmingCharacters(in: .whitespaces)) } ?? .cql
+        return try language.parse(text, className: c["class"] ?? "", literal: c["options"]?.contains("literal") ?? false)
+    }
+
     func parseParams(_ text: String) throws(QueryError) -> [Value] {
         guard case .array(let items) = try JSONReader.parse(text) else {
             throw QueryError(.binding, "params must be a JSON array")

@@ -37,7 +37,7 @@ final class EvalCorpusTests: XCTestCase {
         let result: QueryResult
         do throws(QueryError) {
             let parameters = try c["params"].map(fixture.parseParams) ?? []
-            let bound = try Binder.bind(try CQLParser.parse(text), parameters: parameters,
+            let bound = try Binder.bind(try fixture.parse(c), parameters: parameters,
                                         now: DateValue(millisecondsSince1970: 1_700_000_000_000))
             let store = try fixture.store(for: c, className: bound.className, root: root)
             result = try QueryPlan(bound, store: store, source: text).run()

@@ -12,17 +12,17 @@ import XCTest
 /// error) is skipped and counted; any other failure is a test failure.
 final class TranslationDifferentialTests: XCTestCase {
     func testEveryTranslationEvaluatesLikeTheOriginal() throws {
-        let corpus = EvalCorpusFixture()
+        let fixture = EvalCorpusFixture()
         let root = try XCTUnwrap(EvalCorpusFixture.corpusRoot)
         let cases = try EvalCorpusFixture.allCases(root: root)
         var compared = 0, unsupported = 0
         for c in cases where c["error"] == nil {
             guard let text = c["query"] else { continue }
             do throws(QueryError) {
-                let parameters = try c["params"].map(corpus.parseParams) ?? []
+                let parameters = try c["params"].map(fixture.parseParams) ?? []
                 let now = DateValue(millisecondsSince1970: 1_700_000_000_000)
-                let bound = try Binder.bind(try CQLParser.parse(text), parameters: parameters, now: now)
-                let store = try corpus.store(for: c, className: bound.className, root: root)
+                let bound = try Binder.bind(try fixture.parse(c), parameters: parameters, now: now)
+                let store = try fixture.store(for: c, className: bound.className, root: root)
                 let expected = try QueryPlan(bound, store: store).run()
                 for (name, translate) in translations {
                     let translated: Query

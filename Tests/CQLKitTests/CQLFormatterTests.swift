@@ -50,8 +50,8 @@ final class CQLFormatterTests: XCTestCase {
 
     func testRegexTextAndPlaceholders() {
         XCTAssertEqual(fmt(c(.regex("n", pattern: v(#"^a\d"#), options: "im"))), #"select * from T where n regexp '(?im)^a\\d'"#)
-        XCTAssertEqual(fmt(c(.text("n", .equalsIgnoringCase, "Mo'rgan"))), #"select * from T where n regexp '(?i)^\\QMo''rgan\\E$'"#)
-        XCTAssertEqual(fmt(c(.text("n", .wildcard, "Mo*"))), #"select * from T where n regexp '(?is)^\\QMo\\E.*$'"#)
+        XCTAssertEqual(fmt(c(.text("n", .equalsIgnoringCase, "Mo'rgan"))), #"select * from T where n regexp '(?i)^\\QMo''rgan\\E\\z'"#)
+        XCTAssertEqual(fmt(c(.text("n", .wildcard, "Mo*"))), #"select * from T where n regexp '(?is)^\\QMo\\E.*\\z'"#)
         XCTAssertEqual(fmt(c(.regex("n", pattern: .placeholder(index: 0, range: nil), options: "i"))),
                        "error: regexp options ('i') on a pattern that is not a string constant cannot be expressed in CQL")
         let q = Query(className: "T", condition: Condition.and([c(.compare("a", .equal, .placeholder(index: 0, range: nil))),

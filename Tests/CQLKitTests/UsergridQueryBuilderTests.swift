@@ -247,8 +247,8 @@ final class UsergridQueryBuilderTests: XCTestCase {
         let q = UsergridQuery("pets")
         let cases: [(UsergridQuery, String)] = [
             (q, #"{"className":"pets"}"#),
-            (q.eq("name", value: "Fido"), #"{"className":"pets","where":{"name":{"$options":"i","$regex":"^\\QFido\\E$"}}}"#),
-            (q.eq("name", value: "Mor*g"), #"{"className":"pets","where":{"name":{"$options":"is","$regex":"^\\QMor\\E.*\\Qg\\E$"}}}"#),
+            (q.eq("name", value: "Fido"), #"{"className":"pets","where":{"name":{"$options":"i","$regex":"^\\QFido\\E\\z"}}}"#),
+            (q.eq("name", value: "Mor*g"), #"{"className":"pets","where":{"name":{"$options":"is","$regex":"^\\QMor\\E.*\\Qg\\E\\z"}}}"#),
             (UsergridQuery("pets", literal: true).eq("name", value: "Fido"), #"{"className":"pets","where":{"name":"Fido"}}"#),
             (q.eq("age", value: 3), #"{"className":"pets","where":{"age":3}}"#),
             (q.eq("good", value: true), #"{"className":"pets","where":{"good":true}}"#),
@@ -307,7 +307,7 @@ final class UsergridQueryBuilderTests: XCTestCase {
         )
         XCTAssertEqual(
             try json(q, .parse),
-            #"{"className":"pets","keys":"name,age","limit":5,"order":"name","skip":10,"where":{"$or":[{"color":{"$options":"i","$regex":"^\\Qblue\\E$"}},{"age":{"$gt":3}}]}}"#
+            #"{"className":"pets","keys":"name,age","limit":5,"order":"name","skip":10,"where":{"$or":[{"color":{"$options":"i","$regex":"^\\Qblue\\E\\z"}},{"age":{"$gt":3}}]}}"#
         )
     }
 
@@ -342,11 +342,11 @@ final class UsergridQueryBuilderTests: XCTestCase {
         XCTAssertEqual(try query.queryString(), "select * where name = 'Fido' or not age > 3 order by age desc")
         XCTAssertEqual(
             try json(query, .parse),
-            #"{"className":"pets","limit":20,"order":"-age","where":{"$or":[{"name":{"$options":"i","$regex":"^\\QFido\\E$"}},{"$nor":[{"age":{"$gt":3}}]}]}}"#
+            #"{"className":"pets","limit":20,"order":"-age","where":{"$or":[{"name":{"$options":"i","$regex":"^\\QFido\\E\\z"}},{"$nor":[{"age":{"$gt":3}}]}]}}"#
         )
         XCTAssertEqual(
             try json(UsergridQuery("pets").fromString("color = 'blue' or age > 3 order by name").limit(5), .parse),
-            #"{"className":"pets","limit":5,"order":"name","where":{"$or":[{"color":{"$options":"i","$regex":"^\\Qblue\\E$"}},{"age":{"$gt":3}}]}}"#
+            #"{"className":"pets","limit":5,"order":"name","where":{"$or":[{"color":{"$options":"i","$regex":"^\\Qblue\\E\\z"}},{"age":{"$gt":3}}]}}"#
         )
         XCTAssertEqual(
             try UsergridQuery("pets").eq("name", value: "A&B").limit(5).urlQuery(),

@@ -110,8 +110,8 @@ final class WhereJSONEmitterTests: XCTestCase {
     // MARK: Usergrid text matches
 
     func testTextMatches() {
-        check(c(.text("name", .equalsIgnoringCase, "Morgan")), all: #"{"name":{"$options":"i","$regex":"^\\QMorgan\\E$"}}"#)
-        check(c(.text("name", .wildcard, "Mo*n*")), all: #"{"name":{"$options":"is","$regex":"^\\QMo\\E.*\\Qn\\E.*$"}}"#)
+        check(c(.text("name", .equalsIgnoringCase, "Morgan")), all: #"{"name":{"$options":"i","$regex":"^\\QMorgan\\E\\z"}}"#)
+        check(c(.text("name", .wildcard, "Mo*n*")), all: #"{"name":{"$options":"is","$regex":"^\\QMo\\E.*\\Qn\\E.*\\z"}}"#)
         check(c(.text("t", .word, "blue")), all: #"{"t":{"$options":"i","$regex":"(?<![\\p{L}\\p{N}])\\Qblue\\E(?![\\p{L}\\p{N}])"}}"#)
         check(c(.text("t", .wordPrefix, "bl")), all: #"{"t":{"$options":"i","$regex":"(?<![\\p{L}\\p{N}])\\Qbl\\E"}}"#)
         check(c(.not(c(.text("t", .word, "x")))),
@@ -123,8 +123,8 @@ final class WhereJSONEmitterTests: XCTestCase {
     func testTextQuoting() {
         XCTAssertEqual(TextRegex.quote(#"a\Eb"#), #"\Qa\E\\E\Qb\E"#)
         XCTAssertEqual(TextRegex.quote(#"a.b\"#), #"\Qa.b\\E"#)
-        XCTAssertEqual(TextRegex.regex(.wildcard, "*x").pattern, #"^.*\Qx\E$"#)
-        XCTAssertEqual(TextRegex.regex(.equalsIgnoringCase, "").pattern, #"^\Q\E$"#)
+        XCTAssertEqual(TextRegex.regex(.wildcard, "*x").pattern, #"^.*\Qx\E\z"#)
+        XCTAssertEqual(TextRegex.regex(.equalsIgnoringCase, "").pattern, #"^\Q\E\z"#)
     }
 
     func testLikePatterns() {

@@ -74,7 +74,7 @@ struct Planner {
             // The pattern ends in `\z`, so it is anchored at the true end.
             return .regex(Accessor(path), try compile(LikePattern.regex(p), LikePattern.options, r))
         case .text(let path, let match, let text):
-            let (p, options) = PatternBuilder.text(match, text)
+            let (p, options) = TextRegex.regex(match, text)
             return .regex(Accessor(path), try compile(p, options, r))
         case .containedBy(let path, let terms):
             return .containedBy(Accessor(path), MemberSet(try values(terms, r)))

@@ -28,23 +28,6 @@ enum PatternBuilder {
         }
     }
 
-    /// Usergrid's text matches (usergrid.md) with their compile options. They
-    /// use PCRE2 caseless matching in UCP mode, which is Unicode simple case
-    /// folding. `\A`/`\z` anchor at the true ends of the value.
-    static func text(_ match: TextMatch, _ text: String) -> (pattern: String, options: String) {
-        switch match {
-        case .equalsIgnoringCase:
-            return (#"\A"# + quote(text) + #"\z"#, "i")
-        case .wildcard:
-            let pieces = text.split(separator: "*", omittingEmptySubsequences: false).map { quote(String($0)) }
-            return (#"\A"# + pieces.joined(separator: ".*") + #"\z"#, "is")
-        case .word:
-            return ("(?<!\(wordClass))" + quote(text) + "(?!\(wordClass))", "i")
-        case .wordPrefix:
-            return ("(?<!\(wordClass))" + quote(text), "i")
-        }
-    }
-
     /// A simple `$text` search: the positive terms (words, or `"quoted
     /// phrases"`) as one alternation of whole-word matches, and the negated
     /// terms (`-word`) likewise. `nil` for an empty side.

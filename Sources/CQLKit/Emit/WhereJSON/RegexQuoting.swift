@@ -1,14 +1,16 @@
 /// Usergrid's case-insensitive text matches as PCRE patterns (TEAM.md): the
 /// user's text is quoted with `\Q…\E`, so no character of it is special.
-/// Used by the where-JSON emitter (`$regex` + `$options`) and the CQL
-/// formatter (`regexp '(?i)…'`).
+/// Used by the where-JSON emitter (`$regex` + `$options`), the CQL formatter
+/// (`regexp '(?i)…'`) and the evaluator, so every backend runs the same pattern.
+/// Whole-value matches end in `\z`, not `$` (which also matches before a final
+/// newline): `'blue\n'` is not `'blue'`.
 ///
 /// ```swift
-/// TextRegex.regex(.equalsIgnoringCase, "Morgan")  // ("^\\QMorgan\\E$", "i")
-/// TextRegex.regex(.wildcard, "Mo*n*")             // ("^\\QMo\\E.*\\Qn\\E.*$", "is")
+/// TextRegex.regex(.equalsIgnoringCase, "Morgan")  // ("^\\QMorgan\\E\\z", "i")
+/// TextRegex.regex(.wildcard, "Mo*n*")             // ("^\\QMo\\E.*\\Qn\\E.*\\z", "is")
 /// TextRegex.regex(.word, "blue")                  // ("(?<![\\p{L}\\p{N}])\\Qblue\\E(?![\\p{L}\\p{N}])", "i")
 /// ```
-enum TextRegex {
+public enum TextRegex {
     /// Not preceded / followed by a letter or digit: the edges of a word
     /// (words are maximal runs of letters and digits, semantics.md).
     static let wordStart = #"(?<![\p{L}\p{N}])"#
@@ -36,14 +38,14 @@ enum TextRegex {
 
     /// The pattern and options of `match` against `text`. For `.wildcard` the
     /// text holds the `*`s; for `.wordPrefix` it is the prefix without its `*`.
-    static func regex(_ match: TextMatch, _ text: String) -> (pattern: String, options: String) {
+    public static func regex(_ match: TextMatch, _ text: String) -> (pattern: String, options: String) {
         switch match {
         case .equalsIgnoringCase:
-            return ("^" + quote(text) + "$", "i")
+            return ("^" + quote(text) + #"\z"#, "i")
         case .wildcard:
             let pieces = text.split(separator: "*", omittingEmptySubsequences: false)
             let body = pieces.map { $0.isEmpty ? "" : quote(String($0)) }.joined(separator: ".*")
-            return ("^" + body + "$", "is")
+            return ("^" + body + #"\z"#, "is")
         case .word:
             return (wordStart + quote(text) + wordEnd, "i")
         case .wordPrefix:
