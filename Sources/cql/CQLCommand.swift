@@ -21,7 +21,7 @@ enum Main {
         } catch let failure as CommandFailure {
             Output.flush()
             Output.error(failure.text)
-            exitProcess(1)
+            exitProcess(failure.status)
         } catch {
             Output.flush()
             let code = CQL.exitCode(for: error)

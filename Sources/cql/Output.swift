@@ -8,8 +8,13 @@ import CQLKit
 /// A bad query, parameter or datum: already rendered, ends the run with status 1.
 struct CommandFailure: Error {
     var text: String
+    /// 1 for a bad query or datum, 2 for bad usage.
+    var status: Int32 = 1
 
-    init(_ text: String) { self.text = text }
+    init(_ text: String, status: Int32 = 1) {
+        self.text = text
+        self.status = status
+    }
 
     /// `error: <input>:LINE:COL: message` + source line + caret.
     init(_ error: QueryError, inputName: String = "<input>") {

@@ -19,6 +19,12 @@ struct QueryInput: ParsableArguments {
     @Flag(help: "Usergrid: string '=' is exact and case-sensitive instead of Usergrid's case-insensitive match.")
     var literal = false
 
+    @Option(help: "Usergrid: the 'limit' URL parameter (1...1000; larger values are cut to 1000).")
+    var limit: Int?
+
+    @Option(help: "Usergrid: the 'cursor' URL parameter (an opaque token for the next page).")
+    var cursor: String?
+
     /// The query text (reading standard input for `-`).
     func text() throws -> String {
         guard let query else { throw ValidationError("Missing expected argument '<query>'") }
@@ -29,8 +35,11 @@ struct QueryInput: ParsableArguments {
     /// The parsed, not yet bound, query and the language it was read in.
     func parse(_ text: String) throws(CommandFailure) -> (Query, QueryLanguage) {
         let lang = language ?? QueryLanguage.detect(text)
+        if lang != .usergrid && (limit != nil || cursor != nil) {
+            throw CommandFailure("error: --limit and --cursor are Usergrid's URL parameters; \(lang.rawValue) queries carry their own limit and skip", status: 2)
+        }
         do {
-            return (try lang.parse(text, className: className, literal: literal), lang)
+            return (try lang.parse(text, className: className, literal: literal, limit: limit, cursor: cursor), lang)
         } catch {
             throw CommandFailure(error)
         }

@@ -169,3 +169,25 @@ extension CLITests {
         XCTAssertTrue(r.stderr.hasPrefix("error: <input>:1:"), r.stderr)
     }
 }
+
+extension CLITests {
+    func testUsergridLimitAndCursorOptions() throws {
+        // The cursor is base64url("offset:10"): the next page starts at 10.
+        let r = try cql(["translate", "--from", "usergrid", "--class", "Dog", "--limit", "5", "--cursor", "b2Zmc2V0OjEw", "name = 'x*'"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, #"{"className":"Dog","limit":5,"skip":10,"where":{"name":{"$options":"is","$regex":"^\\Qx\\E.*\\z"}}}"# + "\n")
+        let bad = try cql(["translate", "--from", "usergrid", "--cursor", "nonsense", "a = 1"])
+        XCTAssertEqual(bad.status, 1, bad.stderr)
+        let misuse = try cql(["translate", "--limit", "3", "select * from T"])
+        XCTAssertEqual(misuse.status, 2, misuse.stderr)
+    }
+
+    func testUsergridEvalAndFmt() throws {
+        let r = try cql(["eval", "--data", "Corpus/data", "--from", "usergrid", "--class", "GameScore", "--limit", "2", "score > 1000 order by score desc"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout.split(separator: "\n").count, 2)
+        let f = try cql(["fmt", "--from", "usergrid", "SELECT * WHERE a = 1 AND (b = 'x' OR c contains 'y*') ORDER  BY a ASC"])
+        XCTAssertEqual(f.status, 0, f.stderr)
+        XCTAssertEqual(f.stdout, "select * where a = 1 and (b = 'x' or c contains 'y*') order by a\n")
+    }
+}

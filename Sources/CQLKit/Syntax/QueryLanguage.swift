@@ -51,10 +51,16 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     ///   - className: the class for languages whose text does not name one
     ///     (Usergrid, a bare where-JSON condition); `""` means not given.
     ///   - literal: Usergrid only: string `=` is exact and case-sensitive.
-    public func parse(_ text: String, className: String = "", literal: Bool = false) throws(QueryError) -> Query {
+    ///   - limit, cursor: Usergrid only: the URL parameters beside `ql`
+    ///     (see ``UsergridOptions``).
+    public func parse(
+        _ text: String, className: String = "", literal: Bool = false, limit: Int? = nil, cursor: String? = nil
+    ) throws(QueryError) -> Query {
         switch self {
         case .cql: return try CQLParser.parse(text)
-        case .usergrid: return try UsergridParser.parse(text, options: UsergridOptions(className: className, literal: literal))
+        case .usergrid:
+            let options = UsergridOptions(className: className, literal: literal, limit: limit, cursor: cursor)
+            return try UsergridParser.parse(text, options: options)
         case .whereJSON: return try WhereJSONReader.read(text, className: className)
         }
     }
