@@ -7,29 +7,12 @@ import Foundation
 /// Finds and loads what the eval corpus cases refer to; shared by the corpus
 /// driver and the translation differential test. Stores are loaded once per path.
 final class EvalCorpusFixture {
-    /// The `Corpus/` directory holding `eval/`.
-    static let corpusRoot: URL? = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            let candidate = url.appendingPathComponent("Corpus")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("eval").path) { return candidate }
-        }
-        return nil
-    }()
+    /// The `Corpus/` directory.
+    static let corpusRoot: URL? = Corpus.root
 
     var stores: [String: DocumentStore] = [:]
 
-    static func allCases(root: URL) throws -> [CorpusCase] {
-        let dir = root.appendingPathComponent("eval")
-        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".cases") }.sorted()
-        var cases: [CorpusCase] = []
-        for name in names {
-            let text = try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
-            cases += try Corpus.parse(text, file: "Corpus/eval/\(name)")
-        }
-        return cases
-    }
+    static func allCases(root: URL) throws -> [CorpusCase] { try Corpus.cases(in: "eval") }
 
     /// The case's query: `from:` names the language (default CQL), `class:`
     /// the class for Usergrid and bare where-JSON, `options: literal` Usergrid's

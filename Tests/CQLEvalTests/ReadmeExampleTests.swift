@@ -1,5 +1,6 @@
 import CQLEval
 import CQLKit
+import CorpusSupport
 import XCTest
 
 /// The Swift example of README.md, verbatim, with its printed output asserted.
@@ -26,20 +27,12 @@ final class ReadmeExampleTests: XCTestCase {
         XCTAssertEqual(ug.className, "dogs")
 
         // Evaluate in memory
-        let store = try DocumentStore.load(path: CLIPaths.corpus + "/data")
+        let store = try DocumentStore.load(path: Corpus.root.appendingPathComponent("data").path)
         let plan = try QueryPlan(bound, store: store)
         let result = try plan.run()
         XCTAssertEqual(result.objects.count, 2)
         XCTAssertTrue(result.objects.allSatisfy { $0["name"] == "dennis" })
         let plan2 = try QueryPlan(try Binder.bind(query, parameters: ["victor", 80]), store: store)
         XCTAssertEqual(try plan2.run().objects.map { $0["objectId"] }, ["gs22"])
-    }
-}
-
-enum CLIPaths {
-    static var corpus: String {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.appendingPathComponent("Corpus").path
     }
 }

@@ -1,3 +1,4 @@
+import CorpusSupport
 import XCTest
 @testable import CQLKit
 
@@ -374,20 +375,8 @@ final class CQLParserTests: XCTestCase {
         }
     }
 
-    /// A small deterministic generator (SplitMix64), so failures reproduce.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     func testRandomBytesNeverCrash() {
-        var rng = SplitMix(state: 42)
+        var rng = SplitMix64(seed: 42)
         let alphabet = Array("select*from where()[]{},;:'\"`?-+=<>!./\\ \n\t0123456789eEaZ_é日".utf8)
         var errors = 0
         for n in 0..<20_000 {
@@ -410,7 +399,7 @@ final class CQLParserTests: XCTestCase {
     }
 
     func testRandomTokenSoupsNeverCrash() {
-        var rng = SplitMix(state: 7)
+        var rng = SplitMix64(seed: 7)
         let pieces = ["select", "*", "from", "T", "where", "a", "b.c", "=", "!=", "<>", "<", ">=", "in", "not", "like", "regexp",
                       "is", "exists", "all", "size", "(", ")", "[", "]", "{", "}", ",", ":", "and", "or", "?", "1", "-2.5", "'x'",
                       "\"y\"", "date", "pointer", "geopoint", "file", "base64", "current_timestamp", "near", "within", "min",

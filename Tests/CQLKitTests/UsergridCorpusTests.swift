@@ -15,17 +15,7 @@ import XCTest
 /// `parse(format(q)) == q`, and formatting the canonical text again gives it
 /// back unchanged.
 final class UsergridCorpusTests: XCTestCase {
-    static func cases() throws -> [CorpusCase] {
-        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Corpus/usergrid")
-        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".cases") }.sorted()
-        var all: [CorpusCase] = []
-        for name in names {
-            let text = try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
-            all += try Corpus.parse(text, file: "Corpus/usergrid/\(name)")
-        }
-        return all
-    }
+    static func cases() throws -> [CorpusCase] { try Corpus.cases(in: "usergrid") }
 
     static func options(_ text: String?) throws -> UsergridOptions {
         var o = UsergridOptions()

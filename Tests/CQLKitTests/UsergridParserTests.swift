@@ -1,3 +1,4 @@
+import CorpusSupport
 import XCTest
 
 @testable import CQLKit
@@ -155,7 +156,7 @@ final class UsergridParserTests: XCTestCase {
     }
 
     func testRandomBytesNeverCrash() {
-        var rng = SplitMix(seed: 0x5EED)
+        var rng = SplitMix64(seed: 0x5EED)
         let alphabet = Array("aZ_.-09 '\\\"(){}[],*:=<>!&|%?;\nuUe+xé😀".unicodeScalars)
         for _ in 0..<3000 {
             var s = ""
@@ -199,18 +200,5 @@ final class UsergridParserTests: XCTestCase {
             XCTAssertEqual(error.source, s)
             if let r = error.range { XCTAssertLessThanOrEqual(r.end, s.utf8.count) }
         }
-    }
-}
-
-/// A small deterministic generator for the fuzz tests.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

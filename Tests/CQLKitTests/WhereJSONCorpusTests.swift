@@ -107,31 +107,5 @@ final class WhereJSONCorpusTests: XCTestCase {
         }
     }
 
-    /// The cases of every `Corpus/where/*.cases`, located from this file (the
-    /// shared `Corpus.root` needs `Corpus/cql`, which need not exist yet).
-    static func cases() throws -> [CorpusCase] {
-        var dir = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { dir.deleteLastPathComponent() }
-        dir.appendPathComponent("Corpus/where")
-        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".cases") }.sorted()
-        var all: [CorpusCase] = []
-        for name in names {
-            let text = try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
-            all += try Corpus.parse(text, file: "Corpus/where/\(name)")
-        }
-        return all
-    }
-}
-
-/// A small deterministic generator for the mutation test.
-private struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    static func cases() throws -> [CorpusCase] { try Corpus.cases(in: "where") }
 }

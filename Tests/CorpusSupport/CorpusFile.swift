@@ -28,16 +28,18 @@ public enum CorpusError: Error, CustomStringConvertible {
 }
 
 public enum Corpus {
-    /// The repository's `Corpus/` directory, found from this source file.
-    public static var root: URL {
+    /// The repository's root (where `Package.swift` is), found from this source file.
+    public static var repositoryRoot: URL {
         var url = URL(fileURLWithPath: #filePath)
         while url.path != "/" {
             url.deleteLastPathComponent()
-            let candidate = url.appendingPathComponent("Corpus")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("cql").path) { return candidate }
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
         }
-        fatalError("Corpus/ not found above \(#filePath)")
+        fatalError("Package.swift not found above \(#filePath)")
     }
+
+    /// The repository's `Corpus/` directory.
+    public static var root: URL { repositoryRoot.appendingPathComponent("Corpus") }
 
     /// Every case of every `*.cases` file under `Corpus/<area>/`, files in name order.
     public static func cases(in area: String) throws -> [CorpusCase] {

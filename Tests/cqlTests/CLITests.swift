@@ -1,3 +1,4 @@
+import CorpusSupport
 import Foundation
 import XCTest
 
@@ -17,11 +18,7 @@ final class CLITests: XCTestCase {
         return dir.appendingPathComponent("cql")
     }
 
-    static var repositoryRoot: URL {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url
-    }
+    static var repositoryRoot: URL { Corpus.repositoryRoot }
 
     func cql(_ arguments: [String], stdin: String? = nil) throws -> Run {
         let process = Process()
