@@ -77,8 +77,8 @@ public struct QueryError: Error, Hashable, Sendable, CustomStringConvertible {
         guard let range, let source else { return "\(inputName): \(text)" }
         let (line, column) = SourceText.lineAndColumn(of: range.start, in: source)
         let lineText = SourceText.line(containing: range.start, in: source)
-        let underline = SourceText.caret(for: range, lineText: lineText, column: column)
-        return "\(inputName):\(line):\(column): \(text)\n\(lineText.text)\n\(underline)"
+        let (shown, underline) = SourceText.excerpt(lineText, range: range, column: column)
+        return "\(inputName):\(line):\(column): \(text)\n\(shown)\n\(underline)"
     }
 
     /// The first line of ``rendered(inputName:)`` without the input name:
@@ -148,6 +148,27 @@ enum SourceText {
         var slice = Array(bytes[start..<end])
         if slice.last == 0x0D { slice.removeLast() }
         return Line(text: String(decoding: slice, as: UTF8.self), startOffset: start)
+    }
+
+    /// The line to show and the caret line under it. A line longer than
+    /// `maxWidth` scalars (a megabyte-long query on one line) is cut to a
+    /// window around the caret, with `...` where text was left out.
+    static func excerpt(_ line: Line, range: SourceRange, column: Int, maxWidth: Int = 160) -> (String, String) {
+        let scalars = Array(line.text.unicodeScalars)
+        guard scalars.count > maxWidth else { return (line.text, caret(for: range, lineText: line, column: column)) }
+        let start = max(0, column - 1 - 60)
+        let end = min(scalars.count, start + maxWidth)
+        var shown = String(String.UnicodeScalarView(scalars[start..<end]))
+        var offset = column - 1 - start
+        if start > 0 {
+            shown = "..." + shown
+            offset += 3
+        }
+        if end < scalars.count { shown += "..." }
+        // The caret's width, counted on the original line, is capped by what is shown.
+        let full = caret(for: range, lineText: line, column: column)
+        let width = min(full.count - (column - 1), end - (column - 1))
+        return (shown, String(repeating: " ", count: offset) + "^" + String(repeating: "~", count: max(0, width - 1)))
     }
 
     /// `   ^~~~` under `range` on its first line (tabs kept so the caret aligns).
