@@ -29,6 +29,9 @@ struct Translate: ParsableCommand {
     @Flag(help: "Indent the JSON output.")
     var pretty = false
 
+    @Flag(name: .customLong("mongo-id"), help: "mongo dialect: write the objectId key as MongoDB's _id.")
+    var mongoId = false
+
     @Option(help: "Translate each line of FILE ('-' for standard input) as its own query; one output line per input line.")
     var lines: String?
 
@@ -53,7 +56,9 @@ struct Translate: ParsableCommand {
         let dialect = self.dialect ?? (language == .cql ? .leancloud : .parse)
         do {
             switch to {
-            case .where: return JSONWriter.string(try WhereJSONEmitter.emit(query, dialect: dialect), pretty: pretty)
+            case .where:
+                let request = try WhereJSONEmitter.emit(query, dialect: dialect, objectIdAsMongoId: mongoId)
+                return JSONWriter.string(request, pretty: pretty)
             case .cql: return try CQLFormatter.format(query)
             case .usergrid: return try UsergridFormatter.format(query, literal: input.literal)
             }

@@ -317,3 +317,16 @@ final class WhereJSONEmitterTests: XCTestCase {
         }
     }
 }
+
+extension WhereJSONEmitterTests {
+    func testMongoObjectIdAsId() throws {
+        let q = try CQLParser.parse("select objectId, name from T where objectId in ('a', 'b') and post.objectId = 'x' order by -objectId")
+        XCTAssertEqual(JSONWriter.string(try WhereJSONEmitter.emit(q, dialect: .mongo, objectIdAsMongoId: true)),
+                       #"{"className":"T","keys":"_id,name","order":"-_id","where":{"_id":{"$in":["a","b"]},"post.objectId":"x"}}"#)
+        // Off by default, and only the mongo dialect has it.
+        XCTAssertEqual(JSONWriter.string(try WhereJSONEmitter.emit(q, dialect: .mongo)),
+                       #"{"className":"T","keys":"objectId,name","order":"-objectId","where":{"objectId":{"$in":["a","b"]},"post.objectId":"x"}}"#)
+        XCTAssertEqual(JSONWriter.string(try WhereJSONEmitter.emit(q, dialect: .parse, objectIdAsMongoId: true)),
+                       #"{"className":"T","keys":"objectId,name","order":"-objectId","where":{"objectId":{"$in":["a","b"]},"post.objectId":"x"}}"#)
+    }
+}

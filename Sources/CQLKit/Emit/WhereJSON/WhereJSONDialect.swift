@@ -79,6 +79,9 @@ struct WhereJSONDialectTable: Sendable {
     let dates: DateForm
     /// The operator of a box search: `$within` or `$geoWithin`.
     let boxOperator: String
+    /// The stored name of the built-in `objectId` key (MongoDB's own `_id`
+    /// when asked for; see ``WhereJSONEmitter/emit(_:dialect:objectIdAsMongoId:)``).
+    var objectIdKey = "objectId"
 
     func supports(_ feature: Feature) -> Bool { features.contains(feature) }
 

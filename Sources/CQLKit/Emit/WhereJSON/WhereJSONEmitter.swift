@@ -16,9 +16,21 @@
 /// ```
 public enum WhereJSONEmitter {
     /// The request object of `query` (bind it first: placeholders, `current_timestamp()`).
-    public static func emit(_ query: Query, dialect: WhereJSONDialect) throws(QueryError) -> Value {
+    ///
+    /// - Parameter objectIdAsMongoId: `mongo` only: write the built-in
+    ///   `objectId` key as MongoDB's `_id` (in `where`, `order` and `keys`), for
+    ///   collections that store it there. The other dialects ignore it.
+    ///
+    /// ```swift
+    /// let q = try CQLParser.parse("select * from T where objectId in ('a', 'b') order by objectId")
+    /// JSONWriter.string(try WhereJSONEmitter.emit(q, dialect: .mongo, objectIdAsMongoId: true))
+    /// // {"className":"T","order":"_id","where":{"_id":{"$in":["a","b"]}}}
+    /// ```
+    public static func emit(_ query: Query, dialect: WhereJSONDialect, objectIdAsMongoId: Bool = false) throws(QueryError) -> Value {
+        var table = dialect.table
+        if objectIdAsMongoId && dialect == .mongo { table.objectIdKey = "_id" }
         do throws(QueryError) {
-            return try request(query, table: dialect.table)
+            return try request(query, table: table)
         } catch {
             throw query.source.map { error.withSource($0) } ?? error
         }

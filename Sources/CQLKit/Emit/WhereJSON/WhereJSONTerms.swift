@@ -13,6 +13,7 @@ extension ConditionEmitter {
             let why = c.isEmpty ? "an empty component" : c.hasPrefix("$") ? "a component starting with '$'" : "a component containing '.'"
             throw QueryError(.unsupported, "the key '\(path.dotted)' has \(why), which the \(table.name) where-JSON dialect cannot express", range: range)
         }
+        if path.components == ["objectId"] { return table.objectIdKey }
         return path.dotted
     }
 
