@@ -121,7 +121,15 @@ public final class QueryPlan: Sendable {
     /// Order: filter, sort (or nearest first), count, skip, limit, include,
     /// keys. `count` is the number of matches before skip and limit.
     public func run(over objects: some Sequence<[String: Value]>) throws(QueryError) -> QueryResult {
-        let window = try page(objects, needsTotal: query.count != .none)
+        // A caller in another module reaches this generic unspecialized, and
+        // then every element costs protocol-witness calls (iterator, copies).
+        // Arrays, the usual input, take the specialized path.
+        let needsTotal = query.count != .none
+        if let array = objects as? [[String: Value]] { return shaped(try page(array, needsTotal: needsTotal)) }
+        return shaped(try page(objects, needsTotal: needsTotal))
+    }
+
+    private func shaped(_ window: Window) -> QueryResult {
         var out: [[String: Value]] = []
         if query.count != .only {
             out.reserveCapacity(window.objects.count)
