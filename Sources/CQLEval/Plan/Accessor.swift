@@ -21,6 +21,9 @@ struct Accessor: Sendable {
     }
 
     let steps: [Step]
+    /// The key of a one-step path (most paths): `visit` then reads it from
+    /// the root object directly, without the recursive walk.
+    let singleKey: String?
     /// The top-level built-in keys `createdAt` / `updatedAt` read ISO strings
     /// as Dates (semantics.md); no other key does.
     let coercesDates: Bool
@@ -31,6 +34,7 @@ struct Accessor: Sendable {
         // An empty path (`$elemMatch` on the element itself) has no steps.
         let components = path.components == [""] ? [] : path.components
         steps = components.map { Step(key: $0, index: Accessor.arrayIndex($0)) }
+        singleKey = components.count == 1 ? components[0] : nil
         coercesDates = components.count == 1 && (components[0] == "createdAt" || components[0] == "updatedAt")
         dotted = components.joined(separator: ".")
     }
@@ -45,14 +49,27 @@ struct Accessor: Sendable {
     /// returns `true` to stop the walk. Returns whether it was stopped.
     @inline(__always)
     func visit(_ root: Value, present: (Value) -> Bool, missing: () -> Bool) -> Bool {
-        walk(root, 0, present, missing)
+        if let key = singleKey {
+            switch root {
+            case .object(let o), .typedObject(_, let o):
+                guard let child = o[key] else { return missing() }
+                return reached(child, present)
+            default:
+                break
+            }
+        }
+        return walk(root, 0, present, missing)
+    }
+
+    /// The end of a walk: `createdAt`/`updatedAt` strings become Dates.
+    @inline(__always)
+    private func reached(_ value: Value, _ present: (Value) -> Bool) -> Bool {
+        if coercesDates, case .string(let s) = value, let d = ISODate.parse(s) { return present(.date(d)) }
+        return present(value)
     }
 
     private func walk(_ value: Value, _ i: Int, _ present: (Value) -> Bool, _ missing: () -> Bool) -> Bool {
-        if i == steps.count {
-            if coercesDates, case .string(let s) = value, let d = ISODate.parse(s) { return present(.date(d)) }
-            return present(value)
-        }
+        if i == steps.count { return reached(value, present) }
         let step = steps[i]
         switch value {
         case .object(let o), .typedObject(_, let o):

@@ -18,6 +18,9 @@ indirect enum Node: Sendable {
     case isNull(Accessor)
     /// `<`, `<=`, `>`, `>=` with type bracketing.
     case range(Accessor, RangeTest)
+    /// `=` or a range against a number, string, boolean or Date: the same
+    /// meaning as `.equal` / `.range`, evaluated without generic comparison.
+    case scalar(Accessor, ScalarTest)
     /// `in (..)`: equality with any member.
     case member(Accessor, MemberSet)
     /// `size(k) = n`

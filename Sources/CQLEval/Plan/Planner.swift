@@ -41,11 +41,12 @@ struct Planner {
             let v = Semantic.canonical(try value(term, r))
             let acc = Accessor(path)
             switch op {
-            case .equal: return v == .null ? .isNull(acc) : .equal(acc, v)
-            case .notEqual: return .not(v == .null ? .isNull(acc) : .equal(acc, v))
+            case .equal: return Planner.equal(acc, v)
+            case .notEqual: return .not(Planner.equal(acc, v))
             default:
                 // semantics.md: null and missing never match a range.
                 if v == .null { return .constant(false) }
+                if let test = ScalarTest(op, v) { return .scalar(acc, test) }
                 return .range(acc, RangeTest(op: op, constant: v, constantClass: ValueOrder.rangeClass(v)))
             }
         case .in(let path, let terms, let negated):
@@ -57,7 +58,7 @@ struct Planner {
             // semantics.md: an empty list matches nothing.
             if values.isEmpty { return .constant(false) }
             let acc = Accessor(path)
-            return .and(values.map { v in v == .null ? .isNull(acc) : .equal(acc, Semantic.canonical(v)) })
+            return .and(values.map { v in Planner.equal(acc, Semantic.canonical(v)) })
         case .size(let path, let term):
             let v = try value(term, r)
             guard let n = Numbers.exactInteger(v), n >= 0, n <= Int64(Int.max) else {
@@ -160,6 +161,13 @@ struct Planner {
             ids.insert(related)
         }
         return ids
+    }
+
+    /// `k = v` for a canonical constant: null, a scalar (fast path), or any value.
+    static func equal(_ path: Accessor, _ v: Value) -> Node {
+        if v == .null { return .isNull(path) }
+        if let test = ScalarTest(.equal, v) { return .scalar(path, test) }
+        return .equal(path, v)
     }
 
     // MARK: Logic simplification (keeps every child planned, so errors surface)

@@ -41,6 +41,8 @@ extension Node {
                 if case .array(let items) = x { return items.contains { Semantic.equal($0, v) } }
                 return false
             }
+        case .scalar(let path, let test):
+            return path.anyPresent(root) { test.matches($0) }
         case .isNull(let path):
             return path.visit(root, present: { x in
                 if case .null = x { return true }
