@@ -97,17 +97,10 @@ final class PCRE2Regex: @unchecked Sendable {
     ///
     /// - Throws: `.pattern` when the match or depth limit is exceeded.
     func firstMatch(in subject: String, scratch: RegexScratch) throws(QueryError) -> Bool {
-        var s = subject
-        let rc = s.withUTF8 { buf -> Int32 in
-            // Swift strings are valid UTF-8, so PCRE2 need not check again.
-            let base = buf.baseAddress ?? PCRE2Regex.emptySubject
-            let engine: UInt32 = jitted ? 0 : PCRE2_NO_JIT
-            var rc = pcre2_match_8(code, base, buf.count, 0, PCRE2_NO_UTF_CHECK | engine, scratch.matchData, matchContext)
-            if rc == PCRE2_ERROR_JIT_STACKLIMIT && jitted {
-                rc = pcre2_match_8(code, base, buf.count, 0, PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT, scratch.matchData, matchContext)
-            }
-            return rc
-        }
+        // Native strings (all strings on Linux) are contiguous UTF-8, small
+        // ones included: no copy. The fallback copies.
+        let rc = subject.utf8.withContiguousStorageIfAvailable { match($0, scratch) }
+            ?? Array(subject.utf8).withUnsafeBufferPointer { match($0, scratch) }
         if rc >= 0 { return true }  // 0 = matched, but the 1-pair vector was too small: fine
         if rc == PCRE2_ERROR_NOMATCH { return false }
         switch rc {
@@ -118,6 +111,19 @@ final class PCRE2Regex: @unchecked Sendable {
         default:
             throw QueryError(.pattern, "regular expression '\(pattern)' failed: \(PCRE2Regex.message(for: rc))", range: range)
         }
+    }
+
+    /// One match attempt over valid UTF-8; PCRE2's return code.
+    @inline(__always)
+    private func match(_ buf: UnsafeBufferPointer<UInt8>, _ scratch: RegexScratch) -> Int32 {
+        let base = buf.baseAddress ?? PCRE2Regex.emptySubject
+        if jitted {
+            // pcre2_jit_match skips pcre2_match's argument checks (valid here:
+            // Swift strings are valid UTF-8) and honours the same match context.
+            let rc = pcre2_jit_match_8(code, base, buf.count, 0, 0, scratch.matchData, matchContext)
+            if rc != PCRE2_ERROR_JIT_STACKLIMIT { return rc }
+        }
+        return pcre2_match_8(code, base, buf.count, 0, PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT, scratch.matchData, matchContext)
     }
 
     // A valid pointer for empty subjects (PCRE2 10.42 rejects NULL even with length 0).
