@@ -48,8 +48,11 @@ struct LineReader {
             }
             var failure: QueryError?
             chunk.withUnsafeBufferPointer { buf in
+                guard let base = buf.baseAddress else { return }
                 var start = 0
-                for i in 0..<n where buf[i] == 0x0A {
+                // memchr finds each newline with vector instructions.
+                while start < n, let hit = memchr(base + start, 0x0A, n - start) {
+                    let i = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
                     do throws(QueryError) {
                         if pending.isEmpty {
                             try emit(UnsafeBufferPointer(rebasing: buf[start..<i]))

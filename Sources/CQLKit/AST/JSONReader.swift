@@ -66,6 +66,7 @@ public struct JSONReader {
     private var pathStack: [String] = []
     private(set) var locations: [String: SourceRange] = [:]
     private var decodesTypedValues = false
+    private let members = JSONMemberStack()
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, recordPaths: Bool) {
         self.bytes = bytes
@@ -149,13 +150,14 @@ public struct JSONReader {
         try enter()
         let open = pos
         pos += 1
-        var dict: [String: Value] = [:]
         skipWhitespace()
         if pos < bytes.count && bytes[pos] == UInt8(ascii: "}") {
             pos += 1
             depth -= 1
-            return .object(dict)
+            return .object([:])
         }
+        let base = members.count
+        var sawType = false
         while true {
             skipWhitespace()
             guard pos < bytes.count else { throw error("unterminated object", at: open) }
@@ -163,6 +165,7 @@ public struct JSONReader {
                 throw error("expected a string key, found \(describeByte(at: pos))", at: pos)
             }
             let key = try parseString()
+            if key.utf8.count == 6 && key == "__type" { sawType = true }
             skipWhitespace()
             guard pos < bytes.count, bytes[pos] == UInt8(ascii: ":") else {
                 throw error("expected ':' after object key, found \(describeByte(at: pos))", at: pos)
@@ -170,7 +173,7 @@ public struct JSONReader {
             pos += 1
             skipWhitespace()
             if recordPaths { pathStack.append(key) }
-            dict[key] = try parseValue()
+            members.push(key, try parseValue())
             if recordPaths { pathStack.removeLast() }
             skipWhitespace()
             guard pos < bytes.count else { throw error("unterminated object", at: open) }
@@ -179,7 +182,8 @@ public struct JSONReader {
             throw error("expected ',' or '}' in object, found \(describeByte(at: pos))", at: pos)
         }
         depth -= 1
-        if decodesTypedValues, case .string? = dict["__type"] {
+        let dict = members.popObject(from: base)
+        if decodesTypedValues && sawType, case .string? = dict["__type"] {
             do {
                 return try TypedValueCoding.decode(.object(dict), path: "")
             } catch {
@@ -222,18 +226,21 @@ public struct JSONReader {
     private mutating func parseString() throws(QueryError) -> String {
         let open = pos
         pos += 1
-        // Fast path: no escapes.
+        // Fast path: no escapes. Plain runs are skipped a word at a time.
         var i = pos
-        while i < bytes.count {
+        var ascii = true
+        while true {
+            i = JSONStringScan.plainRunEnd(bytes, from: i, nonASCIIIsPlain: !ascii)
+            guard i < bytes.count else { break }
             let b = bytes[i]
             if b == UInt8(ascii: "\"") {
-                let s = try validatedString(from: pos, to: i)
+                let s = try validatedString(from: pos, to: i, ascii: ascii)
                 pos = i + 1
                 return s
             }
             if b == UInt8(ascii: "\\") { break }
             if b < 0x20 { throw error("unescaped control character in string", at: i) }
-            i += 1
+            ascii = false  // b >= 0x80: from now on such bytes are plain
         }
         var out: [UInt8] = Array(bytes[pos..<i])
         pos = i
@@ -242,7 +249,12 @@ public struct JSONReader {
             let b = bytes[pos]
             if b == UInt8(ascii: "\"") { pos += 1; break }
             if b < 0x20 { throw error("unescaped control character in string", at: pos) }
-            if b != UInt8(ascii: "\\") { out.append(b); pos += 1; continue }
+            if b != UInt8(ascii: "\\") {
+                let end = JSONStringScan.plainRunEnd(bytes, from: pos + 1, nonASCIIIsPlain: true)
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[pos..<end]))
+                pos = end
+                continue
+            }
             let escStart = pos
             pos += 1
             guard pos < bytes.count else { throw error("unterminated string", at: open) }
@@ -283,15 +295,12 @@ public struct JSONReader {
         return s
     }
 
-    private func validatedString(from a: Int, to b: Int) throws(QueryError) -> String {
+    /// The string of bytes `a..<b` (between the quotes), validated unless the
+    /// scan saw only ASCII.
+    private func validatedString(from a: Int, to b: Int, ascii: Bool) throws(QueryError) -> String {
         let slice = UnsafeBufferPointer(rebasing: bytes[a..<b])
-        // ASCII needs no validation, and String(validating:) is slow (generic
-        // metadata lookups per call): take the fast path for the common case.
-        var ascii = true
-        for byte in slice where byte >= 0x80 {
-            ascii = false
-            break
-        }
+        // String(validating:) is slow (generic metadata lookups per call):
+        // ASCII, the common case, needs no validation.
         if ascii { return String(decoding: slice, as: UTF8.self) }
         guard let s = String(validating: slice, as: UTF8.self) else {
             throw error("string is not valid UTF-8", at: a - 1)
