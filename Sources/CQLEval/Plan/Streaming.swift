@@ -45,7 +45,10 @@ extension QueryPlan {
         let end = limit.map { skip.addingReportingOverflow($0).overflow ? Int.max : skip + $0 }
         let emits = query.count != .only
         var total = 0
-        try DataLoader.forEachObject(inNDJSON: path) { (object, line) throws(QueryError) in
+        // Lines are parsed keeping only the keys the condition reads; a line
+        // to write is parsed again, whole.
+        let keys = condition.rootKeys.map(JSONKeyFilter.init)
+        try DataLoader.forEachObject(inNDJSON: path, keepingOnly: keys) { (object, line, bytes) throws(QueryError) in
             let matched: Bool
             do throws(QueryError) {
                 matched = try matches(object, context)
@@ -56,7 +59,8 @@ extension QueryPlan {
             }
             guard matched else { return }
             if emits && total >= skip && (end.map { total < $0 } ?? true) {
-                try spool.append(JSONWriter.string(.object(shape(object))))
+                let whole = keys == nil ? object : try DataLoader.object(line: bytes, number: line, file: path)
+                try spool.append(JSONWriter.string(.object(shape(whole))))
             }
             total += 1
         }

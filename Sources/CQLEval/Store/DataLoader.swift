@@ -47,19 +47,39 @@ enum DataLoader {
     static func forEachObject(
         inNDJSON path: String, _ body: ([String: Value], Int) throws(QueryError) -> Void
     ) throws(QueryError) {
+        try forEachObject(inNDJSON: path, keepingOnly: nil) { (o, number, _) throws(QueryError) in try body(o, number) }
+    }
+
+    /// Each object of an NDJSON file with only the top-level `keys` built
+    /// (all when `nil`; see `JSONReader.parse(bytes:keepingOnly:)`), its line
+    /// number and its line, which ``object(line:number:file:)`` reads whole.
+    /// Every line is checked as strictly as when building all keys.
+    static func forEachObject(
+        inNDJSON path: String, keepingOnly keys: JSONKeyFilter?,
+        _ body: ([String: Value], Int, UnsafeBufferPointer<UInt8>) throws(QueryError) -> Void
+    ) throws(QueryError) {
+        let parser = JSONLineParser(decodingTypedValues: true)
         try LineReader(path: path).forEachLine { (line, number) throws(QueryError) in
             guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
-            let value: Value
-            do throws(QueryError) {
-                value = try JSONReader.parse(bytes: line, decodingTypedValues: true)
-            } catch {
-                throw located(error, file: path, line: number, lineBytes: line)
-            }
-            guard case .object(let o) = value else {
-                throw QueryError(.data, "\(path):\(number): expected a JSON object, found \(value.typeDescription)")
-            }
-            try body(o, number)
+            try body(try object(line: line, number: number, file: path, parser: parser, keepingOnly: keys), number, line)
         }
+    }
+
+    /// The object on one NDJSON line, typed values decoded.
+    static func object(
+        line: UnsafeBufferPointer<UInt8>, number: Int, file path: String,
+        parser: JSONLineParser = JSONLineParser(decodingTypedValues: true), keepingOnly keys: JSONKeyFilter? = nil
+    ) throws(QueryError) -> [String: Value] {
+        let value: Value
+        do throws(QueryError) {
+            value = try parser.parse(line, keepingOnly: keys)
+        } catch {
+            throw located(error, file: path, line: number, lineBytes: line)
+        }
+        guard case .object(let o) = value else {
+            throw QueryError(.data, "\(path):\(number): expected a JSON object, found \(value.typeDescription)")
+        }
+        return o
     }
 
     /// The objects of a `.json` file.

@@ -71,6 +71,26 @@ extension JSONReader {
         return s
     }
 
+    /// Reads a string as strictly as ``parseString()`` without building it
+    /// when it is plain ASCII (a dropped member); returns whether it is `__type`.
+    mutating func skipString() throws(QueryError) -> Bool {
+        let start = pos + 1
+        let end = JSONStringScan.plainRunEnd(bytes, from: start, nonASCIIIsPlain: false)
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else {
+            // Escapes, non-ASCII, a control character or no closing quote:
+            // the full reader decides, with its own errors.
+            return try parseString() == "__type"
+        }
+        pos = end + 1
+        return JSONReader.isTypeKey(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+    }
+
+    /// Whether plain ASCII key bytes spell `__type`.
+    static func isTypeKey(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        b.count == 6 && b[0] == UInt8(ascii: "_") && b[1] == UInt8(ascii: "_") && b[2] == UInt8(ascii: "t")
+            && b[3] == UInt8(ascii: "y") && b[4] == UInt8(ascii: "p") && b[5] == UInt8(ascii: "e")
+    }
+
     /// The string of bytes `a..<b` (between the quotes), validated unless the
     /// scan saw only ASCII.
     private func validatedString(from a: Int, to b: Int, ascii: Bool) throws(QueryError) -> String {

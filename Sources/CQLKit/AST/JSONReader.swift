@@ -50,11 +50,33 @@ public struct JSONReader {
     /// ``Value/decodingTypedValues()`` afterwards, without a second pass that
     /// rebuilds every object (this is the data loaders' hot path). A malformed
     /// typed value is an `.invalidValue` error ranged over its object.
+    ///
+    /// With `keepingOnly`, a top-level object keeps only the members the
+    /// filter names; the others are read just as strictly (the same errors at
+    /// the same offsets, typed values checked) but never built. This is for
+    /// evaluating a query that reads a few keys of each line of a large file:
+    ///
+    /// ```swift
+    /// // line: {"objectId":"a","score":90,"note":"..."}
+    /// try JSONReader.parse(bytes: line, keepingOnly: JSONKeyFilter(["score"]))   // .object(["score": 90])
+    /// ```
     public static func parse(
-        bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth, decodingTypedValues: Bool = false
+        bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth, decodingTypedValues: Bool = false,
+        keepingOnly filter: JSONKeyFilter? = nil
     ) throws(QueryError) -> Value {
-        var reader = JSONReader(bytes, maxDepth: maxDepth, recordPaths: false)
+        try parse(bytes: bytes, maxDepth: maxDepth, decodingTypedValues: decodingTypedValues, keepingOnly: filter,
+                  members: JSONMemberStack())
+    }
+
+    /// ``parse(bytes:maxDepth:decodingTypedValues:keepingOnly:)`` with the
+    /// member stack of a ``JSONLineParser``, kept from line to line.
+    static func parse(
+        bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, decodingTypedValues: Bool, keepingOnly filter: JSONKeyFilter?,
+        members: JSONMemberStack
+    ) throws(QueryError) -> Value {
+        var reader = JSONReader(bytes, maxDepth: maxDepth, recordPaths: false, members: members)
         reader.decodesTypedValues = decodingTypedValues
+        reader.keep = filter
         return try reader.parseDocument()
     }
 
@@ -66,9 +88,15 @@ public struct JSONReader {
     private var pathStack: [String] = []
     private(set) var locations: [String: SourceRange] = [:]
     private var decodesTypedValues = false
-    private let members = JSONMemberStack()
+    private let members: JSONMemberStack
+    /// The top-level members to build (`nil`: all of them).
+    private var keep: JSONKeyFilter?
+    /// Set when a filtered top-level object turns out to be a typed value,
+    /// which needs all its members: the document is then read again whole.
+    private var needsWholeDocument = false
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, recordPaths: Bool) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, recordPaths: Bool, members: JSONMemberStack = JSONMemberStack()) {
+        self.members = members
         self.bytes = bytes
         self.maxDepth = maxDepth
         self.recordPaths = recordPaths
@@ -76,7 +104,16 @@ public struct JSONReader {
 
     private mutating func parseDocument() throws(QueryError) -> Value {
         skipWhitespace()
-        let v = try parseValue()
+        let start = pos
+        var v = try parseValue(build: true)
+        if needsWholeDocument, let filter = keep {
+            // The top-level object has a `__type`: decode it whole; if it
+            // stays a plain object, drop the other members after all.
+            keep = nil
+            pos = start
+            v = try parseValue(build: true)
+            if case .object(let o) = v { v = .object(o.filter { filter.keys.contains($0.key) }) }
+        }
         skipWhitespace()
         if pos < bytes.count {
             throw error("unexpected \(describeByte(at: pos)) after the JSON value", at: pos)
@@ -111,21 +148,24 @@ public struct JSONReader {
         return s
     }
 
-    private mutating func parseValue() throws(QueryError) -> Value {
+    /// Reads one value. `build == false`: a member the filter drops; it is
+    /// read as strictly but not built (the result is `.null`).
+    private mutating func parseValue(build: Bool) throws(QueryError) -> Value {
         guard pos < bytes.count else { throw error("unexpected end of input, expected a value", at: pos, length: 0) }
         let start = pos
         let v: Value
         switch bytes[pos] {
-        case UInt8(ascii: "{"): v = try parseObject()
-        case UInt8(ascii: "["): v = try parseArray()
-        case UInt8(ascii: "\""): v = .string(try parseString())
+        case UInt8(ascii: "{"): v = try parseObject(build: build)
+        case UInt8(ascii: "["): v = try parseArray(build: build)
+        case UInt8(ascii: "\""):
+            if build { v = .string(try parseString()) } else { _ = try skipString(); v = .null }
         case UInt8(ascii: "t"): try expectWord("true"); v = .bool(true)
         case UInt8(ascii: "f"): try expectWord("false"); v = .bool(false)
         case UInt8(ascii: "n"): try expectWord("null"); v = .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): v = try parseNumber()
         default: throw error("unexpected \(describeByte(at: pos)), expected a value", at: pos)
         }
-        if recordPaths { locations[currentPath] = SourceRange(start, pos) }
+        if recordPaths && build { locations[currentPath] = SourceRange(start, pos) }
         return v
     }
 
@@ -146,7 +186,7 @@ public struct JSONReader {
         }
     }
 
-    private mutating func parseObject() throws(QueryError) -> Value {
+    private mutating func parseObject(build: Bool) throws(QueryError) -> Value {
         try enter()
         let open = pos
         pos += 1
@@ -154,9 +194,11 @@ public struct JSONReader {
         if pos < bytes.count && bytes[pos] == UInt8(ascii: "}") {
             pos += 1
             depth -= 1
-            return .object([:])
+            return build ? .object([:]) : .null
         }
         let base = members.count
+        // Only the top-level object is filtered.
+        let filter = depth == 1 ? keep : nil
         var sawType = false
         while true {
             skipWhitespace()
@@ -164,17 +206,30 @@ public struct JSONReader {
             guard bytes[pos] == UInt8(ascii: "\"") else {
                 throw error("expected a string key, found \(describeByte(at: pos))", at: pos)
             }
-            let key = try parseString()
-            if key.utf8.count == 6 && key == "__type" { sawType = true }
+            // nil: the member is dropped (read, not built).
+            let key: String?
+            if !build {
+                key = nil
+                if try skipString() { sawType = true }
+            } else if let filter {
+                key = try filteredKey(filter, &sawType)
+            } else {
+                key = try parseString()
+                if key == "__type" { sawType = true }
+            }
             skipWhitespace()
             guard pos < bytes.count, bytes[pos] == UInt8(ascii: ":") else {
                 throw error("expected ':' after object key, found \(describeByte(at: pos))", at: pos)
             }
             pos += 1
             skipWhitespace()
-            if recordPaths { pathStack.append(key) }
-            members.push(key, try parseValue())
-            if recordPaths { pathStack.removeLast() }
+            if let key {
+                if recordPaths { pathStack.append(key) }
+                members.push(key, try parseValue(build: true))
+                if recordPaths { pathStack.removeLast() }
+            } else {
+                _ = try parseValue(build: false)
+            }
             skipWhitespace()
             guard pos < bytes.count else { throw error("unterminated object", at: open) }
             if bytes[pos] == UInt8(ascii: ",") { pos += 1; continue }
@@ -182,7 +237,19 @@ public struct JSONReader {
             throw error("expected ',' or '}' in object, found \(describeByte(at: pos))", at: pos)
         }
         depth -= 1
+        guard build else {
+            // A dropped typed value must fail as it would built: build it now.
+            if decodesTypedValues && sawType {
+                pos = open
+                _ = try parseObject(build: true)
+            }
+            return .null
+        }
         let dict = members.popObject(from: base)
+        if decodesTypedValues && sawType && filter != nil {
+            needsWholeDocument = true
+            return .null
+        }
         if decodesTypedValues && sawType, case .string? = dict["__type"] {
             do {
                 return try TypedValueCoding.decode(.object(dict), path: "")
@@ -197,7 +264,25 @@ public struct JSONReader {
         return .object(dict)
     }
 
-    private mutating func parseArray() throws(QueryError) -> Value {
+    /// The key at `pos` if `filter` keeps its member, else `nil`; a plain
+    /// ASCII key that is dropped is not built.
+    private mutating func filteredKey(_ filter: JSONKeyFilter, _ sawType: inout Bool) throws(QueryError) -> String? {
+        if filter.allASCII {
+            let start = pos + 1
+            let end = JSONStringScan.plainRunEnd(bytes, from: start, nonASCIIIsPlain: false)
+            if end < bytes.count && bytes[end] == UInt8(ascii: "\"") {
+                pos = end + 1
+                let raw = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                if JSONReader.isTypeKey(raw) { sawType = true }
+                return filter.keptKey(ascii: raw)
+            }
+        }
+        let key = try parseString()
+        if key == "__type" { sawType = true }
+        return filter.keys.contains(key) ? key : nil
+    }
+
+    private mutating func parseArray(build: Bool) throws(QueryError) -> Value {
         try enter()
         let open = pos
         pos += 1
@@ -206,12 +291,13 @@ public struct JSONReader {
         if pos < bytes.count && bytes[pos] == UInt8(ascii: "]") {
             pos += 1
             depth -= 1
-            return .array(items)
+            return build ? .array(items) : .null
         }
         while true {
             skipWhitespace()
             if recordPaths { pathStack.append("[\(items.count)]") }
-            items.append(try parseValue())
+            let item = try parseValue(build: build)
+            if build { items.append(item) }
             if recordPaths { pathStack.removeLast() }
             skipWhitespace()
             guard pos < bytes.count else { throw error("unterminated array", at: open) }
@@ -220,6 +306,6 @@ public struct JSONReader {
             throw error("expected ',' or ']' in array, found \(describeByte(at: pos))", at: pos)
         }
         depth -= 1
-        return .array(items)
+        return build ? .array(items) : .null
     }
 }
