@@ -10,21 +10,21 @@ import XCTest
 /// reference.
 final class JSONReaderFastPathTests: XCTestCase {
     /// The reference: first index at or after `start` of a special byte.
-    private func referenceEnd(_ bytes: [UInt8], _ start: Int, nonASCIIIsPlain: Bool) -> Int {
+    private func referenceEnd(_ bytes: [UInt8], _ start: Int, nonASCIIIsPlain: Bool, delIsPlain: Bool) -> Int {
         var i = start
         while i < bytes.count {
             let b = bytes[i]
-            if b == 0x22 || b == 0x5C || b < 0x20 || (b >= 0x80 && !nonASCIIIsPlain) { break }
+            if b == 0x22 || b == 0x5C || b < 0x20 || (b >= 0x80 && !nonASCIIIsPlain) || (b == 0x7F && !delIsPlain) { break }
             i += 1
         }
         return i
     }
 
     func testPlainRunEndFindsEverySpecialByteAtEveryOffset() {
-        let specials: [UInt8] = [0x22, 0x5C, 0x00, 0x0A, 0x1F, 0x80, 0xC3, 0xFF]
+        let specials: [UInt8] = [0x22, 0x5C, 0x00, 0x0A, 0x1F, 0x80, 0xC3, 0xFF, 0x7F]
         // Bytes next to the special ones: must stay plain (no false positives
         // from borrows in the word tests).
-        let plains: [UInt8] = [0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7F, 0x41, 0x01 + 0x20]
+        let plains: [UInt8] = [0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7E, 0x41, 0x01 + 0x20]
         for length in 0..<20 {
             for offset in 0..<max(length, 1) {
                 for special in specials {
@@ -33,13 +33,15 @@ final class JSONReaderFastPathTests: XCTestCase {
                         if offset < length { bytes[offset] = special }
                         for start in [0, 1, 3] where start <= length {
                             for nonASCII in [false, true] {
-                                let got = bytes.withUnsafeBufferPointer {
-                                    JSONStringScan.plainRunEnd($0, from: start, nonASCIIIsPlain: nonASCII)
-                                }
-                                let want = referenceEnd(bytes, start, nonASCIIIsPlain: nonASCII)
-                                if got != want {
-                                    XCTFail("bytes \(bytes) from \(start) nonASCII \(nonASCII): \(got), expected \(want)")
-                                    return
+                                for del in [false, true] {
+                                    let got = bytes.withUnsafeBufferPointer {
+                                        JSONStringScan.plainRunEnd($0, from: start, nonASCIIIsPlain: nonASCII, delIsPlain: del)
+                                    }
+                                    let want = referenceEnd(bytes, start, nonASCIIIsPlain: nonASCII, delIsPlain: del)
+                                    if got != want {
+                                        XCTFail("bytes \(bytes) from \(start) nonASCII \(nonASCII) del \(del): \(got), expected \(want)")
+                                        return
+                                    }
                                 }
                             }
                         }

@@ -46,22 +46,32 @@ final class Spool {
             while true {
                 let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
                 if n == 0 { break }
-                var start = 0
-                for i in 0..<n where chunk[i] == 0x0A {
-                    pending.append(contentsOf: chunk[start..<i])
-                    output(String(decoding: pending, as: UTF8.self))
-                    pending.removeAll(keepingCapacity: true)
-                    start = i + 1
+                chunk.withUnsafeBufferPointer { buf in
+                    let rest = Spool.forEachLine(UnsafeBufferPointer(rebasing: buf[..<n])) { line in
+                        if pending.isEmpty { return output(String(decoding: line, as: UTF8.self)) }
+                        pending.append(contentsOf: line)
+                        output(String(decoding: pending, as: UTF8.self))
+                        pending.removeAll(keepingCapacity: true)
+                    }
+                    pending.append(contentsOf: UnsafeBufferPointer(rebasing: buf[rest..<n]))
                 }
-                pending.append(contentsOf: chunk[start..<n])
             }
             if ferror(file) != 0 { throw QueryError(.data, "cannot read the temporary results file") }
             return
         }
+        _ = buffer.withUnsafeBufferPointer { Spool.forEachLine($0) { output(String(decoding: $0, as: UTF8.self)) } }
+    }
+
+    /// Calls `body` with each newline-terminated line of `bytes` (found with
+    /// memchr); returns where the unterminated rest begins.
+    private static func forEachLine(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
         var start = 0
-        for i in buffer.indices where buffer[i] == 0x0A {
-            output(String(decoding: buffer[start..<i], as: UTF8.self))
+        while start < bytes.count, let hit = memchr(base + start, 0x0A, bytes.count - start) {
+            let i = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
+            body(UnsafeBufferPointer(rebasing: bytes[start..<i]))
             start = i + 1
         }
+        return start
     }
 }

@@ -10,24 +10,27 @@ enum JSONStringScan {
     private static let highs: UInt64 = 0x8080_8080_8080_8080
 
     /// The index of the first byte at or after `start` that is `"`, `\`, a
-    /// control character (< 0x20), or — unless `nonASCIIIsPlain` — a byte
-    /// ≥ 0x80; `bytes.count` when there is none.
+    /// control character (< 0x20), — unless `nonASCIIIsPlain` — a byte
+    /// ≥ 0x80, or — unless `delIsPlain` — DEL (0x7F, which the writer
+    /// escapes); `bytes.count` when there is none.
     @inline(__always)
-    static func plainRunEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, nonASCIIIsPlain: Bool) -> Int {
+    static func plainRunEnd(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, nonASCIIIsPlain: Bool, delIsPlain: Bool = true
+    ) -> Int {
         guard let p = bytes.baseAddress else { return start }
         let n = bytes.count
         let high = nonASCIIIsPlain ? 0 : highs
         var i = start
         while i + 8 <= n {
             let w = UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
-            if hasZeroByte(w ^ (ones &* 0x22)) | hasZeroByte(w ^ (ones &* 0x5C)) | hasByteBelow0x20(w) | (w & high) != 0 {
-                break
-            }
+            var special = hasZeroByte(w ^ (ones &* 0x22)) | hasZeroByte(w ^ (ones &* 0x5C)) | hasByteBelow0x20(w) | (w & high)
+            if !delIsPlain { special |= hasZeroByte(w ^ (ones &* 0x7F)) }
+            if special != 0 { break }
             i += 8
         }
         while i < n {
             let b = p[i]
-            if b == 0x22 || b == 0x5C || b < 0x20 || (b >= 0x80 && !nonASCIIIsPlain) { break }
+            if b == 0x22 || b == 0x5C || b < 0x20 || (b >= 0x80 && !nonASCIIIsPlain) || (b == 0x7F && !delIsPlain) { break }
             i += 1
         }
         return i

@@ -36,7 +36,7 @@ public enum JSONWriter {
         switch value {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case .int(let i): out.append(contentsOf: String(i).utf8)
+        case .int(let i): appendInteger(i, &out)
         case .double(let d): out.append(contentsOf: doubleText(d).utf8)
         case .string(let s): writeString(s, &out)
         case .array(let items):
@@ -50,15 +50,21 @@ public enum JSONWriter {
             if indent >= 0 { newline(&out, indent) }
             out.append(UInt8(ascii: "]"))
         case .object(let dict):
-            emitObject(dict.map { ($0.key, $0.value) }, &out, indent)
+            // Sorting the dictionary's indices moves no key or value (sorting
+            // (key, value) pairs copied each through generic value witnesses).
+            var order = Array(dict.indices)
+            order.sort { utf8Precedes(dict.keys[$0], dict.keys[$1]) }
+            emitObject(order.lazy.map { dict[$0] }, &out, indent)
         default:
-            emitObject(TypedValueCoding.restFields(of: value), &out, indent)
+            let members = TypedValueCoding.restFields(of: value).sorted { utf8Precedes($0.0, $1.0) }
+            emitObject(members.lazy.map { (key: $0.0, value: $0.1) }, &out, indent)
         }
     }
 
-    private static func emitObject(_ members: [(String, Value)], _ out: inout [UInt8], _ indent: Int) {
-        if members.isEmpty { out.append(contentsOf: "{}".utf8); return }
-        let sorted = members.sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+    private static func emitObject(
+        _ sorted: some Collection<(key: String, value: Value)>, _ out: inout [UInt8], _ indent: Int
+    ) {
+        if sorted.isEmpty { out.append(contentsOf: "{}".utf8); return }
         out.append(UInt8(ascii: "{"))
         for (n, (k, v)) in sorted.enumerated() {
             if n > 0 { out.append(UInt8(ascii: ",")) }
@@ -83,11 +89,59 @@ public enum JSONWriter {
         return s
     }
 
+    /// Code point (UTF-8 byte) order of keys.
+    @inline(__always)
+    static func utf8Precedes(_ a: String, _ b: String) -> Bool {
+        let fast: Bool?? = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in
+                let n = Swift.min(x.count, y.count)
+                var i = 0
+                while i < n {
+                    if x[i] != y[i] { return x[i] < y[i] }
+                    i += 1
+                }
+                return x.count < y.count
+            }
+        }
+        if let r = fast ?? nil { return r }
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+
+    /// Decimal digits straight into `out` (no String per integer).
+    private static func appendInteger(_ i: Int64, _ out: inout [UInt8]) {
+        if i < 0 { out.append(UInt8(ascii: "-")) }
+        var m = i.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for Int64's 19 digits
+        withUnsafeMutableBytes(of: &digits) { buf in
+            var first = buf.count
+            repeat {
+                first -= 1
+                buf[first] = UInt8(truncatingIfNeeded: m % 10) &+ 0x30
+                m /= 10
+            } while m > 0
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buf[first...]))
+        }
+    }
+
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
     static func writeString(_ s: String, _ out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for b in s.utf8 {
+        let done: Void? = s.utf8.withContiguousStorageIfAvailable { appendEscaped($0, &out) }
+        if done == nil { Array(s.utf8).withUnsafeBufferPointer { appendEscaped($0, &out) } }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// The string body: runs that need no escape are found a word at a time
+    /// and appended whole.
+    private static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, _ out: inout [UInt8]) {
+        var start = 0
+        while true {
+            let i = JSONStringScan.plainRunEnd(bytes, from: start, nonASCIIIsPlain: true, delIsPlain: false)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i]))
+            guard i < bytes.count else { return }
+            let b = bytes[i]
+            start = i + 1
             switch b {
             case UInt8(ascii: "\""): out.append(0x5C); out.append(b)
             case UInt8(ascii: "\\"): out.append(0x5C); out.append(b)
@@ -100,9 +154,8 @@ public enum JSONWriter {
                 out.append(contentsOf: "\\u00".utf8)
                 out.append(hex[Int(b >> 4)])
                 out.append(hex[Int(b & 0xF)])
-            default: out.append(b)
+            default: out.append(b)  // not reached: plainRunEnd stops only at these
             }
         }
-        out.append(UInt8(ascii: "\""))
     }
 }
