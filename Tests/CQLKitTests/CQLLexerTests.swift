@@ -57,4 +57,48 @@ final class CQLLexerTests: XCTestCase {
             XCTAssertEqual((e as? QueryError)?.shortDescription, "1:2: unexpected character U+0007")
         }
     }
+
+    /// The lexer tests keywords with a switch over packed bytes; it must
+    /// agree with `CQLToken.reservedWords` on the words themselves (any case)
+    /// and on every word one edit away from one.
+    func testKeywordTestAgreesWithReservedWords() throws {
+        var words: Set<String> = ["a", "ab", "abcdefgh", "abcdefghi", "selects", "_in", "in_", "in0", "IN", "Include"]
+        for w in CQLToken.reservedWords {
+            words.insert(w)
+            words.insert(w.uppercased())
+            words.insert(w.prefix(1).uppercased() + w.dropFirst())
+            let chars = Array(w)
+            for i in chars.indices {
+                var dropped = chars
+                dropped.remove(at: i)
+                words.insert(String(dropped))
+                for c in ["x", "_", "0", "Z"] {
+                    var changed = chars
+                    changed[i] = Character(c)
+                    words.insert(String(changed))
+                    var added = chars
+                    added.insert(Character(c), at: i)
+                    words.insert(String(added))
+                }
+            }
+        }
+        for w in words where w.first.map({ $0.isLetter || $0 == "_" }) ?? false {
+            let token = try CQLLexer.tokenize(w)[0]
+            let expected: CQLToken.Kind = CQLToken.reservedWords.contains(w.lowercased()) ? .keyword : .identifier
+            XCTAssertEqual(token.kind, expected, w)
+            XCTAssertEqual(token.text, w)
+            XCTAssertEqual(token.word, w.lowercased())
+        }
+    }
+
+    func testStringFastPathAndEscapes() throws {
+        let cases: [(String, String)] = [("'abc'", "abc"), ("'it''s'", "it's"), (#"'a\nb'"#, "a\nb"), ("''", ""),
+                                         (#""q\"x""#, "q\"x"), ("'é中'", "é中")]
+        for (text, value) in cases {
+            XCTAssertEqual(try CQLLexer.tokenize(text)[0].value, .string(value), text)
+            XCTAssertEqual(try CQLLexer.tokenize(text)[0].text, text)
+        }
+        // A doubled quote at the end leaves the string open.
+        XCTAssertThrowsError(try CQLLexer.tokenize("'a''"))
+    }
 }

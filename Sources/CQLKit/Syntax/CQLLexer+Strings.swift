@@ -6,7 +6,18 @@ extension CQLScanner {
         let quote = bytes[pos]
         let quoteChar = quote == UInt8(ascii: "'") ? "'" : "\""
         pos += 1
-        var out: [UInt8] = []
+        // Fast path: no escape and no doubled quote; the text between the
+        // quotes is the value.
+        var i = pos
+        while i < bytes.count && bytes[i] != quote && bytes[i] != UInt8(ascii: "\\") { i += 1 }
+        if i < bytes.count && bytes[i] == quote && byte(i + 1) != quote {
+            let value = text(pos, i)
+            pos = i + 1
+            add(.string, from: start, value: .string(value))
+            return
+        }
+        var out = Array(bytes[pos..<i])
+        pos = i
         while true {
             guard pos < bytes.count else {
                 throw QueryError(.syntax, "unterminated string: no closing \(quoteChar) for the quote here",

@@ -37,6 +37,8 @@ struct CQLScanner {
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     mutating func run() throws(QueryError) -> [CQLToken] {
+        // Tokens average well over 4 bytes with their spacing: one allocation.
+        tokens.reserveCapacity(bytes.count / 4 + 2)
         // A leading byte order mark (editors add one) is not part of the statement.
         if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { pos = 3 }
         while true {
@@ -81,7 +83,13 @@ struct CQLScanner {
 
     // MARK: Tokens
 
-    func text(_ start: Int, _ end: Int) -> String { String(decoding: bytes[start..<end], as: UTF8.self) }
+    func text(_ start: Int, _ end: Int) -> String {
+        // One-byte tokens (punctuation) share prebuilt Strings.
+        if end == start + 1, bytes[start] < 0x80 { return CQLScanner.asciiText[Int(bytes[start])] }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
+    }
+
+    private static let asciiText: [String] = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
 
     mutating func add(_ kind: CQLToken.Kind, from start: Int, word: String = "", value: Value? = nil) {
         tokens.append(CQLToken(kind, SourceRange(start, pos), text(start, pos), word: word, value: value))
@@ -163,13 +171,66 @@ struct CQLScanner {
         return QueryError(.syntax, "unexpected character \(shown)", range: SourceRange(i, end))
     }
 
+    /// A word: keyword or identifier. Most words are lowercase already, and
+    /// then the lowercased `word` is the text itself (no second String); the
+    /// keyword test compares bytes, without building and hashing a String.
     mutating func scanWord() {
         let start = pos
-        while pos < bytes.count && CQLScanner.isWordByte(bytes[pos]) { pos += 1 }
-        var lower = bytes[start..<pos].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
-        let word = String(decoding: lower, as: UTF8.self)
-        lower.removeAll()
-        add(CQLToken.reservedWords.contains(word) ? .keyword : .identifier, from: start, word: word)
+        var hasUpper = false
+        while pos < bytes.count {
+            let b = bytes[pos]
+            guard CQLScanner.isWordByte(b) else { break }
+            if b >= 0x41 && b <= 0x5A { hasUpper = true }
+            pos += 1
+        }
+        let text = text(start, pos)
+        let word = hasUpper ? lowercased(start, pos) : text
+        let kind: CQLToken.Kind = CQLScanner.isReservedWord(bytes, start, pos) ? .keyword : .identifier
+        tokens.append(CQLToken(kind, SourceRange(start, pos), text, word: word))
+    }
+
+    /// ASCII lowercase of bytes `a..<b`.
+    private func lowercased(_ a: Int, _ b: Int) -> String {
+        String(unsafeUninitializedCapacity: b - a) { out in
+            for i in a..<b {
+                let c = bytes[i]
+                out[i - a] = c >= 0x41 && c <= 0x5A ? c | 0x20 : c
+            }
+            return b - a
+        }
+    }
+
+    /// Word bytes `a..<b` (at most 8) packed into a UInt64, byte `i` at bits
+    /// `8i`, each `| 0x20`: that lowercases A-Z and maps no other word byte
+    /// (digits, `_`) onto a-z, and no word byte is 0, so two packed words are
+    /// equal exactly when the words are equal ignoring case.
+    @inline(__always)
+    static func packedLowercase(_ bytes: [UInt8], _ a: Int, _ b: Int) -> UInt64 {
+        var v: UInt64 = 0
+        var i = b
+        while i > a {
+            i -= 1
+            v = v << 8 | UInt64(bytes[i] | 0x20)
+        }
+        return v
+    }
+
+    /// Whether word bytes `a..<b` are one of ``CQLToken/reservedWords``,
+    /// case-insensitively, without building and hashing a String: a switch
+    /// over the packed words (CQLLexerTests checks it against the set).
+    static func isReservedWord(_ bytes: [UInt8], _ a: Int, _ b: Int) -> Bool {
+        guard b - a >= 2 && b - a <= 7 else { return false }  // the reserved words have 2 to 7 letters
+        switch packedLowercase(bytes, a, b) {
+        case 0x6E69, 0x7369, 0x726F,  // in is or
+            0x646E61, 0x746F6E,  // and not
+            0x6D6F7266, 0x656B696C, 0x6C6C756E, 0x65757274,  // from like null true
+            0x65736C6166, 0x74696D696C, 0x726564726F, 0x6572656877,  // false limit order where
+            0x707865676572, 0x7463656C6573,  // regexp select
+            0x6564756C636E69:  // include
+            return true
+        default:
+            return false
+        }
     }
 
     mutating func scanQuotedName() throws(QueryError) {
