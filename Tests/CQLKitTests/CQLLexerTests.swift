@@ -101,4 +101,22 @@ final class CQLLexerTests: XCTestCase {
         // A doubled quote at the end leaves the string open.
         XCTAssertThrowsError(try CQLLexer.tokenize("'a''"))
     }
+
+    /// The parser classifies words by packed bytes; every CQLWord in any
+    /// case, and nothing else, must come back.
+    func testWordClassification() {
+        func classify(_ s: String) -> CQLWord {
+            let b = Array(s.utf8)
+            return CQLWord.classify(b, 0, b.count)
+        }
+        for w in CQLWord.allCases where w != .none {
+            XCTAssertEqual(classify(w.rawValue), w)
+            XCTAssertEqual(classify(w.rawValue.uppercased()), w)
+            XCTAssertEqual(classify(w.rawValue + "s"), CQLWord(rawValue: w.rawValue + "s") ?? .none)
+            XCTAssertEqual(classify(String(w.rawValue.dropLast())), CQLWord(rawValue: String(w.rawValue.dropLast())) ?? .none)
+        }
+        for other in ["", "x", "_", "selected", "kms", "in_", "IN0", "abcdefghijk", "orde"] {
+            XCTAssertEqual(classify(other), .none, other)
+        }
+    }
 }

@@ -65,6 +65,28 @@ enum CQLWord: String, CaseIterable {
     case select, from, `where`, and, or, not, `in`, like, regexp, `is`, limit, order, null, `true`, `false`, include
     case count, exists, all, size, related, to, near, within, min, max, km, miles, radians, by, asc, desc
     case insert, update, delete
+
+    /// The word spelled by bytes `a..<b` of `bytes`, ignoring case (`.none`
+    /// for any other word). Compared as packed integers
+    /// (``CQLScanner/packedLowercase(_:_:_:)``) by binary search, not by a
+    /// `switch` over Strings, which builds a String and hashes it per token.
+    static func classify(_ bytes: [UInt8], _ a: Int, _ b: Int) -> CQLWord {
+        guard b - a >= 1 && b - a <= 8 else { return .none }
+        let key = CQLScanner.packedLowercase(bytes, a, b)
+        let table = CQLWord.packedTable
+        var lo = 0, hi = table.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if table[mid].packed < key { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < table.count && table[lo].packed == key ? table[lo].word : .none
+    }
+
+    /// Every word (all are 1 to 8 ASCII letters) packed, sorted.
+    private static let packedTable: [(packed: UInt64, word: CQLWord)] = allCases.filter { $0 != .none }.map { w in
+        let bytes = Array(w.rawValue.utf8)
+        return (CQLScanner.packedLowercase(bytes, 0, bytes.count), w)
+    }.sorted { $0.packed < $1.packed }
 }
 
 /// Where a `select` stopped, so the error for an unexpected token can list
@@ -108,8 +130,19 @@ final class CQLParserState {
 
     init(tokens: [CQLToken], bytes: [UInt8], maxDepth: Int) {
         self.tokens = tokens
-        kinds = tokens.map(\.kind)
-        words = tokens.map { $0.kind == .keyword || $0.kind == .identifier ? CQLWord(rawValue: $0.word) ?? .none : .none }
+        // Fields read in place: `map` would copy each token (retaining its Strings).
+        var kinds: [CQLToken.Kind] = []
+        var words: [CQLWord] = []
+        kinds.reserveCapacity(tokens.count)
+        words.reserveCapacity(tokens.count)
+        for i in tokens.indices {
+            let k = tokens[i].kind
+            kinds.append(k)
+            let isWord = k == .keyword || k == .identifier
+            words.append(isWord ? CQLWord.classify(bytes, tokens[i].range.start, tokens[i].range.end) : .none)
+        }
+        self.kinds = kinds
+        self.words = words
         self.bytes = bytes
         self.maxDepth = maxDepth
     }
