@@ -110,6 +110,29 @@ final class PredicateFastPathTests: XCTestCase {
         XCTAssertEqual(ids(T.cmp("n", .notEqual, 1), d), ["big", "dbl", "s", "a", "nul", "m", "geo"])
     }
 
+    // MARK: in-lists
+
+    func testScalarMembersAgreeWithSemanticKeys() throws {
+        let scalars = Self.constants.filter { if case .date = $0 { return false } else { return true } }
+        let lists: [[Value]] = [
+            [.int(1)], [.double(1)], [.double(-0.0)], [.int(0), .string("0")], [.int(Self.twoTo53 + 1)],
+            [.double(Double(Self.twoTo53))], [.double(1.5), .double(.nan), .double(9.3e18)], [.int(.max), .int(.min)],
+            [.double(9_223_372_036_854_775_808.0), .double(-9_223_372_036_854_775_808.0)],
+            [.string("\u{e9}"), .string("a"), .string("")], [.string("e\u{301}")], [.bool(true)], [.bool(false), .null],
+            [.null], scalars, scalars + [.null],
+        ]
+        for list in lists {
+            let fast = try XCTUnwrap(ScalarMembers(list), "\(list)")
+            let keys = Set(list.map(SemanticKey.init))
+            for v in Self.stored {
+                XCTAssertEqual(fast.contains(v), keys.contains(SemanticKey(v)), "\(v) in \(list)")
+            }
+        }
+        XCTAssertNil(ScalarMembers([.int(1), .array([.int(1)])]))
+        XCTAssertNil(ScalarMembers([.object(["latitude": 1, "longitude": 2])]))
+        XCTAssertNil(ScalarMembers([.date(DateValue(millisecondsSince1970: 0))]))
+    }
+
     // MARK: One-step paths
 
     func testOneStepAccessorReadsObjectsTypedObjectsAndFansOutOverArrays() {

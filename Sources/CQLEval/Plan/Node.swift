@@ -73,14 +73,20 @@ struct MemberSet: Sendable {
     let members: Set<SemanticKey>
     /// `null` is listed: missing and null values match.
     let hasNull: Bool
+    /// The same members by type, when all are scalars: the fast lookup.
+    let scalars: ScalarMembers?
 
     init(_ values: [Value]) {
         members = Set(values.map(SemanticKey.init))
         hasNull = values.contains(.null)
+        scalars = ScalarMembers(values)
     }
 
     @inline(__always)
-    func contains(_ v: Value) -> Bool { members.contains(SemanticKey(v)) }
+    func contains(_ v: Value) -> Bool {
+        if let scalars { return scalars.contains(v) }
+        return members.contains(SemanticKey(v))
+    }
 }
 
 /// MongoDB's `$type` names, as the evaluator understands them.
