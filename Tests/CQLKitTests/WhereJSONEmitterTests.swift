@@ -55,6 +55,21 @@ final class WhereJSONEmitterTests: XCTestCase {
         check(cond, all: #"{"$and":[{"a":{"$lt":"z","$regex":"x"}},{"a":{"$regex":"y"}}]}"#)
     }
 
+    /// More keys than ConditionMerger searches linearly: the keys after the
+    /// ninth merge and collide exactly as the first ones do.
+    func testManyKeysMergeLikeFew() {
+        var items = (0..<12).map { c(.compare(FieldPath(["k\($0)"]), .equal, v(.int(Int64($0))))) }
+        items.append(c(.compare("k10", .greaterThan, v(0))))
+        items.append(c(.compare("k1", .greaterThan, v(0))))
+        items.append(regex("k11", "x"))
+        items.append(regex("k11", "y"))
+        let equal = (0..<12).filter { $0 != 1 && $0 != 10 && $0 != 11 }.map { "\"k\($0)\":\($0)" }
+        let parse = "{" + (equal + [#""k1":{"$eq":1,"$gt":0}"#, #""k10":{"$eq":10,"$gt":0}"#]).sorted().joined(separator: ",")
+        XCTAssertEqual(out(Condition.and(items), .parse),
+                       #"{"$and":[{"k11":{"$eq":11,"$regex":"x"}},{"k11":{"$regex":"y"}}],"#
+                       + parse.dropFirst() + "}")
+    }
+
     func testConstants() {
         check(c(.constant(true)), all: "{}")
         check(c(.constant(false)), all: #"{"objectId":{"$in":[]}}"#)

@@ -41,24 +41,33 @@ enum ConditionMerger {
     private static let concatenated: Set<String> = ["$and", "$nor"]
 
     static func and(_ docs: [WhereDoc], table: WhereJSONDialectTable) -> WhereDoc {
+        // Keys in first-seen order with their groups side by side, found by
+        // a linear search while there are few (a dictionary costs an
+        // allocation and hashing; the former [String: [Group]] took four or
+        // five lookups per entry and copied the group list on every change),
+        // through an index beyond that.
         var order: [String] = []
-        var groups: [String: [Group]] = [:]
+        var lists: [[Group]] = []
+        var slot: [String: Int] = [:]
+        func find(_ key: String) -> Int? {
+            if order.count <= 8 { return order.firstIndex(of: key) }
+            if slot.isEmpty { for (i, k) in order.enumerated() { slot[k] = i } }
+            return slot[key]
+        }
         func add(_ key: String, _ g: Group) {
-            if groups[key] == nil {
+            guard let i = find(key) else {
+                if !slot.isEmpty { slot[key] = order.count }
                 order.append(key)
-                groups[key] = [g]
+                lists.append([g])
                 return
             }
-            guard var list = groups[key] else { return }
-            for i in list.indices {
-                if let merged = merge(key, list[i], g, table: table) {
-                    list[i] = merged
-                    groups[key] = list
+            for j in lists[i].indices {
+                if let merged = merge(key, lists[i][j], g, table: table) {
+                    lists[i][j] = merged
                     return
                 }
             }
-            list.append(g)
-            groups[key] = list
+            lists[i].append(g)
         }
         for doc in docs {
             for entry in doc.entries {
@@ -70,8 +79,7 @@ enum ConditionMerger {
         }
         var result = WhereDoc()
         var andItems: [Value] = []
-        for key in order {
-            let list = groups[key] ?? []
+        for (key, list) in zip(order, lists) {
             if key == "$and" {
                 for g in list { if case .top(.array(let items)) = g { andItems += items } }
                 continue
@@ -126,7 +134,7 @@ enum ConditionMerger {
         switch v {
         case .equals(let x): return x
         case .operators(let ops):
-            var o: [String: Value] = [:]
+            var o = [String: Value](minimumCapacity: ops.count)
             for (k, x) in ops { o[k] = x }
             return .object(o)
         }
@@ -134,8 +142,9 @@ enum ConditionMerger {
 
     /// The JSON object of `doc` (merged first, so keys are unique).
     static func object(_ doc: WhereDoc, table: WhereJSONDialectTable) -> Value {
-        var o: [String: Value] = [:]
-        for entry in and([doc], table: table).entries {
+        let entries = and([doc], table: table).entries
+        var o = [String: Value](minimumCapacity: entries.count)
+        for entry in entries {
             switch entry {
             case .field(let k, let v): o[k] = render(v)
             case .top(let k, let v): o[k] = v
