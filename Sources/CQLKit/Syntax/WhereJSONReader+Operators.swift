@@ -44,7 +44,8 @@ extension WhereJSONReading {
             case "$containedBy":
                 predicate = .containedBy(field, try operandList(value, path: p))
             case "$size":
-                guard case .int(let n) = value, n >= 0 else {
+                // MongoDB also takes a whole double (`2.0`), as the evaluator does.
+                guard case .int(let n) = OperandChecks.wholeCount(value), n >= 0 else {
                     throw fail(.invalidValue, p, "expected a non-negative integer, found \(JSONWriter.string(value.restJSON))")
                 }
                 predicate = .size(field, .value(value))

@@ -87,10 +87,10 @@ struct CQLWriter {
         if let limit = q.limit {
             out += " limit "
             if let skip = q.skip {
-                try term(skip, at: q.range)
+                try count(skip, at: q.range)
                 out += ", "
             }
-            try term(limit, at: q.range)
+            try count(limit, at: q.range)
         } else if q.skip != nil {
             throw QueryError(.unsupported, "a skip without a limit cannot be expressed in CQL ('limit skip, count')", range: q.range)
         }
@@ -156,7 +156,7 @@ struct CQLWriter {
             try list(terms, "(", ")", at: r)
         case .size(let p, let t):
             out += "size(" + (try path(p)) + ") = "
-            try term(t, at: r)
+            try count(t, at: r)
         case .exists(let p, let present):
             out += try path(p) + (present ? " is exists" : " is not exists")
         case .regex(let p, let pattern, let options):
@@ -230,6 +230,16 @@ struct CQLWriter {
             try list(args, "(", ")", at: cr ?? r)
         case .currentTimestamp: out += "current_timestamp()"
         case .relativeTime: throw CQLWriter.unsupported("$relativeTime", r)
+        }
+    }
+
+    /// A count (`limit`, `skip`, `size(k) = n`): a whole double is written
+    /// as the integer, which is what the parser accepts there.
+    mutating func count(_ t: Term, at r: SourceRange?) throws(QueryError) {
+        if case .value(let v) = t {
+            try term(.value(OperandChecks.wholeCount(v)), at: r)
+        } else {
+            try term(t, at: r)
         }
     }
 

@@ -66,7 +66,7 @@ struct ConditionEmitter {
         case .all(let path, let terms):
             return .op(try key(path, r), "$all", try list(terms, at: r))
         case .size(let path, let term):
-            return .op(try key(path, r), "$size", try value(term, at: r))
+            return .op(try key(path, r), "$size", OperandChecks.wholeCount(try value(term, at: r)))
         case .exists(let path, let present):
             return .op(try key(path, r), "$exists", .bool(present))
         case .regex(let path, let pattern, let options):

@@ -94,7 +94,7 @@ public enum WhereJSONEmitter {
     }
 
     private static func integer(_ t: Term, _ name: String, _ emitter: ConditionEmitter, _ range: SourceRange?) throws(QueryError) -> Value {
-        let v = try emitter.value(t, at: range)
+        let v = OperandChecks.wholeCount(try emitter.value(t, at: range))
         guard case .int = v else {
             throw QueryError(.invalidValue, "'\(name)' must be an integer, found \(v.typeDescription)", range: range)
         }
