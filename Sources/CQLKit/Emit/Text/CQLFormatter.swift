@@ -70,7 +70,10 @@ struct CQLWriter {
         case .top:
             if q.count != .none { fields.append("count(*)") }
             for p in q.includes { fields.append("include " + (try CQLLiterals.path(p, range: q.range))) }
-            for k in q.keys {
+            // The count alone returns no objects, so keys select nothing; and
+            // written out they would turn `count(*)` into `count(*), keys`
+            // (count *and* results).
+            for k in q.keys where q.count != .only {
                 if k.excluded { throw QueryError(.unsupported, "the excluded key '-\(k.path.dotted)' cannot be expressed in CQL", range: q.range) }
                 if let alias = k.alias {
                     throw QueryError(.unsupported, "the key alias '\(alias)' (of '\(k.path.dotted)') cannot be expressed in CQL", range: q.range)
