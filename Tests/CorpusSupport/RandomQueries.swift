@@ -1,0 +1,363 @@
+import CQLKit
+
+/// A seeded generator of random test cases for differential and property
+/// tests: a ``RandomDataset`` (see ``RandomDataGenerator`` for the schema)
+/// and bound ``Query`` ASTs over it, built with the smart constructors.
+///
+/// Queries use every construct the AST has: `and`/`or`/`not` nesting,
+/// comparisons with each operator and typed constants, `in`/`not in` (empty
+/// lists, `null` members), `all`, `size`, `exists`, `regex` (patterns from a
+/// safe list, options from `imsx`), `like` (`%` `_` `[..]` and escaped
+/// metacharacters), Usergrid text matches, `near` / box / polygon /
+/// center-sphere with valid coordinates, `$select` / `$inQuery` subqueries
+/// over the second class, `related ... to`, the MongoDB-only operators, and
+/// order keys, skip/limit, count, keys and include. ``Features`` switches
+/// families off for backends that lack them (the SQL backends reuse this).
+///
+/// Every query is valid: evaluating it must not fail (regexes compile, geo
+/// points are in range, boxes are not inverted, sizes are non-negative).
+///
+/// ```swift
+/// var g = RandomQueries(seed: 42)
+/// let data = g.dataset()
+/// let q = g.query(data)
+/// print(ASTPrinter.describe(q))
+/// ```
+public struct RandomQueries {
+    /// Construct families that can be switched off.
+    public struct Features: OptionSet, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        public static let subqueries = Features(rawValue: 1 << 0)
+        public static let relations = Features(rawValue: 1 << 1)
+        public static let geo = Features(rawValue: 1 << 2)
+        public static let regex = Features(rawValue: 1 << 3)
+        public static let like = Features(rawValue: 1 << 4)
+        /// Usergrid's case-insensitive equality, wildcard and word matches.
+        public static let text = Features(rawValue: 1 << 5)
+        /// `$containedBy`, `$elemMatch`, `$type`, `$mod`.
+        public static let mongoOperators = Features(rawValue: 1 << 6)
+        /// Constant `true` / `false` conditions.
+        public static let constants = Features(rawValue: 1 << 7)
+        /// Order, skip, limit, count, keys and include.
+        public static let shaping = Features(rawValue: 1 << 8)
+        public static let all = Features(rawValue: (1 << 9) - 1)
+    }
+
+    /// What a key path mostly holds, so constants are drawn from the right pool.
+    public enum Kind: Sendable {
+        case number, string, array, any, date, pointer, geo, bool, object, id
+    }
+
+    /// The key paths conditions use: top-level keys, dotted paths into
+    /// objects and arrays of objects, an array index, and a key no object has.
+    public static let paths: [(FieldPath, Kind)] = [
+        ("n", .number), ("s", .string), ("tags", .array), ("tags.0", .any), ("items.name", .string), ("items.n", .number),
+        ("o.a", .any), ("o.b.c", .any), ("o", .object), ("at", .date), ("createdAt", .date), ("p", .pointer),
+        ("loc", .geo), ("b", .bool), ("objectId", .id), ("nope", .any), ("items", .array), ("o.b", .object),
+    ]
+
+    /// Regular expressions that compile under every option set and cannot blow up.
+    public static let regexPatterns: [String] = [
+        "a", "^a", "b$", "^d", #"\d"#, "^$", ".", "a.b", #"x\ny"#, #"\p{L}+$"#, "[aeiou]{2}", #"^\QA.B\E"#, "é", "ß",
+        "^.*$", #"\bword\b"#, "s+", "A|b", "^[^a-z]", "(?i)^d", "(?s)x.y", "^ABC", "straße", "(?m)^line2$", "^[ ]+$",
+        "#", "a # comment", #"\Qa*b\E"#, "İ", "^$|^a", "😀", #"\x{e9}"#, "2$",
+    ]
+
+    static let typeNames = ["string", "number", "array", "object", "bool", "null", "date", "int", "double"]
+
+    public var rng: SplitMix64
+    public var features: Features
+    /// How deep `and`/`or`/`not` may nest.
+    public var maxDepth: Int
+
+    public init(seed: UInt64, features: Features = .all, maxDepth: Int = 3) {
+        rng = SplitMix64(seed: seed)
+        self.features = features
+        self.maxDepth = maxDepth
+    }
+
+    // MARK: Data
+
+    /// Main class `T` (ids `t0...`), second class `S` (ids `s0...`), and the
+    /// relation `likes` of `S` (`_Join:likes:S`) relating S objects to T objects.
+    public mutating func dataset(mainCount: Int? = nil, subCount: Int? = nil) -> RandomDataset {
+        let tCount = mainCount ?? 6 + rng.below(9)
+        let sCount = subCount ?? 3 + rng.below(4)
+        var data = RandomDataGenerator(rng: SplitMix64(seed: rng.next()))
+        let t = data.collection(count: tCount, idPrefix: "t", pointerClass: "S", pointerPrefix: "s", pointerCount: sCount)
+        let s = data.collection(count: sCount, idPrefix: "s", pointerClass: "T", pointerPrefix: "t", pointerCount: tCount)
+        var join: [[String: Value]] = []
+        for _ in 0..<rng.below(8) {
+            join.append(["owningId": .string("s\(rng.below(sCount))"), "relatedId": .string("t\(rng.below(tCount + 1))")])
+        }
+        return RandomDataset(mainClass: "T", subClass: "S", relationKey: "likes",
+                             collections: ["T": t, "S": s, "_Join:likes:S": join])
+    }
+
+    // MARK: Queries
+
+    /// A random query over `data.mainClass`.
+    public mutating func query(_ data: RandomDataset) -> Query {
+        var q = Query(className: data.mainClass)
+        if rng.chance(0.92) { q.condition = condition(data, depth: 0, subqueryDepth: 0) }
+        guard features.contains(.shaping) else { return q }
+        if rng.chance(0.4) { q.order = orderKeys() }
+        if rng.chance(0.2) { q.skip = .value(count(rng.below(4))) }
+        if rng.chance(0.3) { q.limit = .value(count(rng.below(7))) }
+        switch rng.weighted([8, 1, 1]) {
+        case 1: q.count = .only
+        case 2: q.count = .withResults
+        default: break
+        }
+        if rng.chance(0.15) {
+            let candidates: [FieldPath] = ["n", "s", "items.name", "o.b", "p", "loc", "tags"]
+            let excluded = rng.chance(0.2)
+            var keys: [SelectedKey] = []
+            for _ in 0..<(1 + rng.below(3)) {
+                let p = rng.pick(candidates)
+                if !keys.contains(where: { $0.path == p }) { keys.append(SelectedKey(p, excluded: excluded)) }
+            }
+            q.keys = keys
+        }
+        if rng.chance(0.1) { q.includes = ["p"] }
+        return q
+    }
+
+    /// A count, rarely as a whole double (`2.0`), which means the same.
+    mutating func count(_ n: Int) -> Value { rng.chance(0.1) ? .double(Double(n)) : .int(Int64(n)) }
+
+    mutating func orderKeys() -> [OrderKey] {
+        let candidates: [FieldPath] = ["n", "s", "tags", "items.n", "at", "createdAt", "b", "o.a", "objectId", "nope", "loc"]
+        var keys: [OrderKey] = []
+        for _ in 0..<(1 + rng.below(2)) {
+            let p = rng.pick(candidates)
+            if !keys.contains(where: { $0.path == p }) { keys.append(OrderKey(p, descending: rng.chance(0.4))) }
+        }
+        return keys
+    }
+
+    /// A random condition; compound below `maxDepth`.
+    public mutating func condition(_ data: RandomDataset, depth: Int, subqueryDepth: Int) -> Condition {
+        if depth < maxDepth, rng.chance(0.42 - 0.1 * Double(depth)) {
+            switch rng.weighted([4, 4, 2]) {
+            case 0: return Condition.and((0..<(2 + rng.below(2))).map { _ in condition(data, depth: depth + 1, subqueryDepth: subqueryDepth) })
+            case 1: return Condition.or((0..<(2 + rng.below(2))).map { _ in condition(data, depth: depth + 1, subqueryDepth: subqueryDepth) })
+            default: return Condition.not(condition(data, depth: depth + 1, subqueryDepth: subqueryDepth))
+            }
+        }
+        return Condition(leaf(data, subqueryDepth: subqueryDepth))
+    }
+
+    private enum Leaf: CaseIterable {
+        case compare, `in`, all, size, exists, regex, like, text, near, box, polygon, centerSphere, select, inQuery,
+            related, constant, containedBy, elementMatch, type, modulo
+    }
+
+    private func weight(_ leaf: Leaf, subqueryDepth: Int) -> Int {
+        let f = features
+        switch leaf {
+        case .compare: return 30
+        case .in: return 10
+        case .all: return 4
+        case .size: return 4
+        case .exists: return 5
+        case .regex: return f.contains(.regex) ? 6 : 0
+        case .like: return f.contains(.like) ? 6 : 0
+        case .text: return f.contains(.text) ? 6 : 0
+        case .near: return f.contains(.geo) ? 3 : 0
+        case .box, .polygon, .centerSphere: return f.contains(.geo) ? 2 : 0
+        case .select, .inQuery: return f.contains(.subqueries) && subqueryDepth < 2 ? 3 : 0
+        case .related: return f.contains(.relations) && subqueryDepth == 0 ? 2 : 0
+        case .constant: return f.contains(.constants) ? 1 : 0
+        case .containedBy, .elementMatch, .type, .modulo: return f.contains(.mongoOperators) ? 1 : 0
+        }
+    }
+
+    private mutating func leaf(_ data: RandomDataset, subqueryDepth: Int) -> Predicate {
+        let leaves = Leaf.allCases
+        let kind = leaves[rng.weighted(leaves.map { weight($0, subqueryDepth: subqueryDepth) })]
+        let (path, pathKind) = rng.pick(Self.paths)
+        switch kind {
+        case .compare:
+            return .compare(path, rng.pick(ComparisonOperator.allCases), .value(constant(pathKind)))
+        case .in:
+            return .in(path, list(pathKind, max: 4), negated: rng.chance(0.4))
+        case .all:
+            return .all(path, list(pathKind, max: 3))
+        case .size:
+            let n = Int64(rng.below(4))
+            return .size(rng.chance(0.7) ? rng.pick(["tags", "items", "s", "n"]) : path, .value(rng.chance(0.85) ? .int(n) : .double(Double(n))))
+        case .exists:
+            return .exists(path, rng.chance(0.5))
+        case .regex:
+            var letters: [Character] = ["i", "m", "s", "x"].filter { _ in rng.chance(0.25) }
+            // Any order: a lifted `(?sm)` group must keep it.
+            for i in letters.indices.reversed() { letters.swapAt(i, rng.below(i + 1)) }
+            let options = String(letters)
+            return .regex(stringPath(), pattern: .value(.string(rng.pick(Self.regexPatterns))), options: options)
+        case .like:
+            return .like(stringPath(), pattern: .value(.string(likePattern())))
+        case .text:
+            return textMatch()
+        case .near:
+            let point = geoConstant()
+            var minimum = rng.chance(0.3) ? distance() : nil
+            var maximum = rng.chance(0.75) || minimum == nil ? distance() : nil
+            // An inverted range is a query error (eval corpus, geo.cases).
+            if let lo = minimum, let hi = maximum, Self.angle(lo) > Self.angle(hi) { (minimum, maximum) = (hi, lo) }
+            return .near(geoPath(), point: .value(point), min: minimum, max: maximum)
+        case .box:
+            let a = data.geoPoint(&rng), b = data.geoPoint(&rng)
+            let sw = GeoPoint(latitude: min(a.latitude, b.latitude), longitude: min(a.longitude, b.longitude))
+            let ne = GeoPoint(latitude: max(a.latitude, b.latitude), longitude: max(a.longitude, b.longitude))
+            return .withinBox(geoPath(), southwest: .value(.geoPoint(sw)), northeast: .value(.geoPoint(ne)))
+        case .polygon:
+            return .withinPolygon(geoPath(), (0..<(3 + rng.below(3))).map { _ in .value(.geoPoint(data.geoPoint(&rng))) })
+        case .centerSphere:
+            return .withinCenterSphere(geoPath(), center: .value(.geoPoint(data.geoPoint(&rng))),
+                                       radius: .value(.double(rng.pick([0, 0.01, 0.1, 0.2, 1.0, 3.2]))))
+        case .select:
+            let keys: [FieldPath] = ["objectId", "n", "s", "tags", "p"]
+            let target: [FieldPath] = ["n", "s", "objectId", "tags", "items.name", "p"]
+            return .select(rng.pick(target), key: rng.pick(keys), query: subquery(data, subqueryDepth: subqueryDepth + 1),
+                           negated: rng.chance(0.35))
+        case .inQuery:
+            return .inQuery(rng.chance(0.8) ? "p" : path, query: subquery(data, subqueryDepth: subqueryDepth + 1), negated: rng.chance(0.35))
+        case .related:
+            let owner = Pointer(className: data.subClass, objectId: "s\(rng.below(4))")
+            return .relatedTo(object: .value(.pointer(owner)), key: data.relationKey)
+        case .constant:
+            return .constant(rng.chance(0.5))
+        case .containedBy:
+            return .containedBy(rng.chance(0.7) ? "tags" : path, list(.string, max: 4))
+        case .elementMatch:
+            if rng.chance(0.5) {
+                let inner = Condition(.compare(FieldPath([]), rng.pick(ComparisonOperator.allCases), .value(constant(.any))))
+                return .elementMatch(rng.pick(["tags", "n", "s"]), inner)
+            }
+            let a = Condition(.compare("name", rng.pick(ComparisonOperator.allCases), .value(constant(.string))))
+            let b = Condition(.compare("n", rng.pick(ComparisonOperator.allCases), .value(constant(.number))))
+            return .elementMatch("items", rng.chance(0.5) ? a : Condition.and([a, b]))
+        case .type:
+            return .type(path, rng.pick(Self.typeNames))
+        case .modulo:
+            let divisor: Int64 = rng.pick([2, 3, -2, 5])
+            let remainder: Int64 = rng.pick([0, 1, -1])
+            return .modulo(rng.chance(0.7) ? "n" : path, divisor: .value(.int(divisor)),
+                           remainder: .value(rng.chance(0.8) ? .int(remainder) : .double(Double(remainder))))
+        }
+    }
+
+    /// A subquery over the second class, sometimes with its own order and limit.
+    mutating func subquery(_ data: RandomDataset, subqueryDepth: Int) -> Query {
+        var q = Query(className: data.subClass)
+        if rng.chance(0.85) {
+            let saved = maxDepth
+            maxDepth = min(maxDepth, 2)
+            q.condition = condition(data, depth: 0, subqueryDepth: subqueryDepth)
+            maxDepth = saved
+        }
+        if features.contains(.shaping), rng.chance(0.3) {
+            q.order = orderKeys()
+            q.limit = .value(.int(Int64(1 + rng.below(3))))
+            if rng.chance(0.3) { q.skip = .value(.int(Int64(rng.below(2)))) }
+        }
+        return q
+    }
+
+    // MARK: Constants
+
+    /// A constant for a path of `kind`: mostly of that kind, sometimes of any type.
+    public mutating func constant(_ kind: Kind) -> Value {
+        var d = RandomDataGenerator(rng: rng)
+        defer { rng = d.rng }
+        if d.rng.chance(0.2) { return d.rng.chance(0.3) ? .null : d.scalar() }
+        switch kind {
+        case .number: return d.rng.chance(0.6) ? d.smallNumber() : d.number()
+        case .string: return d.string()
+        case .date:
+            return d.rng.chance(0.85) ? d.date() : .string(d.rng.pick(RandomPools.isoDates))
+        case .pointer: return .pointer(Pointer(className: "S", objectId: "s\(d.rng.below(5))"))
+        case .geo:
+            let p = d.geoPoint()
+            return d.rng.chance(0.7) ? .geoPoint(p) : .object(["latitude": .double(p.latitude), "longitude": .double(p.longitude)])
+        case .bool: return .bool(d.rng.chance(0.5))
+        case .array:
+            return d.rng.chance(0.5) ? .array((0..<d.rng.below(3)).map { _ in d.rng.chance(0.6) ? d.string() : d.smallNumber() }) : d.string()
+        case .object:
+            return d.rng.chance(0.5) ? .object(["a": d.smallNumber()]) : .object(["c": d.scalar()])
+        case .id: return .string(d.rng.chance(0.9) ? "t\(d.rng.below(10))" : "s\(d.rng.below(4))")
+        case .any: return d.scalar()
+        }
+    }
+
+    mutating func list(_ kind: Kind, max: Int) -> [Term] {
+        (0..<rng.below(max + 1)).map { _ in .value(rng.chance(0.12) ? .null : constant(kind)) }
+    }
+
+    mutating func stringPath() -> FieldPath {
+        rng.chance(0.8) ? rng.pick(["s", "items.name", "tags", "s"]) : rng.pick(Self.paths).0
+    }
+
+    mutating func geoPath() -> FieldPath { rng.chance(0.9) ? "loc" : rng.pick(["nope", "o", "items"]) }
+
+    mutating func geoConstant() -> Value {
+        var d = RandomDataGenerator(rng: rng)
+        defer { rng = d.rng }
+        return .geoPoint(d.geoPoint())
+    }
+
+    static func angle(_ d: Distance) -> Double { (d.value.value?.numberValue ?? 0) / d.unit.earthRadius }
+
+    /// A `near` bound in a random unit.
+    mutating func distance() -> Distance {
+        let unit = rng.pick(DistanceUnit.allCases)
+        let pool: [Double]
+        switch unit {
+        case .radians: pool = [0, 0.01, 0.1, 0.5, 3.2]
+        case .kilometers: pool = [0, 50, 100, 700, 1500, 20000]
+        case .miles: pool = [0, 30, 300, 1000, 3000]
+        case .meters: pool = [0, 50000, 500_000, 1_500_000, 10_000_000]
+        }
+        let x = rng.pick(pool)
+        return Distance(.value(rng.chance(0.5) && x == x.rounded() ? .int(Int64(x)) : .double(x)), unit)
+    }
+
+    /// A LIKE pattern: literal pieces (with regex metacharacters), `%`, `_`
+    /// and bracket classes.
+    mutating func likePattern() -> String {
+        let pieces = [
+            "%", "%", "_", "[ab]", "[^a]", "[a-c]", "[]x]", "a", "A", "b", "de", "Den", "nis", ".", "(", ")", "$", "^", "*",
+            "\\", "[", "]", "ß", "é", "\n", "x", "line", "5", "0", "{2}", "|", "+", "?", "[%]", "[_]",
+        ]
+        var out = ""
+        for _ in 0..<(1 + rng.below(4)) { out += rng.pick(pieces) }
+        return out
+    }
+
+    mutating func textMatch() -> Predicate {
+        let path = stringPath()
+        switch rng.weighted([3, 2, 3, 2]) {
+        case 0:
+            let s = rng.pick(RandomPools.strings + RandomPools.words)
+            return .text(path, .equalsIgnoringCase, s.contains("*") ? "dennis" : s)
+        case 1:
+            var s = ""
+            for _ in 0..<(1 + rng.below(3)) { s += rng.pick(["*", "den", "NIS", "a", "ß", "", "x", "."]) }
+            if !s.contains("*") { s += "*" }
+            return .text(path, .wildcard, s)
+        case 2:
+            return .text(path, .word, rng.pick(RandomPools.words))
+        default:
+            return .text(path, .wordPrefix, rng.pick(RandomPools.words))
+        }
+    }
+}
+
+extension RandomDataset {
+    /// A GeoPoint from the shared pool (corners, poles, the antimeridian).
+    func geoPoint(_ rng: inout SplitMix64) -> GeoPoint {
+        GeoPoint(latitude: rng.pick(RandomPools.latitudes), longitude: rng.pick(RandomPools.longitudes))
+    }
+}
