@@ -6,8 +6,12 @@ import CQLKit
 /// - a step on an object reads the member; an absent member is **missing**;
 /// - a numeric step on an array indexes it (out of range: missing);
 /// - any other step on an array fans out: the same step is applied to every
-///   element that is an object; elements that are not objects, and an empty
-///   array, count as missing;
+///   element that is an object; elements that are not objects (scalars,
+///   nulls, nested arrays) contribute nothing, and neither does an empty
+///   array — not even a missing branch, so `a.b = null` does not match
+///   `{"a": [1, 2]}` or `{"a": []}` (MongoDB's `null_query_semantics`; a
+///   decision where semantics.md only says "fans out", eval corpus
+///   nulls.cases);
 /// - a step on anything else (null, a string, ...) is missing.
 ///
 /// The walk reports every value reached ("slot") and every branch that ended
@@ -62,13 +66,12 @@ struct Accessor: Sendable {
             if let index = step.index {
                 return index < items.count ? walk(items[index], i + 1, present, missing) : missing()
             }
-            if items.isEmpty { return missing() }
             for item in items {
                 switch item {
                 case .object, .typedObject:
                     if walk(item, i, present, missing) { return true }
                 default:
-                    if missing() { return true }
+                    continue
                 }
             }
             return false
