@@ -168,7 +168,8 @@ struct CQLWriter {
                 try term(pattern, at: r)
             } else if case .value(.string(let s)) = pattern {
                 // CQL has no option syntax: a leading inline group carries them (TEAM.md).
-                out += CQLLiterals.string("(?" + options + ")" + s)
+                // Sorted and without repeats, as the parser lifts them back.
+                out += CQLLiterals.string("(?" + OperandChecks.mergeOptions(options, "") + ")" + s)
             } else {
                 throw QueryError(.unsupported, "regexp options ('\(options)') on a pattern that is not a string constant cannot be expressed in CQL", range: r)
             }
