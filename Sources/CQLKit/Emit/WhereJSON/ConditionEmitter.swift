@@ -53,7 +53,16 @@ struct ConditionEmitter {
             if items.isEmpty { return .matchesNothing }
             if items.count == 1 { return try doc(items[0], ctx, depth: d) }
             var list: [Value] = []
-            for item in items { list.append(try object(item, .nested("or"), depth: d)) }
+            for item in items {
+                // An `$or` inside an `$or` (De Morgan under a `not`) is spliced
+                // in, as the reader flattens it: the output is canonical.
+                let o = try object(item, .nested("or"), depth: d)
+                if case .object(let members) = o, members.count == 1, case .array(let inner)? = members["$or"] {
+                    list += inner
+                } else {
+                    list.append(o)
+                }
+            }
             return WhereDoc([.top("$or", .array(list))])
         case .not(let inner):
             return try negation(of: inner, range: r, ctx, depth: d)
@@ -214,7 +223,7 @@ struct ConditionEmitter {
     private func subquery(_ q: Query, depth: Int) throws(QueryError) -> Value {
         var o: [String: Value] = [:]
         if !q.className.isEmpty { o["className"] = .string(q.className) }
-        if let c = q.condition { o["where"] = try object(c, .top, depth: depth) }
+        if let c = q.condition, let w = WhereJSONEmitter.whereObject(try object(c, .top, depth: depth)) { o["where"] = w }
         try WhereJSONEmitter.addPaging(q, to: &o, table: table)
         return .object(o)
     }

@@ -41,7 +41,7 @@ public enum WhereJSONEmitter {
         var o: [String: Value] = [:]
         if !query.className.isEmpty { o["className"] = .string(query.className) }
         guard query.direct.isEmpty else { throw table.unsupported("direct", range: query.range) }
-        if let c = query.condition { o["where"] = try emitter.object(c) }
+        if let c = query.condition, let w = whereObject(try emitter.object(c)) { o["where"] = w }
         try addPaging(query, to: &o, table: table)
         if !query.keys.isEmpty {
             var keys: [String] = []
@@ -79,6 +79,14 @@ public enum WhereJSONEmitter {
     /// ```
     public static func emitCondition(_ condition: Condition, dialect: WhereJSONDialect) throws(QueryError) -> Value {
         try ConditionEmitter(table: dialect.table).object(condition)
+    }
+
+    /// The `where` of a request: absent when it would be `{}` (a condition
+    /// that is always true), as for a query without a condition — the
+    /// reader reads `{}` as no condition.
+    static func whereObject(_ w: Value) -> Value? {
+        if case .object(let o) = w, o.isEmpty { return nil }
+        return w
     }
 
     /// `order`, `skip`, `limit` of a query or subquery.
