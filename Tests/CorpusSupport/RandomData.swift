@@ -146,6 +146,9 @@ public struct RandomDataGenerator {
             }
         }
         put("loc", 0.75) { $0.location() }
+        put("from", 0.4) { $0.numberish() }
+        put("x-y", 0.4) { $0.stringish() }
+        put("名前", 0.4) { $0.stringish() }
         put("b", 0.7) { g in
             switch g.rng.weighted([8, 1, 1, 1]) {
             case 0: return .bool(g.rng.chance(0.5))
@@ -187,6 +190,23 @@ public struct RandomDataGenerator {
         case 4: return .pointer(Pointer(className: "S", objectId: "s\(rng.below(4))"))
         case 5: return .geoPoint(geoPoint())
         default: return .object(["a": smallNumber()])
+        }
+    }
+
+    /// A number, string or boolean (what every query language can write),
+    /// mostly of the kind a path holds.
+    public mutating func plainScalar(_ kind: RandomQueries.Kind) -> Value {
+        let preferred = rng.chance(0.8)
+        switch kind {
+        case .number where preferred: return rng.chance(0.6) ? smallNumber() : number()
+        case .string where preferred, .id where preferred: return string()
+        case .bool where preferred: return .bool(rng.chance(0.5))
+        default:
+            switch rng.weighted([3, 3, 1]) {
+            case 0: return smallNumber()
+            case 1: return string()
+            default: return .bool(rng.chance(0.5))
+            }
         }
     }
 

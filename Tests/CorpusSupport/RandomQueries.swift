@@ -24,13 +24,15 @@ import CQLKit
 /// print(ASTPrinter.describe(q))
 /// ```
 public struct RandomQueries {
-    /// Construct families that can be switched off.
+    /// Construct families that can be switched off, so a backend that lacks
+    /// some (Usergrid, a SQL dialect) still gets many comparable cases.
     public struct Features: OptionSet, Sendable {
         public let rawValue: Int
         public init(rawValue: Int) { self.rawValue = rawValue }
         public static let subqueries = Features(rawValue: 1 << 0)
         public static let relations = Features(rawValue: 1 << 1)
-        public static let geo = Features(rawValue: 1 << 2)
+        /// `near` with a maximum distance.
+        public static let near = Features(rawValue: 1 << 2)
         public static let regex = Features(rawValue: 1 << 3)
         public static let like = Features(rawValue: 1 << 4)
         /// Usergrid's case-insensitive equality, wildcard and word matches.
@@ -39,9 +41,23 @@ public struct RandomQueries {
         public static let mongoOperators = Features(rawValue: 1 << 6)
         /// Constant `true` / `false` conditions.
         public static let constants = Features(rawValue: 1 << 7)
-        /// Order, skip, limit, count, keys and include.
-        public static let shaping = Features(rawValue: 1 << 8)
-        public static let all = Features(rawValue: (1 << 9) - 1)
+        /// Order keys, skip, limit and keys.
+        public static let paging = Features(rawValue: 1 << 8)
+        /// `count(*)` and `include`.
+        public static let countAndInclude = Features(rawValue: 1 << 9)
+        /// `null`, Dates, Pointers, GeoPoints and objects as constants.
+        public static let typedConstants = Features(rawValue: 1 << 10)
+        /// `all`, `size`, `exists`.
+        public static let arrayAndExists = Features(rawValue: 1 << 11)
+        /// Boxes, polygons, center spheres, and `near` with a minimum.
+        public static let geoShapes = Features(rawValue: 1 << 12)
+        /// Excluded keys (`-k`).
+        public static let excludedKeys = Features(rawValue: 1 << 13)
+        /// Renamed keys (Usergrid `{source:alias}`); only whole-projection.
+        public static let aliases = Features(rawValue: 1 << 14)
+        public static let all = Features(rawValue: (1 << 14) - 1)
+        /// What Usergrid `ql` can say.
+        public static let usergrid: Features = [.near, .text, .paging, .aliases]
     }
 
     /// What a key path mostly holds, so constants are drawn from the right pool.
@@ -55,6 +71,7 @@ public struct RandomQueries {
         ("n", .number), ("s", .string), ("tags", .array), ("tags.0", .any), ("items.name", .string), ("items.n", .number),
         ("o.a", .any), ("o.b.c", .any), ("o", .object), ("at", .date), ("createdAt", .date), ("p", .pointer),
         ("loc", .geo), ("b", .bool), ("objectId", .id), ("nope", .any), ("items", .array), ("o.b", .object),
+        ("from", .number), ("x-y", .string), ("名前", .string), ("items.1.n", .number),
     ]
 
     /// Regular expressions that compile under every option set and cannot blow up.
@@ -70,6 +87,13 @@ public struct RandomQueries {
     public var features: Features
     /// How deep `and`/`or`/`not` may nest.
     public var maxDepth: Int
+    /// The paths of the current query: a few, so conditions meet on one key
+    /// (merging, `$and`, De Morgan) more often than over all ``paths``.
+    var focus: [(FieldPath, Kind)] = RandomQueries.paths
+    /// The objects the condition being built is about (the main class, or
+    /// the second class inside a subquery): constants are often sampled
+    /// from them, so that conditions hit.
+    var objects: [[String: Value]] = []
 
     public init(seed: UInt64, features: Features = .all, maxDepth: Int = 3) {
         rng = SplitMix64(seed: seed)
@@ -100,35 +124,43 @@ public struct RandomQueries {
     /// A random query over `data.mainClass`.
     public mutating func query(_ data: RandomDataset) -> Query {
         var q = Query(className: data.mainClass)
+        focus = (0..<(2 + rng.below(4))).map { _ in rng.pick(Self.paths) }
+        objects = data.collections[data.mainClass] ?? []
         if rng.chance(0.92) { q.condition = condition(data, depth: 0, subqueryDepth: 0) }
-        guard features.contains(.shaping) else { return q }
-        if rng.chance(0.4) { q.order = orderKeys() }
-        if rng.chance(0.2) { q.skip = .value(count(rng.below(4))) }
-        if rng.chance(0.3) { q.limit = .value(count(rng.below(7))) }
-        switch rng.weighted([8, 1, 1]) {
-        case 1: q.count = .only
-        case 2: q.count = .withResults
-        default: break
+        if features.contains(.paging) {
+            if rng.chance(0.4) { q.order = orderKeys() }
+            if rng.chance(0.2) { q.skip = .value(count(rng.below(4))) }
+            if rng.chance(0.3) { q.limit = .value(count(rng.below(7))) }
+            if rng.chance(0.15) { q.keys = selectedKeys() }
         }
-        if rng.chance(0.15) {
-            let candidates: [FieldPath] = ["n", "s", "items.name", "o.b", "p", "loc", "tags"]
-            let excluded = rng.chance(0.2)
-            var keys: [SelectedKey] = []
-            for _ in 0..<(1 + rng.below(3)) {
-                let p = rng.pick(candidates)
-                if !keys.contains(where: { $0.path == p }) { keys.append(SelectedKey(p, excluded: excluded)) }
+        if features.contains(.countAndInclude) {
+            switch rng.weighted([8, 1, 1]) {
+            case 1: q.count = .only
+            case 2: q.count = .withResults
+            default: break
             }
-            q.keys = keys
+            if rng.chance(0.1) { q.includes = ["p"] }
         }
-        if rng.chance(0.1) { q.includes = ["p"] }
         return q
+    }
+
+    mutating func selectedKeys() -> [SelectedKey] {
+        let candidates: [FieldPath] = ["n", "s", "items.name", "o.b", "p", "loc", "tags", "from", "o.b.c"]
+        let style = rng.weighted([6, features.contains(.excludedKeys) ? 2 : 0, features.contains(.aliases) ? 2 : 0])
+        var keys: [SelectedKey] = []
+        for _ in 0..<(1 + rng.below(3)) {
+            let p = rng.pick(candidates)
+            guard !keys.contains(where: { $0.path == p }) else { continue }
+            keys.append(SelectedKey(p, excluded: style == 1, alias: style == 2 ? "k\(keys.count)" : nil))
+        }
+        return keys
     }
 
     /// A count, rarely as a whole double (`2.0`), which means the same.
     mutating func count(_ n: Int) -> Value { rng.chance(0.1) ? .double(Double(n)) : .int(Int64(n)) }
 
     mutating func orderKeys() -> [OrderKey] {
-        let candidates: [FieldPath] = ["n", "s", "tags", "items.n", "at", "createdAt", "b", "o.a", "objectId", "nope", "loc"]
+        let candidates: [FieldPath] = ["n", "s", "tags", "items.n", "at", "createdAt", "b", "o.a", "objectId", "nope", "loc", "名前"]
         var keys: [OrderKey] = []
         for _ in 0..<(1 + rng.below(2)) {
             let p = rng.pick(candidates)
@@ -156,35 +188,35 @@ public struct RandomQueries {
 
     private func weight(_ leaf: Leaf, subqueryDepth: Int) -> Int {
         let f = features
+        func on(_ feature: Features, _ w: Int) -> Int { f.contains(feature) ? w : 0 }
         switch leaf {
         case .compare: return 30
         case .in: return 10
-        case .all: return 4
-        case .size: return 4
-        case .exists: return 5
-        case .regex: return f.contains(.regex) ? 6 : 0
-        case .like: return f.contains(.like) ? 6 : 0
-        case .text: return f.contains(.text) ? 6 : 0
-        case .near: return f.contains(.geo) ? 3 : 0
-        case .box, .polygon, .centerSphere: return f.contains(.geo) ? 2 : 0
-        case .select, .inQuery: return f.contains(.subqueries) && subqueryDepth < 2 ? 3 : 0
-        case .related: return f.contains(.relations) && subqueryDepth == 0 ? 2 : 0
-        case .constant: return f.contains(.constants) ? 1 : 0
-        case .containedBy, .elementMatch, .type, .modulo: return f.contains(.mongoOperators) ? 1 : 0
+        case .all, .size: return on(.arrayAndExists, 4)
+        case .exists: return on(.arrayAndExists, 5)
+        case .regex: return on(.regex, 6)
+        case .like: return on(.like, 6)
+        case .text: return on(.text, 6)
+        case .near: return on(.near, 3)
+        case .box, .polygon, .centerSphere: return on(.geoShapes, 2)
+        case .select, .inQuery: return subqueryDepth < 2 ? on(.subqueries, 3) : 0
+        case .related: return subqueryDepth == 0 ? on(.relations, 2) : 0
+        case .constant: return on(.constants, 1)
+        case .containedBy, .elementMatch, .type, .modulo: return on(.mongoOperators, 1)
         }
     }
 
     private mutating func leaf(_ data: RandomDataset, subqueryDepth: Int) -> Predicate {
         let leaves = Leaf.allCases
         let kind = leaves[rng.weighted(leaves.map { weight($0, subqueryDepth: subqueryDepth) })]
-        let (path, pathKind) = rng.pick(Self.paths)
+        let (path, pathKind) = rng.chance(0.8) ? rng.pick(focus) : rng.pick(Self.paths)
         switch kind {
         case .compare:
-            return .compare(path, rng.pick(ComparisonOperator.allCases), .value(constant(pathKind)))
+            return .compare(path, rng.pick(ComparisonOperator.allCases), .value(constant(pathKind, at: path)))
         case .in:
-            return .in(path, list(pathKind, max: 4), negated: rng.chance(0.4))
+            return .in(path, list(pathKind, at: path, max: 4), negated: rng.chance(0.4))
         case .all:
-            return .all(path, list(pathKind, max: 3))
+            return .all(path, list(pathKind, at: path, max: 3))
         case .size:
             let n = Int64(rng.below(4))
             return .size(rng.chance(0.7) ? rng.pick(["tags", "items", "s", "n"]) : path, .value(rng.chance(0.85) ? .int(n) : .double(Double(n))))
@@ -195,15 +227,22 @@ public struct RandomQueries {
             // Any order: a lifted `(?sm)` group must keep it.
             for i in letters.indices.reversed() { letters.swapAt(i, rng.below(i + 1)) }
             let options = String(letters)
-            return .regex(stringPath(), pattern: .value(.string(rng.pick(Self.regexPatterns))), options: options)
+            let p = stringPath()
+            var pattern = rng.pick(Self.regexPatterns)
+            if rng.chance(0.3), let s = sampledString(at: p), let first = s.unicodeScalars.first {
+                // The first character of a stored string, quoted, anchored or not.
+                pattern = (rng.chance(0.5) ? "^" : "") + #"\Q"# + String(Character(first)) + #"\E"#
+            }
+            return .regex(p, pattern: .value(.string(pattern)), options: options)
         case .like:
-            return .like(stringPath(), pattern: .value(.string(likePattern())))
+            let p = stringPath()
+            return .like(p, pattern: .value(.string(likePattern(at: p))))
         case .text:
             return textMatch()
         case .near:
             let point = geoConstant()
-            var minimum = rng.chance(0.3) ? distance() : nil
-            var maximum = rng.chance(0.75) || minimum == nil ? distance() : nil
+            var minimum = features.contains(.geoShapes) && rng.chance(0.3) ? distance() : nil
+            var maximum = rng.chance(0.75) || minimum == nil || !features.contains(.geoShapes) ? distance() : nil
             // An inverted range is a query error (eval corpus, geo.cases).
             if let lo = minimum, let hi = maximum, Self.angle(lo) > Self.angle(hi) { (minimum, maximum) = (hi, lo) }
             return .near(geoPath(), point: .value(point), min: minimum, max: maximum)
@@ -253,12 +292,13 @@ public struct RandomQueries {
     mutating func subquery(_ data: RandomDataset, subqueryDepth: Int) -> Query {
         var q = Query(className: data.subClass)
         if rng.chance(0.85) {
-            let saved = maxDepth
+            let saved = (maxDepth, objects)
             maxDepth = min(maxDepth, 2)
+            objects = data.collections[data.subClass] ?? []
             q.condition = condition(data, depth: 0, subqueryDepth: subqueryDepth)
-            maxDepth = saved
+            (maxDepth, objects) = saved
         }
-        if features.contains(.shaping), rng.chance(0.3) {
+        if features.contains(.paging), rng.chance(0.3) {
             q.order = orderKeys()
             q.limit = .value(.int(Int64(1 + rng.below(3))))
             if rng.chance(0.3) { q.skip = .value(.int(Int64(rng.below(2)))) }
@@ -268,10 +308,59 @@ public struct RandomQueries {
 
     // MARK: Constants
 
+    /// Every value stored at `path` in ``objects`` (fanning out over arrays,
+    /// as the evaluator does) and the elements of arrays found there.
+    func stored(at path: FieldPath) -> [Value] {
+        var out: [Value] = []
+        func walk(_ v: Value, _ i: Int) {
+            if i == path.components.count {
+                out.append(v)
+                if case .array(let items) = v { out += items }
+                return
+            }
+            switch v {
+            case .object(let o): if let child = o[path.components[i]] { walk(child, i + 1) }
+            case .array(let items):
+                if let index = Int(path.components[i]) {
+                    if index < items.count { walk(items[index], i + 1) }
+                } else {
+                    for item in items { walk(item, i) }
+                }
+            default: break
+            }
+        }
+        for o in objects { walk(.object(o), 0) }
+        return out
+    }
+
+    /// A value stored at `path`, when there is one (and, without
+    /// ``Features/typedConstants``, only a number, string or boolean).
+    mutating func sampled(at path: FieldPath) -> Value? {
+        let candidates = stored(at: path).filter { v in
+            switch v {
+            case .int, .double, .string, .bool: return true
+            default: return features.contains(.typedConstants)
+            }
+        }
+        return candidates.isEmpty ? nil : rng.pick(candidates)
+    }
+
+    mutating func sampledString(at path: FieldPath) -> String? {
+        let strings = stored(at: path).compactMap(\.stringValue)
+        return strings.isEmpty ? nil : rng.pick(strings)
+    }
+
+    /// A constant for `path`: often a value stored there, else one of `kind`.
+    mutating func constant(_ kind: Kind, at path: FieldPath) -> Value {
+        if rng.chance(0.45), let v = sampled(at: path) { return v }
+        return constant(kind)
+    }
+
     /// A constant for a path of `kind`: mostly of that kind, sometimes of any type.
     public mutating func constant(_ kind: Kind) -> Value {
         var d = RandomDataGenerator(rng: rng)
         defer { rng = d.rng }
+        guard features.contains(.typedConstants) else { return d.plainScalar(kind) }
         if d.rng.chance(0.2) { return d.rng.chance(0.3) ? .null : d.scalar() }
         switch kind {
         case .number: return d.rng.chance(0.6) ? d.smallNumber() : d.number()
@@ -292,8 +381,11 @@ public struct RandomQueries {
         }
     }
 
-    mutating func list(_ kind: Kind, max: Int) -> [Term] {
-        (0..<rng.below(max + 1)).map { _ in .value(rng.chance(0.12) ? .null : constant(kind)) }
+    mutating func list(_ kind: Kind, at path: FieldPath? = nil, max: Int) -> [Term] {
+        (0..<rng.below(max + 1)).map { _ in
+            if features.contains(.typedConstants) && rng.chance(0.12) { return .value(.null) }
+            return .value(path.map { constant(kind, at: $0) } ?? constant(kind))
+        }
     }
 
     mutating func stringPath() -> FieldPath {
@@ -326,7 +418,17 @@ public struct RandomQueries {
 
     /// A LIKE pattern: literal pieces (with regex metacharacters), `%`, `_`
     /// and bracket classes.
-    mutating func likePattern() -> String {
+    mutating func likePattern(at path: FieldPath) -> String {
+        if rng.chance(0.5), let s = sampledString(at: path) {
+            // A stored string with a few characters turned into `_` or `%`.
+            var scalars = Array(s.unicodeScalars).map { String(Character($0)) }
+            for _ in 0..<rng.below(3) where !scalars.isEmpty {
+                scalars[rng.below(scalars.count)] = rng.chance(0.5) ? "_" : "%"
+            }
+            if rng.chance(0.3) { scalars.append("%") }
+            if rng.chance(0.3) { scalars.insert("%", at: 0) }
+            return scalars.joined()
+        }
         let pieces = [
             "%", "%", "_", "[ab]", "[^a]", "[a-c]", "[]x]", "a", "A", "b", "de", "Den", "nis", ".", "(", ")", "$", "^", "*",
             "\\", "[", "]", "ß", "é", "\n", "x", "line", "5", "0", "{2}", "|", "+", "?", "[%]", "[_]",
@@ -338,6 +440,17 @@ public struct RandomQueries {
 
     mutating func textMatch() -> Predicate {
         let path = stringPath()
+        if rng.chance(0.5), let s = sampledString(at: path), !s.contains("*") {
+            // A stored string in other case, whole, wildcarded, or a word of it.
+            let flipped = rng.chance(0.5) ? s.uppercased() : s.lowercased()
+            let words = flipped.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
+            switch rng.weighted([3, 2, 2, 2]) {
+            case 0: return .text(path, .equalsIgnoringCase, flipped)
+            case 1: return .text(path, .wildcard, String(flipped.prefix(2)) + "*" + String(flipped.suffix(1)))
+            case 2: if let w = words.first { return .text(path, .word, w) }
+            default: if let w = words.last { return .text(path, .wordPrefix, String(w.prefix(2))) }
+            }
+        }
         switch rng.weighted([3, 2, 3, 2]) {
         case 0:
             let s = rng.pick(RandomPools.strings + RandomPools.words)
