@@ -29,11 +29,10 @@ struct ConditionEmitter {
             }
         }
         let merged = ConditionMerger.and([doc], table: table)
-        // Two `$relatedTo`s collide and land in `$and`, where servers do not look.
-        for entry in merged.entries {
-            if case .top("$and", .array(let items)) = entry, items.contains(where: { $0["$relatedTo"] != nil }) {
-                throw QueryError(.unsupported, "two 'related to' conditions cannot be expressed in the \(table.name) where-JSON dialect", range: range)
-            }
+        // Two `$relatedTo`s collide and would land in `$and`, where servers do not look.
+        let related = merged.entries.filter { if case .top("$relatedTo", _) = $0 { return true } else { return false } }
+        if related.count > 1 {
+            throw QueryError(.unsupported, "two 'related to' conditions cannot be expressed in the \(table.name) where-JSON dialect", range: range)
         }
         return ConditionMerger.object(merged, table: table)
     }
@@ -196,10 +195,17 @@ struct ConditionEmitter {
         var rest = WhereDoc()
         for entry in x.entries {
             if case .field(let k, let v) = entry, k == ConditionEmitter.elementKey {
+                let ops: [(String, Value)]
                 switch v {
-                case .equals(let e): selfOps.append(("$eq", e))
-                case .operators(let ops): selfOps += ops
+                case .equals(let e): ops = [("$eq", e)]
+                case .operators(let o): ops = o
                 }
+                // Fragments that did not merge repeat an operator, which one
+                // operator object cannot hold.
+                for (name, _) in ops where selfOps.contains(where: { $0.0 == name }) {
+                    throw QueryError(.unsupported, "'$elemMatch' with two '\(name)' on the element cannot be expressed in the \(table.name) where-JSON dialect", range: inner.range)
+                }
+                selfOps += ops
             } else {
                 rest.entries.append(entry)
             }

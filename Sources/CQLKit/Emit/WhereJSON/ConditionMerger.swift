@@ -29,8 +29,14 @@ struct WhereDoc {
 
 /// AND of emitted conditions, merged the idiomatic way (TEAM.md): distinct
 /// keys share one object, operators on one key share one operator object,
-/// and only fragments that would collide go to `$and`. Nested `$and`s are
-/// concatenated, and so are `$nor`s (`nor(a) ∧ nor(b)` is `nor(a, b)`).
+/// and only fragments that would collide go to `$and`. `$nor`s concatenate
+/// (`nor(a) ∧ nor(b)` is `nor(a, b)`).
+///
+/// Colliding fragments stay separate entries of one key in a merged
+/// ``WhereDoc`` and become `$and` only when the JSON object is made
+/// (``object(_:table:)``), so an enclosing AND can still merge into them:
+/// the result does not depend on how the ANDs nested, and reads back to
+/// the same text.
 enum ConditionMerger {
     private enum Group {
         case field(WhereDoc.FieldValue)
@@ -69,23 +75,14 @@ enum ConditionMerger {
             }
         }
         var result = WhereDoc()
-        var andItems: [Value] = []
         for key in order {
-            let list = groups[key] ?? []
-            if key == "$and" {
-                for g in list { if case .top(.array(let items)) = g { andItems += items } }
-                continue
-            }
-            if list.count == 1, let g = list.first {
+            for g in groups[key] ?? [] {
                 switch g {
                 case .field(let v): result.entries.append(.field(key, v))
                 case .top(let v): result.entries.append(.top(key, v))
                 }
-            } else {
-                for g in list { andItems.append(.object([key: render(g)])) }
             }
         }
-        if !andItems.isEmpty { result.entries.append(.top("$and", .array(andItems))) }
         return result
     }
 
@@ -132,15 +129,29 @@ enum ConditionMerger {
         }
     }
 
-    /// The JSON object of `doc` (merged first, so keys are unique).
+    /// The JSON object of `doc`: merged first; a key that still holds
+    /// several fragments puts each in `$and` (`{"$and":[{"a":1},{"a":{"$gt":0}}]}`).
     static func object(_ doc: WhereDoc, table: WhereJSONDialectTable) -> Value {
-        var o: [String: Value] = [:]
-        for entry in and([doc], table: table).entries {
+        let entries = and([doc], table: table).entries.map { entry -> (String, Value) in
             switch entry {
-            case .field(let k, let v): o[k] = render(v)
-            case .top(let k, let v): o[k] = v
+            case .field(let k, let v): return (k, render(v))
+            case .top(let k, let v): return (k, v)
             }
         }
+        var counts: [String: Int] = [:]
+        for (k, _) in entries { counts[k, default: 0] += 1 }
+        var o: [String: Value] = [:]
+        var andItems: [Value] = []
+        for (k, v) in entries {
+            if k == "$and", case .array(let items) = v {
+                andItems += items
+            } else if counts[k, default: 0] > 1 {
+                andItems.append(.object([k: v]))
+            } else {
+                o[k] = v
+            }
+        }
+        if !andItems.isEmpty { o["$and"] = .array(andItems) }
         return .object(o)
     }
 }
