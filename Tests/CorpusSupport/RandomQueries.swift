@@ -272,8 +272,10 @@ public struct RandomQueries {
             return .containedBy(rng.chance(0.7) ? "tags" : path, list(.string, max: 4))
         case .elementMatch:
             if rng.chance(0.5) {
-                let inner = Condition(.compare(FieldPath([]), rng.pick(ComparisonOperator.allCases), .value(constant(.any))))
-                return .elementMatch(rng.pick(["tags", "n", "s"]), inner)
+                // Conditions on the element itself: one, or a range of two.
+                let first = Condition(.compare(FieldPath([]), rng.pick(ComparisonOperator.allCases), .value(constant(.any))))
+                let second = Condition(.compare(FieldPath([]), rng.pick(ComparisonOperator.allCases), .value(constant(.any))))
+                return .elementMatch(rng.pick(["tags", "n", "s"]), rng.chance(0.5) ? first : Condition.and([first, second]))
             }
             let a = Condition(.compare("name", rng.pick(ComparisonOperator.allCases), .value(constant(.string))))
             let b = Condition(.compare("n", rng.pick(ComparisonOperator.allCases), .value(constant(.number))))
