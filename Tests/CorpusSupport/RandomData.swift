@@ -66,6 +66,11 @@ public enum RandomPools {
         "2015-06-21T18:02:52.249Z", "2015-06-21T18:02:52.250Z", "2011-08-20T02:06:57.931Z", "2020-01-01T00:00:00.000Z",
         "1969-12-31T23:59:59.999Z",
     ]
+    /// Other spellings of `createdAt` strings: the same instants with an
+    /// offset or without milliseconds, a bare date, and strings that are no date.
+    public static let createdAtStrings: [String] = [
+        "2015-06-22T02:02:52.249+08:00", "2020-01-01T00:00:00Z", "2020-01-01", "yesterday", "2015-13-01T00:00:00.000Z",
+    ]
     public static let latitudes: [Double] = [0, 0.5, -5, 5, 10, -10, 40.0, 89.9, -90, 1.25]
     public static let longitudes: [Double] = [0, 0.5, -5, 5, 10, -10, 116.4, 179.9, -180, 180, 1.25]
     /// Words for Usergrid `contains` and case-insensitive matches.
@@ -94,6 +99,7 @@ public enum RandomPools {
 /// | `p` | Pointer to the second class | Pointer elsewhere, array of Pointers, string |
 /// | `loc` | typed GeoPoint | Usergrid `{latitude, longitude}`, `[lng, lat]`, near-misses |
 /// | `b` | Bool | null, `1`, `"true"` |
+/// | `f` | File (`id` or `name`, with or without `url`) | any scalar |
 public struct RandomDataGenerator {
     public var rng: SplitMix64
 
@@ -118,7 +124,11 @@ public struct RandomDataGenerator {
         }
         put("createdAt", 0.9) { g in
             let iso = g.rng.pick(RandomPools.isoDates)
-            return g.rng.chance(0.75) ? .string(iso) : .date(RandomPools.date(iso))
+            switch g.rng.weighted([6, 2, 1]) {
+            case 0: return .string(iso)
+            case 1: return .date(RandomPools.date(iso))
+            default: return .string(g.rng.pick(RandomPools.createdAtStrings))
+            }
         }
         put("n", 0.85) { $0.numberish() }
         put("s", 0.85) { $0.stringish() }
@@ -146,6 +156,7 @@ public struct RandomDataGenerator {
             }
         }
         put("loc", 0.75) { $0.location() }
+        put("f", 0.4) { g in g.rng.chance(0.85) ? g.file() : g.scalar() }
         put("from", 0.4) { $0.numberish() }
         put("x-y", 0.4) { $0.stringish() }
         put("名前", 0.4) { $0.stringish() }
@@ -182,15 +193,25 @@ public struct RandomDataGenerator {
 
     /// A scalar of any type (including typed values).
     public mutating func scalar() -> Value {
-        switch rng.weighted([3, 2, 3, 1, 1, 1, 1]) {
+        switch rng.weighted([6, 4, 6, 2, 2, 2, 2, 1, 1]) {
         case 0: return rng.chance(0.5) ? number() : smallNumber()
         case 1: return rng.chance(0.5) ? .bool(rng.chance(0.5)) : .null
         case 2: return string()
         case 3: return date()
         case 4: return .pointer(Pointer(className: "S", objectId: "s\(rng.below(4))"))
         case 5: return .geoPoint(geoPoint())
-        default: return .object(["a": smallNumber()])
+        case 6: return .object(["a": smallNumber()])
+        case 7: return .bytes(base64: rng.pick(["AAE=", "aGk=", ""]))
+        default: return rng.chance(0.7) ? file() : .relation(className: rng.chance(0.5) ? "S" : "T")
         }
+    }
+
+    /// A File: LeanCloud's (by `id`) or Parse's (by `name`), with or without
+    /// a `url` (which is not part of its identity).
+    public mutating func file() -> Value {
+        let url: String? = rng.chance(0.5) ? "http://files/\(rng.below(2))" : nil
+        if rng.chance(0.7) { return .file(FileReference(id: "f\(rng.below(2))", url: url)) }
+        return .file(FileReference(name: "n\(rng.below(2)).png", url: url))
     }
 
     /// A number, string or boolean (what every query language can write),

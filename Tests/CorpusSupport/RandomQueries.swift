@@ -62,7 +62,7 @@ public struct RandomQueries {
 
     /// What a key path mostly holds, so constants are drawn from the right pool.
     public enum Kind: Sendable {
-        case number, string, array, any, date, pointer, geo, bool, object, id
+        case number, string, array, any, date, pointer, geo, bool, object, id, file
     }
 
     /// The key paths conditions use: top-level keys, dotted paths into
@@ -71,7 +71,7 @@ public struct RandomQueries {
         ("n", .number), ("s", .string), ("tags", .array), ("tags.0", .any), ("items.name", .string), ("items.n", .number),
         ("o.a", .any), ("o.b.c", .any), ("o", .object), ("at", .date), ("createdAt", .date), ("p", .pointer),
         ("loc", .geo), ("b", .bool), ("objectId", .id), ("nope", .any), ("items", .array), ("o.b", .object),
-        ("from", .number), ("x-y", .string), ("名前", .string), ("items.1.n", .number),
+        ("from", .number), ("x-y", .string), ("名前", .string), ("items.1.n", .number), ("f", .file),
     ]
 
     /// Regular expressions that compile under every option set and cannot blow up.
@@ -379,6 +379,7 @@ public struct RandomQueries {
         case .object:
             return d.rng.chance(0.5) ? .object(["a": d.smallNumber()]) : .object(["c": d.scalar()])
         case .id: return .string(d.rng.chance(0.9) ? "t\(d.rng.below(10))" : "s\(d.rng.below(4))")
+        case .file: return d.file()
         case .any: return d.scalar()
         }
     }
