@@ -201,7 +201,7 @@ public struct RandomDataGenerator {
         case 4: return .pointer(Pointer(className: "S", objectId: "s\(rng.below(4))"))
         case 5: return .geoPoint(geoPoint())
         case 6: return .object(["a": smallNumber()])
-        case 7: return .bytes(base64: rng.pick(["AAE=", "aGk=", ""]))
+        case 7: return .bytes(base64: rng.pick(["AAE=", "aGk=", "", "é", "e\u{301}"]))
         default: return rng.chance(0.7) ? file() : .relation(className: rng.chance(0.5) ? "S" : "T")
         }
     }
@@ -210,7 +210,8 @@ public struct RandomDataGenerator {
     /// a `url` (which is not part of its identity).
     public mutating func file() -> Value {
         let url: String? = rng.chance(0.5) ? "http://files/\(rng.below(2))" : nil
-        if rng.chance(0.7) { return .file(FileReference(id: "f\(rng.below(2))", url: url)) }
+        // Ids that are canonically equivalent but not the same bytes, too.
+        if rng.chance(0.7) { return .file(FileReference(id: rng.pick(["f0", "f1", "é", "e\u{301}"]), url: url)) }
         return .file(FileReference(name: "n\(rng.below(2)).png", url: url))
     }
 
