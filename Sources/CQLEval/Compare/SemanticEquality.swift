@@ -54,10 +54,13 @@ enum Semantic {
         }
     }
 
+    /// Keys compare by bytes too: a dictionary lookup would also find a
+    /// canonically equivalent key ("e\u{301}" for "é"), so the key found is
+    /// checked.
     private static func objectsEqual(_ p: [String: Value], _ q: [String: Value]) -> Bool {
         guard p.count == q.count else { return false }
         for (k, v) in p {
-            guard let w = q[k], equal(v, w) else { return false }
+            guard let i = q.index(forKey: k), bytesEqual(q[i].key, k), equal(v, q[i].value) else { return false }
         }
         return true
     }
