@@ -285,6 +285,8 @@ public struct RandomDataGenerator {
         func make(_ g: inout RandomDataGenerator) -> Value {
             var o: [String: Value] = [:]
             if g.rng.chance(0.8) { o["a"] = g.rng.chance(0.5) ? g.smallNumber() : g.scalar() }
+            // Keys that are canonically equivalent but not the same bytes.
+            if g.rng.chance(0.15) { o[g.rng.pick(["é", "e\u{301}"])] = g.smallNumber() }
             if g.rng.chance(0.7) {
                 o["b"] = g.rng.chance(0.85) ? .object(g.rng.chance(0.8) ? ["c": g.scalar()] : [:]) : g.scalar()
             }
