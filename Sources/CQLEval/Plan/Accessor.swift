@@ -60,7 +60,7 @@ struct Accessor: Sendable {
         let step = steps[i]
         switch value {
         case .object(let o), .typedObject(_, let o):
-            guard let child = o[step.key] else { return missing() }
+            guard let child = Accessor.member(o, step.key) else { return missing() }
             return walk(child, i + 1, present, missing)
         case .array(let items):
             if let index = step.index {
@@ -78,6 +78,16 @@ struct Accessor: Sendable {
         default:
             return missing()
         }
+    }
+
+    /// The member `key` of `o`, matched by bytes like every string
+    /// (semantics.md): a dictionary lookup alone also finds a canonically
+    /// equivalent key (`e\u{301}` for `é`, `\u{212A}` for `K`).
+    @inline(__always)
+    static func member(_ o: [String: Value], _ key: String) -> Value? {
+        guard let i = o.index(forKey: key) else { return nil }
+        let entry = o[i]
+        return Semantic.bytesEqual(entry.key, key) ? entry.value : nil
     }
 
     /// Whether some value reached satisfies `test`.
@@ -101,7 +111,7 @@ struct Accessor: Sendable {
         for step in steps {
             switch v {
             case .object(let o), .typedObject(_, let o):
-                guard let child = o[step.key] else { return nil }
+                guard let child = Accessor.member(o, step.key) else { return nil }
                 v = child
             case .array(let items):
                 guard let index = step.index, index < items.count else { return nil }
