@@ -28,7 +28,8 @@ extension WhereJSONReading {
             }
             if let op = Self.comparisonOperators[key] {
                 let relative = op != .equal && op != .notEqual
-                parts.append(Condition(.compare(field, op, try operand(value, path: p, relativeTime: relative)), range: range))
+                let term = try operand(value, path: p, relativeTime: relative, literal: op == .equal)
+                parts.append(Condition(.compare(field, op, term), range: range))
                 continue
             }
             if Self.distanceOperators[key] != nil {

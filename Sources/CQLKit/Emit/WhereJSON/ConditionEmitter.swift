@@ -70,8 +70,10 @@ struct ConditionEmitter {
         case .compare(let path, let op, let term):
             return try compare(path, op, term, range: r)
         case .in(let path, let terms, let negated):
+            try literalOperands(terms, negated ? "not in" : "in", at: r)
             return .op(try key(path, r), negated ? "$nin" : "$in", try list(terms, at: r))
         case .all(let path, let terms):
+            try literalOperands(terms, "all", at: r)
             return .op(try key(path, r), "$all", try list(terms, at: r))
         case .size(let path, let term):
             return .op(try key(path, r), "$size", OperandChecks.wholeCount(try value(term, at: r)))
@@ -87,6 +89,7 @@ struct ConditionEmitter {
             return regexDoc(try key(path, r), pattern, options)
         case .containedBy(let path, let terms):
             try require(.containedBy, c)
+            try literalOperands(terms, "$containedBy", at: r)
             return .op(try key(path, r), "$containedBy", try list(terms, at: r))
         case .elementMatch(let path, let inner):
             try require(.elemMatch, c)
@@ -135,7 +138,8 @@ struct ConditionEmitter {
         switch op {
         case .equal:
             // An object with `$` keys as a bare value would read as operators
-            // (checked before conversion: Mongo's own `{"$date":...}` is a value).
+            // (checked before conversion: Mongo's own `{"$date":...}` is a value);
+            // `$eq` takes its operand literally.
             if case .value(.object(let o)) = term, o.keys.contains(where: { $0.hasPrefix("$") }) {
                 guard table.supports(.eq) else {
                     throw QueryError(.unsupported, "equality with an object whose keys start with '$' cannot be expressed in the \(table.name) where-JSON dialect", range: r)
@@ -143,11 +147,25 @@ struct ConditionEmitter {
                 return .op(k, "$eq", v)
             }
             return .field(k, .equals(v))
+        default:
+            try literalOperands([term], op.rawValue, at: r)
+        }
+        switch op {
+        case .equal: return .field(k, .equals(v))
         case .notEqual: return .op(k, "$ne", v)
         case .lessThan: return .op(k, "$lt", v)
         case .lessThanOrEqual: return .op(k, "$lte", v)
         case .greaterThan: return .op(k, "$gt", v)
         case .greaterThanOrEqual: return .op(k, "$gte", v)
+        }
+    }
+
+    /// Operands of operators other than equality are read back as operators
+    /// when they are objects with `$` keys (MongoDB even rejects them in
+    /// `$in`): such constants cannot be written there.
+    func literalOperands(_ terms: [Term], _ construct: String, at range: SourceRange?) throws(QueryError) {
+        for case .value(.object(let o)) in terms where o["__type"] == nil && o.keys.contains(where: { $0.hasPrefix("$") }) {
+            throw QueryError(.unsupported, "'\(construct)' with an object whose keys start with '$' cannot be expressed in the \(table.name) where-JSON dialect", range: range)
         }
     }
 
