@@ -292,8 +292,10 @@ public struct RandomDataGenerator {
         func make(_ g: inout RandomDataGenerator) -> Value {
             var o: [String: Value] = [:]
             if g.rng.chance(0.8) { o["a"] = g.rng.chance(0.5) ? g.smallNumber() : g.scalar() }
-            // Keys that are canonically equivalent but not the same bytes.
+            // Keys that are canonically equivalent but not the same bytes, and
+            // keys no path can name (a dot, a leading `$`, `__type`).
             if g.rng.chance(0.15) { o[g.rng.pick(["é", "e\u{301}"])] = g.smallNumber() }
+            if g.rng.chance(0.08) { o[g.rng.pick(["a.b", "$a", "__type", ""])] = g.rng.chance(0.5) ? g.smallNumber() : g.string() }
             if g.rng.chance(0.7) {
                 o["b"] = g.rng.chance(0.85) ? .object(g.rng.chance(0.8) ? ["c": g.scalar()] : [:]) : g.scalar()
             }

@@ -377,10 +377,12 @@ public struct RandomQueries {
         case .array:
             return d.rng.chance(0.5) ? .array((0..<d.rng.below(3)).map { _ in d.rng.chance(0.6) ? d.string() : d.smallNumber() }) : d.string()
         case .object:
-            switch d.rng.weighted([4, 4, 1, 1]) {
+            switch d.rng.weighted([4, 4, 1, 1, 1]) {
             case 0: return .object(["a": d.smallNumber()])
             case 1: return .object(["c": d.scalar()])
-            default: return .object([d.rng.pick(["é", "e\u{301}"]): d.smallNumber()])
+            case 2: return .object([d.rng.pick(["é", "e\u{301}"]): d.smallNumber()])
+            case 3: return .object([d.rng.pick(["a.b", "$a", "__type", ""]): d.rng.chance(0.5) ? d.smallNumber() : d.string()])
+            default: return .object([:])
             }
         case .id: return .string(d.rng.chance(0.9) ? "t\(d.rng.below(10))" : "s\(d.rng.below(4))")
         case .file: return d.file()
