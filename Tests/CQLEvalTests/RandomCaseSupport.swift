@@ -23,7 +23,7 @@ struct RandomCase {
 enum RandomCases {
     /// Cases per property: the random test files run in a few seconds in a
     /// debug build on 2 cores.
-    static let defaultCount = 1500
+    static let defaultCount = 3000
     static let masterSeed: UInt64 = 0xC0FF_EE15_600D_CAFE
 
     static var seeds: [UInt64] {

@@ -27,7 +27,7 @@ final class RandomEvaluatorTests: XCTestCase {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         var tally = Tally()
-        RandomCases.forEach(&tally, fraction: 0.5) { c, tally in
+        RandomCases.forEach(&tally, fraction: 0.25) { c, tally in
             let via = "NDJSON files"
             for (name, _) in c.dataset.collections {
                 let text = c.dataset.ndjson(name) + "\n"
