@@ -61,6 +61,7 @@ public enum RandomPools {
         "ß", "é", "e\u{301}", "É", "İ", "i", "ı", "x\ny", "line1\nline2", "a.b", "a*b", "*", "50%", "a_b", "[x]",
         "(?)", #"\E"#, #"a\Eb"#, "$^", "", " ", "word other", "Word-other", "other words2 3", "日本語", "emoji 😀",
         "tab\tsep", "10", "2", "null", "true", "'quote'", "\"dq\"", "back\\slash", "%", "_", "a%b", "\u{0}",
+        "\u{FEFF}bom", "line\u{2028}sep", "del\u{7F}", "nel\u{85}x", "\r\n", "K", "\u{212A}", "`tick`",
     ]
     public static let isoDates: [String] = [
         "2015-06-21T18:02:52.249Z", "2015-06-21T18:02:52.250Z", "2011-08-20T02:06:57.931Z", "2020-01-01T00:00:00.000Z",

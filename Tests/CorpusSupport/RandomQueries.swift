@@ -95,10 +95,12 @@ public struct RandomQueries {
     /// from them, so that conditions hit.
     var objects: [[String: Value]] = []
 
-    public init(seed: UInt64, features: Features = .all, maxDepth: Int = 3) {
+    /// `maxDepth` `nil`: mostly 3, sometimes up to 6.
+    public init(seed: UInt64, features: Features = .all, maxDepth: Int? = nil) {
         rng = SplitMix64(seed: seed)
         self.features = features
-        self.maxDepth = maxDepth
+        self.maxDepth = 3
+        self.maxDepth = maxDepth ?? (rng.chance(0.1) ? 4 + rng.below(3) : 3)
     }
 
     // MARK: Data
