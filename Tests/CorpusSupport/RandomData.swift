@@ -166,6 +166,8 @@ public struct RandomDataGenerator {
             }
         }
         put("from", 0.4) { $0.numberish() }
+        // Names that comma-separated `order` / `keys` lists cannot carry.
+        put(rng.pick(["a,b", "-neg", " sp", "+pos"]), 0.3) { $0.smallNumber() }
         put("x-y", 0.4) { $0.stringish() }
         put("名前", 0.4) { $0.stringish() }
         put("b", 0.7) { g in

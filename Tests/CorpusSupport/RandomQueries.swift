@@ -72,7 +72,11 @@ public struct RandomQueries {
         ("o.a", .any), ("o.b.c", .any), ("o", .object), ("at", .date), ("createdAt", .date), ("p", .pointer),
         ("loc", .geo), ("b", .bool), ("objectId", .id), ("nope", .any), ("items", .array), ("o.b", .object),
         ("from", .number), ("x-y", .string), ("名前", .string), ("items.1.n", .number), ("f", .file),
+        ("a,b", .number), ("-neg", .number), (" sp", .number), ("+pos", .number),
     ]
+
+    /// Key names that comma-separated `order` / `keys` lists cannot carry.
+    static let oddNames: [FieldPath] = ["a,b", "-neg", " sp", "+pos"]
 
     /// Regular expressions that compile under every option set and cannot blow up.
     public static let regexPatterns: [String] = [
@@ -151,7 +155,7 @@ public struct RandomQueries {
         let style = rng.weighted([6, features.contains(.excludedKeys) ? 2 : 0, features.contains(.aliases) ? 2 : 0])
         var keys: [SelectedKey] = []
         for _ in 0..<(1 + rng.below(3)) {
-            let p = rng.pick(candidates)
+            let p = rng.chance(0.1) ? rng.pick(Self.oddNames) : rng.pick(candidates)
             guard !keys.contains(where: { $0.path == p }) else { continue }
             keys.append(SelectedKey(p, excluded: style == 1, alias: style == 2 ? "k\(keys.count)" : nil))
         }
@@ -165,7 +169,7 @@ public struct RandomQueries {
         let candidates: [FieldPath] = ["n", "s", "tags", "items.n", "at", "createdAt", "b", "o.a", "objectId", "nope", "loc", "名前"]
         var keys: [OrderKey] = []
         for _ in 0..<(1 + rng.below(2)) {
-            let p = rng.pick(candidates)
+            let p = rng.chance(0.1) ? rng.pick(Self.oddNames) : rng.pick(candidates)
             if !keys.contains(where: { $0.path == p }) { keys.append(OrderKey(p, descending: rng.chance(0.4))) }
         }
         return keys
