@@ -85,9 +85,10 @@ struct Accessor: Sendable {
     /// equivalent key (`e\u{301}` for `é`, `\u{212A}` for `K`).
     @inline(__always)
     static func member(_ o: [String: Value], _ key: String) -> Value? {
-        guard let i = o.index(forKey: key) else { return nil }
-        let entry = o[i]
-        return Semantic.bytesEqual(entry.key, key) ? entry.value : nil
+        guard let i = o.index(forKey: key), Semantic.bytesEqual(o[i].key, key) else { return nil }
+        // (Not a `? value : nil` ternary: `Value` is expressible by `nil`,
+        // so that `nil` would be a present `.null`.)
+        return o[i].value
     }
 
     /// Whether some value reached satisfies `test`.
