@@ -37,7 +37,10 @@ extension RandomQueries {
             default: return features.contains(.typedConstants)
             }
         }
-        return candidates.isEmpty ? nil : rng.pick(candidates)
+        // Not `candidates.isEmpty ? nil : ...`: `Value` is expressible by
+        // `nil`, so that `nil` would be `.null`, not "none".
+        guard !candidates.isEmpty else { return Optional.none }
+        return rng.pick(candidates)
     }
 
     mutating func sampledString(at path: FieldPath) -> String? {

@@ -55,7 +55,7 @@ public struct RandomQueries {
         public static let excludedKeys = Features(rawValue: 1 << 13)
         /// Renamed keys (Usergrid `{source:alias}`); only whole-projection.
         public static let aliases = Features(rawValue: 1 << 14)
-        public static let all = Features(rawValue: (1 << 14) - 1)
+        public static let all = Features(rawValue: (1 << 15) - 1)
         /// What Usergrid `ql` can say.
         public static let usergrid: Features = [.near, .text, .paging, .aliases]
     }
@@ -72,7 +72,6 @@ public struct RandomQueries {
         ("o.a", .any), ("o.b.c", .any), ("o", .object), ("at", .date), ("createdAt", .date), ("p", .pointer),
         ("loc", .geo), ("b", .bool), ("objectId", .id), ("nope", .any), ("items", .array), ("o.b", .object),
         ("from", .number), ("x-y", .string), ("名前", .string), ("items.1.n", .number), ("f", .file),
-        ("a,b", .number), ("-neg", .number), (" sp", .number), ("+pos", .number),
     ]
 
     /// Key names that comma-separated `order` / `keys` lists cannot carry.
@@ -215,7 +214,8 @@ public struct RandomQueries {
     private mutating func leaf(_ data: RandomDataset, subqueryDepth: Int) -> Predicate {
         let leaves = Leaf.allCases
         let kind = leaves[rng.weighted(leaves.map { weight($0, subqueryDepth: subqueryDepth) })]
-        let (path, pathKind) = rng.chance(0.8) ? rng.pick(focus) : rng.pick(Self.paths)
+        var (path, pathKind) = rng.chance(0.8) ? rng.pick(focus) : rng.pick(Self.paths)
+        if rng.chance(0.03) { (path, pathKind) = (rng.pick(Self.oddNames), .number) }
         switch kind {
         case .compare:
             return .compare(path, rng.pick(ComparisonOperator.allCases), .value(constant(pathKind, at: path)))
@@ -263,8 +263,8 @@ public struct RandomQueries {
             return .withinCenterSphere(geoPath(), center: .value(.geoPoint(data.geoPoint(&rng))),
                                        radius: .value(.double(rng.pick([0, 0.01, 0.1, 0.2, 1.0, 3.2]))))
         case .select:
-            let keys: [FieldPath] = ["objectId", "n", "s", "tags", "p"]
-            let target: [FieldPath] = ["n", "s", "objectId", "tags", "items.name", "p"]
+            let keys: [FieldPath] = ["objectId", "n", "s", "tags", "p", "createdAt", "items.name", "o.a", "at"]
+            let target: [FieldPath] = ["n", "s", "objectId", "tags", "items.name", "p", "at", "createdAt"]
             return .select(rng.pick(target), key: rng.pick(keys), query: subquery(data, subqueryDepth: subqueryDepth + 1),
                            negated: rng.chance(0.35))
         case .inQuery:
@@ -298,11 +298,12 @@ public struct RandomQueries {
 
     /// A subquery over the second class, sometimes with its own order and limit.
     mutating func subquery(_ data: RandomDataset, subqueryDepth: Int) -> Query {
-        var q = Query(className: data.subClass)
+        // Mostly the second class; sometimes the main class itself.
+        var q = Query(className: rng.chance(0.85) ? data.subClass : data.mainClass)
         if rng.chance(0.85) {
             let saved = (maxDepth, objects)
             maxDepth = min(maxDepth, 2)
-            objects = data.collections[data.subClass] ?? []
+            objects = data.collections[q.className] ?? []
             q.condition = condition(data, depth: 0, subqueryDepth: subqueryDepth)
             (maxDepth, objects) = saved
         }
