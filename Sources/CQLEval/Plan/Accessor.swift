@@ -22,6 +22,11 @@ struct Accessor: Sendable {
         let key: String
         /// The step as an array index when it is a non-negative decimal integer.
         let index: Int?
+        /// Whether a dictionary hit must be checked byte by byte: Swift's
+        /// `String ==` is canonical equivalence, and only non-ASCII keys and
+        /// the three ASCII characters with a non-ASCII equivalent (`K` the
+        /// Kelvin sign, `;` U+037E, `` ` `` U+1FEF) can hit another key.
+        let checksBytes: Bool
     }
 
     let steps: [Step]
@@ -34,9 +39,13 @@ struct Accessor: Sendable {
     init(_ path: FieldPath) {
         // An empty path (`$elemMatch` on the element itself) has no steps.
         let components = path.components == [""] ? [] : path.components
-        steps = components.map { Step(key: $0, index: Accessor.arrayIndex($0)) }
+        steps = components.map { Step(key: $0, index: Accessor.arrayIndex($0), checksBytes: Accessor.checksBytes($0)) }
         coercesDates = components.count == 1 && (components[0] == "createdAt" || components[0] == "updatedAt")
         dotted = components.joined(separator: ".")
+    }
+
+    private static func checksBytes(_ key: String) -> Bool {
+        key.utf8.contains { $0 >= 0x80 || $0 == UInt8(ascii: "K") || $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: "`") }
     }
 
     private static func arrayIndex(_ s: String) -> Int? {
@@ -60,7 +69,7 @@ struct Accessor: Sendable {
         let step = steps[i]
         switch value {
         case .object(let o), .typedObject(_, let o):
-            guard let child = Accessor.member(o, step.key) else { return missing() }
+            guard let child = Accessor.member(o, step) else { return missing() }
             return walk(child, i + 1, present, missing)
         case .array(let items):
             if let index = step.index {
@@ -80,12 +89,14 @@ struct Accessor: Sendable {
         }
     }
 
-    /// The member `key` of `o`, matched by bytes like every string
+    /// The member `step.key` of `o`, matched by bytes like every string
     /// (semantics.md): a dictionary lookup alone also finds a canonically
-    /// equivalent key (`e\u{301}` for `é`, `\u{212A}` for `K`).
+    /// equivalent key (`e\u{301}` for `é`, `\u{212A}` for `K`). Keys that
+    /// cannot meet such a key take the plain lookup (no cost on the hot path).
     @inline(__always)
-    static func member(_ o: [String: Value], _ key: String) -> Value? {
-        guard let i = o.index(forKey: key), Semantic.bytesEqual(o[i].key, key) else { return nil }
+    static func member(_ o: [String: Value], _ step: Step) -> Value? {
+        guard step.checksBytes else { return o[step.key] }
+        guard let i = o.index(forKey: step.key), Semantic.bytesEqual(o[i].key, step.key) else { return nil }
         // (Not a `? value : nil` ternary: `Value` is expressible by `nil`,
         // so that `nil` would be a present `.null`.)
         return o[i].value
@@ -112,7 +123,7 @@ struct Accessor: Sendable {
         for step in steps {
             switch v {
             case .object(let o), .typedObject(_, let o):
-                guard let child = Accessor.member(o, step.key) else { return nil }
+                guard let child = Accessor.member(o, step) else { return nil }
                 v = child
             case .array(let items):
                 guard let index = step.index, index < items.count else { return nil }
