@@ -34,6 +34,16 @@ struct ConditionEmitter {
         if related.count > 1 {
             throw QueryError(.unsupported, "two 'related to' conditions cannot be expressed in the \(table.name) where-JSON dialect", range: range)
         }
+        // MongoDB allows one `$nearSphere` per query ("too many geoNear
+        // expressions"), and the first one orders the results: read back in
+        // key order, two would order them by the other one.
+        let nears = merged.entries.filter { entry in
+            if case .field(_, .operators(let ops)) = entry { return ops.contains { $0.0 == "$nearSphere" } }
+            return false
+        }
+        if nears.count > 1 {
+            throw QueryError(.unsupported, "two 'near' conditions cannot be expressed in the \(table.name) where-JSON dialect", range: range)
+        }
         return ConditionMerger.object(merged, table: table)
     }
 
