@@ -157,6 +157,7 @@ public struct RandomDataGenerator {
             }
         }
         put("loc", 0.75) { $0.location() }
+        put("loc2", 0.4) { g in .geoPoint(g.geoPoint()) }
         put("f", 0.4) { g in
             switch g.rng.weighted([8, 1, 1]) {
             case 0: return g.file()

@@ -97,7 +97,13 @@ extension RandomQueries {
         rng.chance(0.8) ? rng.pick(["s", "items.name", "tags", "s"]) : rng.pick(Self.paths).0
     }
 
-    mutating func geoPath() -> FieldPath { rng.chance(0.9) ? "loc" : rng.pick(["nope", "o", "items"]) }
+    mutating func geoPath() -> FieldPath {
+        switch rng.weighted([14, 4, 2]) {
+        case 0: return "loc"
+        case 1: return "loc2"
+        default: return rng.pick(["nope", "o", "items"])
+        }
+    }
 
     mutating func geoConstant() -> Value {
         var d = RandomDataGenerator(rng: rng)
