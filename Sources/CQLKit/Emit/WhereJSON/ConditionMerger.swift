@@ -69,6 +69,11 @@ enum ConditionMerger {
         for doc in docs {
             for entry in doc.entries {
                 switch entry {
+                case .field(let k, .operators(let ops)):
+                    // Operator by operator (with its companions), so fragments
+                    // merged in an inner AND regroup like a flat AND's: the
+                    // k-th `$nin` of a key lands in its k-th object.
+                    for unit in units(ops) { add(k, .field(.operators(unit))) }
                 case .field(let k, let v): add(k, .field(v))
                 case .top(let k, let v): add(k, .top(v))
                 }
@@ -84,6 +89,23 @@ enum ConditionMerger {
             }
         }
         return result
+    }
+
+    /// The operators of one object split into the units that must stay
+    /// together: `$regex` with its `$options`, `$nearSphere` with its
+    /// distance bounds; every other operator alone.
+    private static func units(_ ops: [(String, Value)]) -> [[(String, Value)]] {
+        var out: [[(String, Value)]] = []
+        for op in ops {
+            let lead: String? = op.0 == "$options" ? "$regex"
+                : (op.0.hasPrefix("$maxDistance") || op.0.hasPrefix("$minDistance")) ? "$nearSphere" : nil
+            if let lead, let i = out.lastIndex(where: { $0.first?.0 == lead }) {
+                out[i].append(op)
+            } else {
+                out.append([op])
+            }
+        }
+        return out
     }
 
     private static func merge(_ key: String, _ a: Group, _ b: Group, table: WhereJSONDialectTable) -> Group? {
