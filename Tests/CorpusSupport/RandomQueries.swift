@@ -97,6 +97,9 @@ public struct RandomQueries {
     /// the second class inside a subquery): constants are often sampled
     /// from them, so that conditions hit.
     var objects: [[String: Value]] = []
+    /// Leaf kinds the current query favours (×8), so rare combinations
+    /// (two `near`s, several subqueries) come up too.
+    var emphasis: Set<Int> = []
 
     /// `maxDepth` `nil`: mostly 3, sometimes up to 6.
     public init(seed: UInt64, features: Features = .all, maxDepth: Int? = nil) {
@@ -130,6 +133,7 @@ public struct RandomQueries {
     public mutating func query(_ data: RandomDataset) -> Query {
         var q = Query(className: data.mainClass)
         focus = (0..<(2 + rng.below(4))).map { _ in rng.pick(Self.paths) }
+        emphasis = rng.chance(0.3) ? Set((0..<(1 + rng.below(2))).map { _ in rng.below(Leaf.allCases.count) }) : []
         objects = data.collections[data.mainClass] ?? []
         if rng.chance(0.92) { q.condition = condition(data, depth: 0, subqueryDepth: 0) }
         if features.contains(.paging) {
@@ -213,7 +217,8 @@ public struct RandomQueries {
 
     private mutating func leaf(_ data: RandomDataset, subqueryDepth: Int) -> Predicate {
         let leaves = Leaf.allCases
-        let kind = leaves[rng.weighted(leaves.map { weight($0, subqueryDepth: subqueryDepth) })]
+        let weights = leaves.enumerated().map { i, leaf in weight(leaf, subqueryDepth: subqueryDepth) * (emphasis.contains(i) ? 8 : 1) }
+        let kind = leaves[rng.weighted(weights)]
         var (path, pathKind) = rng.chance(0.8) ? rng.pick(focus) : rng.pick(Self.paths)
         if rng.chance(0.03) { (path, pathKind) = (rng.pick(Self.oddNames), .number) }
         switch kind {
