@@ -71,6 +71,14 @@ final class GeoTests: XCTestCase {
         let e = planError(near(.value(.geoPoint(beijing)), max: Distance(.value(-1), .kilometers)))
         XCTAssertEqual(e?.kind, .invalidValue)
         XCTAssertEqual(e?.range, SourceRange(0, 4))
+        // An inverted distance range, compared as central angles (1 mile > 1.5 km),
+        // as the binder and the where-JSON reader reject it. Found by RandomDifferentialTests.
+        let inverted = planError(near(.value(.geoPoint(beijing)), min: Distance(.value(1), .miles), max: Distance(.value(1.5), .kilometers)))
+        XCTAssertEqual(inverted?.kind, .invalidValue)
+        XCTAssertTrue(inverted?.message.contains("min <= max") ?? false)
+        // Equal bounds are fine.
+        XCTAssertNoThrow(try QueryPlan(T.query(near(.value(.geoPoint(beijing)), min: Distance(.value(1), .kilometers),
+                                                     max: Distance(.value(1), .kilometers)))))
     }
 
     func testBoxIsInclusive() {

@@ -137,7 +137,7 @@ final class PredicateFastPathTests: XCTestCase {
 
     func testOneStepAccessorReadsObjectsTypedObjectsAndFansOutOverArrays() {
         let path = Accessor(FieldPath(["k"]))
-        XCTAssertEqual(path.singleKey, "k")
+        XCTAssertEqual(path.singleStep?.key, "k")
         XCTAssertEqual(path.collect(.object(["k": 1])).values, [1])
         XCTAssertEqual(path.collect(.typedObject(className: "C", fields: ["k": 2])).values, [2])
         let fanned = path.collect(.array([.object(["k": 3]), .int(4), .object([:])]))
@@ -145,6 +145,12 @@ final class PredicateFastPathTests: XCTestCase {
         XCTAssertTrue(fanned.sawMissing)
         XCTAssertTrue(path.collect(.object(["j": 1])).sawMissing)
         XCTAssertTrue(path.collect(.string("k")).sawMissing)
+        // Elements that are not objects contribute nothing, not a missing branch.
+        XCTAssertFalse(path.collect(.array([.int(4), .null])).sawMissing)
+        // Keys match by bytes on the one-step read too: the Kelvin sign is not K.
+        let kelvin = Accessor(FieldPath(["K"])).collect(.object(["\u{212A}": 1]))
+        XCTAssertEqual(kelvin.values, [])
+        XCTAssertTrue(kelvin.sawMissing)
         // createdAt strings are Dates on the one-step read too.
         let created = Accessor(FieldPath(["createdAt"])).collect(.object(["createdAt": "2011-01-01T00:00:00Z"]))
         XCTAssertEqual(created.values, [.date(ISODate.parse("2011-01-01T00:00:00Z")!)])

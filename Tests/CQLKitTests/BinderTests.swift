@@ -101,6 +101,8 @@ final class BinderTests: XCTestCase {
         XCTAssertEqual(bindError("select * from T where related r to ?", ["x"])?.kind, .invalidValue)
         XCTAssertEqual(bindError("select * from T where loc within ? and ?", [[1, 1], [0, 0]])?.kind, .invalidValue)
         XCTAssertEqual(bindError("select * from T where a = base64(?)", ["not base64!"])?.kind, .invalidValue)
-        XCTAssertEqual(bindError("select * from T limit ?", [1.0])?.shortDescription, "1:23: limit must be a non-negative integer, found 1.0")
+        XCTAssertEqual(bindError("select * from T limit ?", [1.5])?.shortDescription, "1:23: limit must be a non-negative integer, found 1.5")
+        // A whole double is the integer (as the where-JSON reader and the evaluator read it).
+        XCTAssertEqual(try Binder.bind(try CQLParser.parse("select * from T limit ?"), parameters: [1.0]).limit, .value(.int(1)))
     }
 }

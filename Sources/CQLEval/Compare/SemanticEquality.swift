@@ -47,23 +47,37 @@ enum Semantic {
         case (.pointer(let p), .pointer(let q)):
             return bytesEqual(p.className, q.className) && bytesEqual(p.objectId, q.objectId)
         case (.geoPoint(let p), .geoPoint(let q)): return p.latitude == q.latitude && p.longitude == q.longitude
-        case (.bytes(let p), .bytes(let q)): return p == q
-        case (.file(let p), .file(let q)): return p == q
+        case (.bytes(let p), .bytes(let q)): return bytesEqual(p, q)
+        case (.file(let p), .file(let q)): return optionalBytesEqual(p.id, q.id) && optionalBytesEqual(p.name, q.name)
         case (.relation(let p), .relation(let q)): return bytesEqual(p, q)
         default: return false
         }
     }
 
+    /// Keys compare by bytes too: a dictionary lookup would also find a
+    /// canonically equivalent key ("e\u{301}" for "é"), so the key found is
+    /// checked.
     private static func objectsEqual(_ p: [String: Value], _ q: [String: Value]) -> Bool {
         guard p.count == q.count else { return false }
         for (k, v) in p {
-            guard let w = q[k], equal(v, w) else { return false }
+            guard let i = q.index(forKey: k), bytesEqual(q[i].key, k), equal(v, q[i].value) else { return false }
         }
         return true
     }
 
+    /// File ids and names compare like strings: by bytes.
+    private static func optionalBytesEqual(_ a: String?, _ b: String?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case (let x?, let y?): return bytesEqual(x, y)
+        default: return false
+        }
+    }
+
     /// Byte-wise string equality (Swift's `==` uses canonical equivalence,
-    /// under which "é" and "e\u{301}" are equal; MongoDB's is bytes).
+    /// under which "é" and "e\u{301}" are equal; MongoDB's is bytes). Also
+    /// for Bytes' base64 text and File ids, so that equality agrees with
+    /// the order (``ValueOrder``).
     @inline(__always)
     static func bytesEqual(_ a: String, _ b: String) -> Bool {
         a.utf8.count == b.utf8.count && ValueOrder.compareBytes(a, b) == 0
@@ -93,8 +107,13 @@ enum Semantic {
         case .date(let d): h.combine(7 as UInt8); h.combine(d.millisecondsSince1970)
         case .pointer(let p): h.combine(8 as UInt8); hashBytes(p.className, into: &h); hashBytes(p.objectId, into: &h)
         case .geoPoint(let p): h.combine(9 as UInt8); h.combine(p.latitude); h.combine(p.longitude)
-        case .bytes(let b): h.combine(10 as UInt8); h.combine(b)
-        case .file(let f): h.combine(11 as UInt8); h.combine(f)
+        case .bytes(let b): h.combine(10 as UInt8); hashBytes(b, into: &h)
+        case .file(let f):
+            h.combine(11 as UInt8)
+            hashBytes(f.id ?? "", into: &h)
+            h.combine(f.id == nil)
+            hashBytes(f.name ?? "", into: &h)
+            h.combine(f.name == nil)
         case .relation(let c): h.combine(12 as UInt8); hashBytes(c, into: &h)
         }
     }

@@ -7,7 +7,8 @@ import CQLKit
 /// element, booleans false < true, dates by instant.
 ///
 /// Pointers, GeoPoints, Files, Relations and included objects are objects
-/// (that is how the services store them) and order by their REST form.
+/// (that is how the services store them) and order by their REST form (a
+/// File without its `url`, which equality ignores too).
 enum ValueOrder {
     /// The class rank used for ordering.
     static func rank(_ v: Value) -> Int {
@@ -49,6 +50,13 @@ enum ValueOrder {
     static func objectForm(_ v: Value) -> [String: Value] {
         switch v {
         case .object(let o): return o
+        case .file(let f):
+            // What equality compares (`id`, `name`): the `url` is not part of a
+            // File's identity, so `k <= f` holds whenever `k = f` does.
+            var o: [String: Value] = ["__type": "File"]
+            if let id = f.id { o["id"] = .string(id) }
+            if let name = f.name { o["name"] = .string(name) }
+            return o
         case .typedObject(let c, let o):
             var r = o
             r["__type"] = "Object"

@@ -9,6 +9,12 @@ extension Planner {
             let center = try point(pointTerm, r)
             let minAngle = try angle(minDistance, r, what: "the minimum distance")
             let maxAngle = try angle(maxDistance, r, what: "the maximum distance")
+            // An inverted range is a query error, as the binder and the
+            // where-JSON reader make it (eval corpus, geo.cases [decision]);
+            // a hand-built AST reaches the planner without either.
+            if let minAngle, let maxAngle, minAngle > maxAngle {
+                throw error(.invalidValue, "'near' needs min <= max: the minimum distance is greater than the maximum distance", r)
+            }
             return .geo(Accessor(path), .near(center: center, minAngle: minAngle, maxAngle: maxAngle))
         case .withinBox(let path, let swTerm, let neTerm):
             let sw = try point(swTerm, r), ne = try point(neTerm, r)

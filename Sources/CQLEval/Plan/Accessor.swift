@@ -6,8 +6,12 @@ import CQLKit
 /// - a step on an object reads the member; an absent member is **missing**;
 /// - a numeric step on an array indexes it (out of range: missing);
 /// - any other step on an array fans out: the same step is applied to every
-///   element that is an object; elements that are not objects, and an empty
-///   array, count as missing;
+///   element that is an object; elements that are not objects (scalars,
+///   nulls, nested arrays) contribute nothing, and neither does an empty
+///   array — not even a missing branch, so `a.b = null` does not match
+///   `{"a": [1, 2]}` or `{"a": []}` (MongoDB's `null_query_semantics`; a
+///   decision where semantics.md only says "fans out", eval corpus
+///   nulls.cases);
 /// - a step on anything else (null, a string, ...) is missing.
 ///
 /// The walk reports every value reached ("slot") and every branch that ended
@@ -18,12 +22,17 @@ struct Accessor: Sendable {
         let key: String
         /// The step as an array index when it is a non-negative decimal integer.
         let index: Int?
+        /// Whether a dictionary hit must be checked byte by byte: Swift's
+        /// `String ==` is canonical equivalence, and only non-ASCII keys and
+        /// the three ASCII characters with a non-ASCII equivalent (`K` the
+        /// Kelvin sign, `;` U+037E, `` ` `` U+1FEF) can hit another key.
+        let checksBytes: Bool
     }
 
     let steps: [Step]
-    /// The key of a one-step path (most paths): `visit` then reads it from
+    /// The step of a one-step path (most paths): `visit` then reads it from
     /// the root object directly, without the recursive walk.
-    let singleKey: String?
+    let singleStep: Step?
     /// The top-level built-in keys `createdAt` / `updatedAt` read ISO strings
     /// as Dates (semantics.md); no other key does.
     let coercesDates: Bool
@@ -33,10 +42,14 @@ struct Accessor: Sendable {
     init(_ path: FieldPath) {
         // An empty path (`$elemMatch` on the element itself) has no steps.
         let components = path.components == [""] ? [] : path.components
-        steps = components.map { Step(key: $0, index: Accessor.arrayIndex($0)) }
-        singleKey = components.count == 1 ? components[0] : nil
+        steps = components.map { Step(key: $0, index: Accessor.arrayIndex($0), checksBytes: Accessor.checksBytes($0)) }
+        singleStep = steps.count == 1 ? steps[0] : nil
         coercesDates = components.count == 1 && (components[0] == "createdAt" || components[0] == "updatedAt")
         dotted = components.joined(separator: ".")
+    }
+
+    private static func checksBytes(_ key: String) -> Bool {
+        key.utf8.contains { $0 >= 0x80 || $0 == UInt8(ascii: "K") || $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: "`") }
     }
 
     private static func arrayIndex(_ s: String) -> Int? {
@@ -49,10 +62,10 @@ struct Accessor: Sendable {
     /// returns `true` to stop the walk. Returns whether it was stopped.
     @inline(__always)
     func visit(_ root: Value, present: (Value) -> Bool, missing: () -> Bool) -> Bool {
-        if let key = singleKey {
+        if let step = singleStep {
             switch root {
             case .object(let o), .typedObject(_, let o):
-                guard let child = o[key] else { return missing() }
+                guard let child = Accessor.member(o, step) else { return missing() }
                 return reached(child, present)
             default:
                 break
@@ -73,25 +86,37 @@ struct Accessor: Sendable {
         let step = steps[i]
         switch value {
         case .object(let o), .typedObject(_, let o):
-            guard let child = o[step.key] else { return missing() }
+            guard let child = Accessor.member(o, step) else { return missing() }
             return walk(child, i + 1, present, missing)
         case .array(let items):
             if let index = step.index {
                 return index < items.count ? walk(items[index], i + 1, present, missing) : missing()
             }
-            if items.isEmpty { return missing() }
             for item in items {
                 switch item {
                 case .object, .typedObject:
                     if walk(item, i, present, missing) { return true }
                 default:
-                    if missing() { return true }
+                    continue
                 }
             }
             return false
         default:
             return missing()
         }
+    }
+
+    /// The member `step.key` of `o`, matched by bytes like every string
+    /// (semantics.md): a dictionary lookup alone also finds a canonically
+    /// equivalent key (`e\u{301}` for `é`, `\u{212A}` for `K`). Keys that
+    /// cannot meet such a key take the plain lookup (no cost on the hot path).
+    @inline(__always)
+    static func member(_ o: [String: Value], _ step: Step) -> Value? {
+        guard step.checksBytes else { return o[step.key] }
+        guard let i = o.index(forKey: step.key), Semantic.bytesEqual(o[i].key, step.key) else { return nil }
+        // (Not a `? value : nil` ternary: `Value` is expressible by `nil`,
+        // so that `nil` would be a present `.null`.)
+        return o[i].value
     }
 
     /// Whether some value reached satisfies `test`.
@@ -115,7 +140,7 @@ struct Accessor: Sendable {
         for step in steps {
             switch v {
             case .object(let o), .typedObject(_, let o):
-                guard let child = o[step.key] else { return nil }
+                guard let child = Accessor.member(o, step) else { return nil }
                 v = child
             case .array(let items):
                 guard let index = step.index, index < items.count else { return nil }

@@ -146,9 +146,15 @@ final class BindingContext {
         return out
     }
 
+    /// A count (`limit`, `skip`, `size(k) = n`): a non-negative integer. A
+    /// whole double (`2.0`, as JSON parameters often carry numbers) is that
+    /// integer, as MongoDB, the where-JSON reader and the evaluator read it.
     func bindCount(_ t: Term, what: String, fallback: SourceRange?) throws -> Term {
-        let b = try bind(t, fallback: fallback)
-        if case .value(let v) = b { try OperandChecks.count(v, what: what, range: BindingContext.range(of: t, fallback: fallback)) }
+        var b = try bind(t, fallback: fallback)
+        if case .value(let v) = b {
+            b = .value(OperandChecks.wholeCount(v))
+            if case .value(let n) = b { try OperandChecks.count(n, what: what, range: BindingContext.range(of: t, fallback: fallback)) }
+        }
         return b
     }
 

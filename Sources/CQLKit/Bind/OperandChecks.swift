@@ -66,6 +66,16 @@ enum OperandChecks {
         }
     }
 
+    /// A count (`size(k) = n`, `limit`, `skip`) as the integer it stands
+    /// for: a double with a whole value (`2.0`) becomes `.int(2)`, as MongoDB
+    /// and the evaluator read it; anything else is returned unchanged.
+    /// Emitters write counts this way because the readers of their output
+    /// (the CQL parser, `$size` and `limit` readers) want integers.
+    static func wholeCount(_ v: Value) -> Value {
+        guard case .double(let d) = v, d.isFinite, d == d.rounded(.towardZero), abs(d) < 9.2e18 else { return v }
+        return .int(Int64(d))
+    }
+
     /// The pattern of `like` / `regexp`: a string.
     static func pattern(_ v: Value, what: String, range: SourceRange?) throws(QueryError) -> String {
         guard case .string(let s) = v else {

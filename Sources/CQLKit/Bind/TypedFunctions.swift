@@ -55,8 +55,9 @@ enum TypedFunctions {
             return v
         case .base64:
             guard case .string(let s) = v else { throw needs("a string") }
-            for b in s.utf8 where !isBase64Byte(b) {
-                throw QueryError(.invalidValue, "base64() needs base64 text (A-Z a-z 0-9 + / =), found the character '\(String(decoding: [b], as: UTF8.self))'", range: range)
+            // The whole character, not its first UTF-8 byte (which alone prints as U+FFFD).
+            for ch in s.unicodeScalars where !(ch.isASCII && isBase64Byte(UInt8(ch.value))) {
+                throw QueryError(.invalidValue, "base64() needs base64 text (A-Z a-z 0-9 + / =), found the character '\(ch)'", range: range)
             }
             return v
         }

@@ -28,7 +28,8 @@ extension WhereJSONReading {
             }
             if let op = Self.comparisonOperators[key] {
                 let relative = op != .equal && op != .notEqual
-                parts.append(Condition(.compare(field, op, try operand(value, path: p, relativeTime: relative)), range: range))
+                let term = try operand(value, path: p, relativeTime: relative, literal: op == .equal)
+                parts.append(Condition(.compare(field, op, term), range: range))
                 continue
             }
             if Self.distanceOperators[key] != nil {
@@ -44,7 +45,8 @@ extension WhereJSONReading {
             case "$containedBy":
                 predicate = .containedBy(field, try operandList(value, path: p))
             case "$size":
-                guard case .int(let n) = value, n >= 0 else {
+                // MongoDB also takes a whole double (`2.0`), as the evaluator does.
+                guard case .int(let n) = OperandChecks.wholeCount(value), n >= 0 else {
                     throw fail(.invalidValue, p, "expected a non-negative integer, found \(JSONWriter.string(value.restJSON))")
                 }
                 predicate = .size(field, .value(value))

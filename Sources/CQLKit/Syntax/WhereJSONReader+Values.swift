@@ -67,9 +67,12 @@ extension WhereJSONReading {
 
     /// The operand of `$eq`, `$lt`, an `$in` element, ...: a value, or with
     /// `relativeTime` Parse's `{"$relativeTime": "in 2 days"}`. Any other
-    /// object with `$` keys is an operator where a value belongs: an error.
-    func operand(_ value: Value, path: String, relativeTime: Bool = false) throws(QueryError) -> Term {
-        if case .object(let o) = value, Self.isOperatorObject(o) {
+    /// object with `$` keys is an operator where a value belongs: an error —
+    /// except with `literal` (the operand of `$eq`), which MongoDB takes as
+    /// the value itself: `{"o":{"$eq":{"$gt":1}}}` is how the emitter writes
+    /// equality with such an object.
+    func operand(_ value: Value, path: String, relativeTime: Bool = false, literal: Bool = false) throws(QueryError) -> Term {
+        if case .object(let o) = value, Self.isOperatorObject(o), !literal || (o.count == 1 && o["$relativeTime"] != nil) {
             if o.count == 1, let rt = o["$relativeTime"] {
                 let p = Self.join(path, "$relativeTime")
                 guard relativeTime else {

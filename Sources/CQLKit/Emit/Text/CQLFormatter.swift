@@ -70,7 +70,10 @@ struct CQLWriter {
         case .top:
             if q.count != .none { fields.append("count(*)") }
             for p in q.includes { fields.append("include " + (try CQLLiterals.path(p, range: q.range))) }
-            for k in q.keys {
+            // The count alone returns no objects, so keys select nothing; and
+            // written out they would turn `count(*)` into `count(*), keys`
+            // (count *and* results).
+            for k in q.keys where q.count != .only {
                 if k.excluded { throw QueryError(.unsupported, "the excluded key '-\(k.path.dotted)' cannot be expressed in CQL", range: q.range) }
                 if let alias = k.alias {
                     throw QueryError(.unsupported, "the key alias '\(alias)' (of '\(k.path.dotted)') cannot be expressed in CQL", range: q.range)
@@ -87,10 +90,10 @@ struct CQLWriter {
         if let limit = q.limit {
             out += " limit "
             if let skip = q.skip {
-                try term(skip, at: q.range)
+                try count(skip, at: q.range)
                 out += ", "
             }
-            try term(limit, at: q.range)
+            try count(limit, at: q.range)
         } else if q.skip != nil {
             throw QueryError(.unsupported, "a skip without a limit cannot be expressed in CQL ('limit skip, count')", range: q.range)
         }
@@ -156,7 +159,7 @@ struct CQLWriter {
             try list(terms, "(", ")", at: r)
         case .size(let p, let t):
             out += "size(" + (try path(p)) + ") = "
-            try term(t, at: r)
+            try count(t, at: r)
         case .exists(let p, let present):
             out += try path(p) + (present ? " is exists" : " is not exists")
         case .regex(let p, let pattern, let options):
@@ -165,7 +168,8 @@ struct CQLWriter {
                 try term(pattern, at: r)
             } else if case .value(.string(let s)) = pattern {
                 // CQL has no option syntax: a leading inline group carries them (TEAM.md).
-                out += CQLLiterals.string("(?" + options + ")" + s)
+                // Sorted and without repeats, as the parser lifts them back.
+                out += CQLLiterals.string("(?" + OperandChecks.mergeOptions(options, "") + ")" + s)
             } else {
                 throw QueryError(.unsupported, "regexp options ('\(options)') on a pattern that is not a string constant cannot be expressed in CQL", range: r)
             }
@@ -230,6 +234,16 @@ struct CQLWriter {
             try list(args, "(", ")", at: cr ?? r)
         case .currentTimestamp: out += "current_timestamp()"
         case .relativeTime: throw CQLWriter.unsupported("$relativeTime", r)
+        }
+    }
+
+    /// A count (`limit`, `skip`, `size(k) = n`): a whole double is written
+    /// as the integer, which is what the parser accepts there.
+    mutating func count(_ t: Term, at r: SourceRange?) throws(QueryError) {
+        if case .value(let v) = t {
+            try term(.value(OperandChecks.wholeCount(v)), at: r)
+        } else {
+            try term(t, at: r)
         }
     }
 

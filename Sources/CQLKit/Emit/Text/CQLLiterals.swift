@@ -99,7 +99,11 @@ enum CQLLiterals {
         case .pointer(let p): return "pointer(" + string(p.className) + ", " + string(p.objectId) + ")"
         case .geoPoint(let g):
             return "geopoint(" + (try double(g.longitude, range: range)) + ", " + (try double(g.latitude, range: range)) + ")"
-        case .bytes(let b): return "base64(" + string(b) + ")"
+        case .bytes(let b):
+            // base64() accepts base64 text only; other text (from data) keeps
+            // its REST form, which reads back as the same Bytes.
+            if b.utf8.allSatisfy(TypedFunctions.isBase64Byte) { return "base64(" + string(b) + ")" }
+            return try object([("__type", "Bytes"), ("base64", .string(b))], range: range)
         case .file(let f):
             if let id = f.id, !id.isEmpty, f.name == nil, f.url == nil { return "file(" + string(id) + ")" }
             var members: [(String, Value)] = [("__type", "File")]

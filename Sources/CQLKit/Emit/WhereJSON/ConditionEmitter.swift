@@ -29,11 +29,20 @@ struct ConditionEmitter {
             }
         }
         let merged = ConditionMerger.and([doc], table: table)
-        // Two `$relatedTo`s collide and land in `$and`, where servers do not look.
-        for entry in merged.entries {
-            if case .top("$and", .array(let items)) = entry, items.contains(where: { $0["$relatedTo"] != nil }) {
-                throw QueryError(.unsupported, "two 'related to' conditions cannot be expressed in the \(table.name) where-JSON dialect", range: range)
-            }
+        // Two `$relatedTo`s collide and would land in `$and`, where servers do not look.
+        let related = merged.entries.filter { if case .top("$relatedTo", _) = $0 { return true } else { return false } }
+        if related.count > 1 {
+            throw QueryError(.unsupported, "two 'related to' conditions cannot be expressed in the \(table.name) where-JSON dialect", range: range)
+        }
+        // MongoDB allows one `$nearSphere` per query ("too many geoNear
+        // expressions"), and the first one orders the results: read back in
+        // key order, two would order them by the other one.
+        let nears = merged.entries.filter { entry in
+            if case .field(_, .operators(let ops)) = entry { return ops.contains { $0.0 == "$nearSphere" } }
+            return false
+        }
+        if nears.count > 1 {
+            throw QueryError(.unsupported, "two 'near' conditions cannot be expressed in the \(table.name) where-JSON dialect", range: range)
         }
         return ConditionMerger.object(merged, table: table)
     }
@@ -53,7 +62,16 @@ struct ConditionEmitter {
             if items.isEmpty { return .matchesNothing }
             if items.count == 1 { return try doc(items[0], ctx, depth: d) }
             var list: [Value] = []
-            for item in items { list.append(try object(item, .nested("or"), depth: d)) }
+            for item in items {
+                // An `$or` inside an `$or` (De Morgan under a `not`) is spliced
+                // in, as the reader flattens it: the output is canonical.
+                let o = try object(item, .nested("or"), depth: d)
+                if case .object(let members) = o, members.count == 1, case .array(let inner)? = members["$or"] {
+                    list += inner
+                } else {
+                    list.append(o)
+                }
+            }
             return WhereDoc([.top("$or", .array(list))])
         case .not(let inner):
             return try negation(of: inner, range: r, ctx, depth: d)
@@ -62,11 +80,13 @@ struct ConditionEmitter {
         case .compare(let path, let op, let term):
             return try compare(path, op, term, range: r)
         case .in(let path, let terms, let negated):
+            try literalOperands(terms, negated ? "not in" : "in", at: r)
             return .op(try key(path, r), negated ? "$nin" : "$in", try list(terms, at: r))
         case .all(let path, let terms):
+            try literalOperands(terms, "all", at: r)
             return .op(try key(path, r), "$all", try list(terms, at: r))
         case .size(let path, let term):
-            return .op(try key(path, r), "$size", try value(term, at: r))
+            return .op(try key(path, r), "$size", OperandChecks.wholeCount(try value(term, at: r)))
         case .exists(let path, let present):
             return .op(try key(path, r), "$exists", .bool(present))
         case .regex(let path, let pattern, let options):
@@ -79,6 +99,7 @@ struct ConditionEmitter {
             return regexDoc(try key(path, r), pattern, options)
         case .containedBy(let path, let terms):
             try require(.containedBy, c)
+            try literalOperands(terms, "$containedBy", at: r)
             return .op(try key(path, r), "$containedBy", try list(terms, at: r))
         case .elementMatch(let path, let inner):
             try require(.elemMatch, c)
@@ -127,7 +148,8 @@ struct ConditionEmitter {
         switch op {
         case .equal:
             // An object with `$` keys as a bare value would read as operators
-            // (checked before conversion: Mongo's own `{"$date":...}` is a value).
+            // (checked before conversion: Mongo's own `{"$date":...}` is a value);
+            // `$eq` takes its operand literally.
             if case .value(.object(let o)) = term, o.keys.contains(where: { $0.hasPrefix("$") }) {
                 guard table.supports(.eq) else {
                     throw QueryError(.unsupported, "equality with an object whose keys start with '$' cannot be expressed in the \(table.name) where-JSON dialect", range: r)
@@ -135,11 +157,25 @@ struct ConditionEmitter {
                 return .op(k, "$eq", v)
             }
             return .field(k, .equals(v))
+        default:
+            try literalOperands([term], op.rawValue, at: r)
+        }
+        switch op {
+        case .equal: return .field(k, .equals(v))
         case .notEqual: return .op(k, "$ne", v)
         case .lessThan: return .op(k, "$lt", v)
         case .lessThanOrEqual: return .op(k, "$lte", v)
         case .greaterThan: return .op(k, "$gt", v)
         case .greaterThanOrEqual: return .op(k, "$gte", v)
+        }
+    }
+
+    /// Operands of operators other than equality are read back as operators
+    /// when they are objects with `$` keys (MongoDB even rejects them in
+    /// `$in`): such constants cannot be written there.
+    func literalOperands(_ terms: [Term], _ construct: String, at range: SourceRange?) throws(QueryError) {
+        for case .value(.object(let o)) in terms where o["__type"] == nil && o.keys.contains(where: { $0.hasPrefix("$") }) {
+            throw QueryError(.unsupported, "'\(construct)' with an object whose keys start with '$' cannot be expressed in the \(table.name) where-JSON dialect", range: range)
         }
     }
 
@@ -187,10 +223,17 @@ struct ConditionEmitter {
         var rest = WhereDoc()
         for entry in x.entries {
             if case .field(let k, let v) = entry, k == ConditionEmitter.elementKey {
+                let ops: [(String, Value)]
                 switch v {
-                case .equals(let e): selfOps.append(("$eq", e))
-                case .operators(let ops): selfOps += ops
+                case .equals(let e): ops = [("$eq", e)]
+                case .operators(let o): ops = o
                 }
+                // Fragments that did not merge repeat an operator, which one
+                // operator object cannot hold.
+                for (name, _) in ops where selfOps.contains(where: { $0.0 == name }) {
+                    throw QueryError(.unsupported, "'$elemMatch' with two '\(name)' on the element cannot be expressed in the \(table.name) where-JSON dialect", range: inner.range)
+                }
+                selfOps += ops
             } else {
                 rest.entries.append(entry)
             }
@@ -214,7 +257,7 @@ struct ConditionEmitter {
     private func subquery(_ q: Query, depth: Int) throws(QueryError) -> Value {
         var o: [String: Value] = [:]
         if !q.className.isEmpty { o["className"] = .string(q.className) }
-        if let c = q.condition { o["where"] = try object(c, .top, depth: depth) }
+        if let c = q.condition, let w = WhereJSONEmitter.whereObject(try object(c, .top, depth: depth)) { o["where"] = w }
         try WhereJSONEmitter.addPaging(q, to: &o, table: table)
         return .object(o)
     }

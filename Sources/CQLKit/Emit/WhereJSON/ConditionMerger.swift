@@ -29,8 +29,14 @@ struct WhereDoc {
 
 /// AND of emitted conditions, merged the idiomatic way (TEAM.md): distinct
 /// keys share one object, operators on one key share one operator object,
-/// and only fragments that would collide go to `$and`. Nested `$and`s are
-/// concatenated, and so are `$nor`s (`nor(a) ∧ nor(b)` is `nor(a, b)`).
+/// and only fragments that would collide go to `$and`. `$nor`s concatenate
+/// (`nor(a) ∧ nor(b)` is `nor(a, b)`).
+///
+/// Colliding fragments stay separate entries of one key in a merged
+/// ``WhereDoc`` and become `$and` only when the JSON object is made
+/// (``object(_:table:)``), so an enclosing AND can still merge into them:
+/// the result does not depend on how the ANDs nested, and reads back to
+/// the same text.
 enum ConditionMerger {
     private enum Group {
         case field(WhereDoc.FieldValue)
@@ -43,8 +49,8 @@ enum ConditionMerger {
     static func and(_ docs: [WhereDoc], table: WhereJSONDialectTable) -> WhereDoc {
         // Keys in first-seen order with their groups side by side, found by
         // a linear search while there are few (a dictionary costs an
-        // allocation and hashing; the former [String: [Group]] took four or
-        // five lookups per entry and copied the group list on every change),
+        // allocation and hashing; a [String: [Group]] took four or five
+        // lookups per entry and copied the group list on every change),
         // through an index beyond that.
         var order: [String] = []
         var lists: [[Group]] = []
@@ -72,29 +78,43 @@ enum ConditionMerger {
         for doc in docs {
             for entry in doc.entries {
                 switch entry {
+                case .field(let k, .operators(let ops)):
+                    // Operator by operator (with its companions), so fragments
+                    // merged in an inner AND regroup like a flat AND's: the
+                    // k-th `$nin` of a key lands in its k-th object.
+                    for unit in units(ops) { add(k, .field(.operators(unit))) }
                 case .field(let k, let v): add(k, .field(v))
                 case .top(let k, let v): add(k, .top(v))
                 }
             }
         }
         var result = WhereDoc()
-        var andItems: [Value] = []
         for (key, list) in zip(order, lists) {
-            if key == "$and" {
-                for g in list { if case .top(.array(let items)) = g { andItems += items } }
-                continue
-            }
-            if list.count == 1, let g = list.first {
+            for g in list {
                 switch g {
                 case .field(let v): result.entries.append(.field(key, v))
                 case .top(let v): result.entries.append(.top(key, v))
                 }
-            } else {
-                for g in list { andItems.append(.object([key: render(g)])) }
             }
         }
-        if !andItems.isEmpty { result.entries.append(.top("$and", .array(andItems))) }
         return result
+    }
+
+    /// The operators of one object split into the units that must stay
+    /// together: `$regex` with its `$options`, `$nearSphere` with its
+    /// distance bounds; every other operator alone.
+    private static func units(_ ops: [(String, Value)]) -> [[(String, Value)]] {
+        var out: [[(String, Value)]] = []
+        for op in ops {
+            let lead: String? = op.0 == "$options" ? "$regex"
+                : (op.0.hasPrefix("$maxDistance") || op.0.hasPrefix("$minDistance")) ? "$nearSphere" : nil
+            if let lead, let i = out.lastIndex(where: { $0.first?.0 == lead }) {
+                out[i].append(op)
+            } else {
+                out.append([op])
+            }
+        }
+        return out
     }
 
     private static func merge(_ key: String, _ a: Group, _ b: Group, table: WhereJSONDialectTable) -> Group? {
@@ -140,16 +160,29 @@ enum ConditionMerger {
         }
     }
 
-    /// The JSON object of `doc` (merged first, so keys are unique).
+    /// The JSON object of `doc`: merged first; a key that still holds
+    /// several fragments puts each in `$and` (`{"$and":[{"a":1},{"a":{"$gt":0}}]}`).
     static func object(_ doc: WhereDoc, table: WhereJSONDialectTable) -> Value {
-        let entries = and([doc], table: table).entries
-        var o = [String: Value](minimumCapacity: entries.count)
-        for entry in entries {
+        let entries = and([doc], table: table).entries.map { entry -> (String, Value) in
             switch entry {
-            case .field(let k, let v): o[k] = render(v)
-            case .top(let k, let v): o[k] = v
+            case .field(let k, let v): return (k, render(v))
+            case .top(let k, let v): return (k, v)
             }
         }
+        var counts: [String: Int] = [:]
+        for (k, _) in entries { counts[k, default: 0] += 1 }
+        var o: [String: Value] = [:]
+        var andItems: [Value] = []
+        for (k, v) in entries {
+            if k == "$and", case .array(let items) = v {
+                andItems += items
+            } else if counts[k, default: 0] > 1 {
+                andItems.append(.object([k: v]))
+            } else {
+                o[k] = v
+            }
+        }
+        if !andItems.isEmpty { o["$and"] = .array(andItems) }
         return .object(o)
     }
 }

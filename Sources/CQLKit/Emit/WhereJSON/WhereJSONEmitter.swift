@@ -41,7 +41,7 @@ public enum WhereJSONEmitter {
         var o: [String: Value] = [:]
         if !query.className.isEmpty { o["className"] = .string(query.className) }
         guard query.direct.isEmpty else { throw table.unsupported("direct", range: query.range) }
-        if let c = query.condition { o["where"] = try emitter.object(c) }
+        if let c = query.condition, let w = whereObject(try emitter.object(c)) { o["where"] = w }
         try addPaging(query, to: &o, table: table)
         if !query.keys.isEmpty {
             var keys: [String] = []
@@ -49,13 +49,13 @@ public enum WhereJSONEmitter {
                 if let alias = k.alias {
                     throw QueryError(.unsupported, "the key alias '\(alias)' (of '\(k.path.dotted)') cannot be expressed in the \(table.name) where-JSON dialect", range: query.range)
                 }
-                keys.append((k.excluded ? "-" : "") + (try emitter.key(k.path, query.range)))
+                keys.append((k.excluded ? "-" : "") + (try listItem(emitter.key(k.path, query.range), "keys", marks: "-", table, query.range)))
             }
             o["keys"] = .string(keys.joined(separator: ","))
         }
         if !query.includes.isEmpty {
             var paths: [String] = []
-            for p in query.includes { paths.append(try emitter.key(p, query.range)) }
+            for p in query.includes { paths.append(try listItem(emitter.key(p, query.range), "include", marks: "", table, query.range)) }
             o["include"] = .string(paths.joined(separator: ","))
         }
         switch query.count {
@@ -81,12 +81,37 @@ public enum WhereJSONEmitter {
         try ConditionEmitter(table: dialect.table).object(condition)
     }
 
+    /// The `where` of a request: absent when it would be `{}` (a condition
+    /// that is always true), as for a query without a condition — the
+    /// reader reads `{}` as no condition.
+    static func whereObject(_ w: Value) -> Value? {
+        if case .object(let o) = w, o.isEmpty { return nil }
+        return w
+    }
+
+    /// A key of the comma-separated `order`, `keys` or `include` lists, which
+    /// readers split at `,`, trim of spaces, and read a leading mark of
+    /// (`-` descending or excluded, `+` ascending): a key with such
+    /// characters there cannot be written.
+    static func listItem(_ key: String, _ list: String, marks: String, _ table: WhereJSONDialectTable, _ range: SourceRange?)
+        throws(QueryError) -> String
+    {
+        let leadingMark = key.unicodeScalars.first.map { marks.unicodeScalars.contains($0) } ?? false
+        if key.contains(",") || key.hasPrefix(" ") || key.hasSuffix(" ") || leadingMark {
+            let why = marks.isEmpty ? "a ',' or spaces at either end" : "a ',', spaces at either end or a leading '\(marks)'"
+            throw QueryError(.unsupported, "the key '\(key)' cannot be written in the '\(list)' list of the \(table.name) where-JSON dialect (\(why) would read differently)", range: range)
+        }
+        return key
+    }
+
     /// `order`, `skip`, `limit` of a query or subquery.
     static func addPaging(_ q: Query, to o: inout [String: Value], table: WhereJSONDialectTable) throws(QueryError) {
         let emitter = ConditionEmitter(table: table)
         if !q.order.isEmpty {
             var keys: [String] = []
-            for k in q.order { keys.append((k.descending ? "-" : "") + (try emitter.key(k.path, q.range))) }
+            for k in q.order {
+                keys.append((k.descending ? "-" : "") + (try listItem(emitter.key(k.path, q.range), "order", marks: "-+", table, q.range)))
+            }
             o["order"] = .string(keys.joined(separator: ","))
         }
         if let s = q.skip { o["skip"] = try integer(s, "skip", emitter, q.range) }
@@ -94,7 +119,7 @@ public enum WhereJSONEmitter {
     }
 
     private static func integer(_ t: Term, _ name: String, _ emitter: ConditionEmitter, _ range: SourceRange?) throws(QueryError) -> Value {
-        let v = try emitter.value(t, at: range)
+        let v = OperandChecks.wholeCount(try emitter.value(t, at: range))
         guard case .int = v else {
             throw QueryError(.invalidValue, "'\(name)' must be an integer, found \(v.typeDescription)", range: range)
         }

@@ -76,6 +76,10 @@ extension ConditionEmitter {
             for item in items { out.append(try convert(item, at: range)) }
             return .array(out)
         case .object(let o):
+            // Every reader takes `{"$date": ...}` for a Date (MongoDB extended JSON).
+            if o.count == 1, o["$date"] != nil {
+                throw QueryError(.unsupported, "an object whose only key is '$date' reads as a Date; it cannot be expressed in the \(table.name) where-JSON dialect", range: range)
+            }
             var out: [String: Value] = [:]
             for (k, item) in o { out[k] = try convert(item, at: range) }
             return .object(out)
