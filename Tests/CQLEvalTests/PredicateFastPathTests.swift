@@ -137,7 +137,7 @@ final class PredicateFastPathTests: XCTestCase {
 
     func testOneStepAccessorReadsObjectsTypedObjectsAndFansOutOverArrays() {
         let path = Accessor(FieldPath(["k"]))
-        XCTAssertEqual(path.singleStep?.key, "k")
+        XCTAssertEqual(path.singleKey, "k")
         XCTAssertEqual(path.collect(.object(["k": 1])).values, [1])
         XCTAssertEqual(path.collect(.typedObject(className: "C", fields: ["k": 2])).values, [2])
         let fanned = path.collect(.array([.object(["k": 3]), .int(4), .object([:])]))

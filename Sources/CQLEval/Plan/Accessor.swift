@@ -30,9 +30,9 @@ struct Accessor: Sendable {
     }
 
     let steps: [Step]
-    /// The step of a one-step path (most paths): `visit` then reads it from
+    /// The key of a one-step path (most paths): `visit` then reads it from
     /// the root object directly, without the recursive walk.
-    let singleStep: Step?
+    let singleKey: String?
     /// The top-level built-in keys `createdAt` / `updatedAt` read ISO strings
     /// as Dates (semantics.md); no other key does.
     let coercesDates: Bool
@@ -43,7 +43,7 @@ struct Accessor: Sendable {
         // An empty path (`$elemMatch` on the element itself) has no steps.
         let components = path.components == [""] ? [] : path.components
         steps = components.map { Step(key: $0, index: Accessor.arrayIndex($0), checksBytes: Accessor.checksBytes($0)) }
-        singleStep = steps.count == 1 ? steps[0] : nil
+        singleKey = steps.count == 1 ? steps[0].key : nil
         coercesDates = components.count == 1 && (components[0] == "createdAt" || components[0] == "updatedAt")
         dotted = components.joined(separator: ".")
     }
@@ -62,10 +62,11 @@ struct Accessor: Sendable {
     /// returns `true` to stop the walk. Returns whether it was stopped.
     @inline(__always)
     func visit(_ root: Value, present: (Value) -> Bool, missing: () -> Bool) -> Bool {
-        if let step = singleStep {
+        if let key = singleKey {
             switch root {
             case .object(let o), .typedObject(_, let o):
-                guard let child = Accessor.member(o, step) else { return missing() }
+                let hit = steps[0].checksBytes ? Accessor.memberByBytes(o, key) : o[key]
+                guard let child = hit else { return missing() }
                 return reached(child, present)
             default:
                 break
@@ -81,6 +82,8 @@ struct Accessor: Sendable {
         return present(value)
     }
 
+    /// Out of line, so that the inlined `visit` stays small in every predicate.
+    @inline(never)
     private func walk(_ value: Value, _ i: Int, _ present: (Value) -> Bool, _ missing: () -> Bool) -> Bool {
         if i == steps.count { return reached(value, present) }
         let step = steps[i]
@@ -113,7 +116,14 @@ struct Accessor: Sendable {
     @inline(__always)
     static func member(_ o: [String: Value], _ step: Step) -> Value? {
         guard step.checksBytes else { return o[step.key] }
-        guard let i = o.index(forKey: step.key), Semantic.bytesEqual(o[i].key, step.key) else { return nil }
+        return memberByBytes(o, step.key)
+    }
+
+    /// The lookup with the byte check, out of line: it is rare, and inlined
+    /// into every predicate it slowed the common lookups down.
+    @inline(never)
+    private static func memberByBytes(_ o: [String: Value], _ key: String) -> Value? {
+        guard let i = o.index(forKey: key), Semantic.bytesEqual(o[i].key, key) else { return nil }
         // (Not a `? value : nil` ternary: `Value` is expressible by `nil`,
         // so that `nil` would be a present `.null`.)
         return o[i].value
