@@ -17,15 +17,15 @@
 /// let filter = JSONKeyFilter(["score"])
 /// try JSONReader.parse(bytes: line, keepingOnly: filter)   // {"objectId":"a","score":90} → .object(["score": 90])
 /// ```
-public final class JSONKeyFilter: Sendable {
+package final class JSONKeyFilter: Sendable {
     /// The keys kept.
-    public let keys: Set<String>
+    package let keys: Set<String>
     /// Whether every kept key is ASCII, so ``keptKey(ascii:)`` applies.
     let allASCII: Bool
     /// The kept keys as UTF-8 with their Strings.
     private let asciiKeys: [(bytes: [UInt8], key: String)]
 
-    public init(_ keys: Set<String>) {
+    package init(_ keys: Set<String>) {
         self.keys = keys
         asciiKeys = keys.map { (bytes: Array($0.utf8), key: $0) }
         allASCII = asciiKeys.allSatisfy { $0.bytes.allSatisfy { $0 < 0x80 } }

@@ -9,18 +9,18 @@
 /// let parser = JSONLineParser(decodingTypedValues: true)
 /// try parser.parse(line)   // .object([...]) for each line
 /// ```
-public final class JSONLineParser {
+package final class JSONLineParser {
     private let maxDepth: Int
     private let decodesTypedValues: Bool
     private let members = JSONMemberStack()
 
-    public init(maxDepth: Int = JSONReader.defaultMaxDepth, decodingTypedValues: Bool = false) {
+    package init(maxDepth: Int = JSONReader.defaultMaxDepth, decodingTypedValues: Bool = false) {
         self.maxDepth = maxDepth
         self.decodesTypedValues = decodingTypedValues
     }
 
     /// One JSON text; `keepingOnly` as for ``JSONReader``.
-    public func parse(_ bytes: UnsafeBufferPointer<UInt8>, keepingOnly filter: JSONKeyFilter? = nil) throws(QueryError) -> Value {
+    package func parse(_ bytes: UnsafeBufferPointer<UInt8>, keepingOnly filter: JSONKeyFilter? = nil) throws(QueryError) -> Value {
         try JSONReader.parse(bytes: bytes, maxDepth: maxDepth, decodingTypedValues: decodesTypedValues, keepingOnly: filter,
                              members: members)
     }

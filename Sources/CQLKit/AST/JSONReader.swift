@@ -50,19 +50,26 @@ public struct JSONReader {
     /// ``Value/decodingTypedValues()`` afterwards, without a second pass that
     /// rebuilds every object (this is the data loaders' hot path). A malformed
     /// typed value is an `.invalidValue` error ranged over its object.
-    ///
-    /// With `keepingOnly`, a top-level object keeps only the members the
-    /// filter names; the others are read just as strictly (the same errors at
-    /// the same offsets, typed values checked) but never built. This is for
-    /// evaluating a query that reads a few keys of each line of a large file:
+    public static func parse(
+        bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth, decodingTypedValues: Bool = false
+    ) throws(QueryError) -> Value {
+        try parse(bytes: bytes, maxDepth: maxDepth, decodingTypedValues: decodingTypedValues, keepingOnly: nil,
+                  members: JSONMemberStack())
+    }
+
+    /// ``parse(bytes:maxDepth:decodingTypedValues:)`` where a top-level object
+    /// keeps only the members the filter names; the others are read just as
+    /// strictly (the same errors at the same offsets, typed values checked) but
+    /// never built. This is for evaluating a query that reads a few keys of
+    /// each line of a large file (CQLEval's streaming; package-internal).
     ///
     /// ```swift
     /// // line: {"objectId":"a","score":90,"note":"..."}
     /// try JSONReader.parse(bytes: line, keepingOnly: JSONKeyFilter(["score"]))   // .object(["score": 90])
     /// ```
-    public static func parse(
+    package static func parse(
         bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth, decodingTypedValues: Bool = false,
-        keepingOnly filter: JSONKeyFilter? = nil
+        keepingOnly filter: JSONKeyFilter?
     ) throws(QueryError) -> Value {
         try parse(bytes: bytes, maxDepth: maxDepth, decodingTypedValues: decodingTypedValues, keepingOnly: filter,
                   members: JSONMemberStack())

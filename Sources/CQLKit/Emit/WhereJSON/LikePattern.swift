@@ -17,14 +17,14 @@
 ///
 /// ```swift
 /// ```
-public enum LikePattern {
+package enum LikePattern {
     /// The `$options` / flags that go with ``regex(_:)``.
-    public static let options = "s"
+    package static let options = "s"
 
     /// Characters that are special in a PCRE pattern outside a class.
     private static let metacharacters: Set<UInt8> = Set("\\^$.|?*+()[]{}".utf8)
 
-    public static func regex(_ like: String) -> String {
+    package static func regex(_ like: String) -> String {
         let b = Array(like.utf8)
         var out: [UInt8] = [UInt8(ascii: "^")]
         out.reserveCapacity(b.count + 8)

@@ -10,7 +10,7 @@
 /// TextRegex.regex(.wildcard, "Mo*n*")             // ("^\\QMo\\E.*\\Qn\\E.*\\z", "is")
 /// TextRegex.regex(.word, "blue")                  // ("(?<![\\p{L}\\p{N}])\\Qblue\\E(?![\\p{L}\\p{N}])", "i")
 /// ```
-public enum TextRegex {
+package enum TextRegex {
     /// Not preceded / followed by a letter or digit: the edges of a word
     /// (words are maximal runs of letters and digits, semantics.md).
     static let wordStart = #"(?<![\p{L}\p{N}])"#
@@ -38,7 +38,7 @@ public enum TextRegex {
 
     /// The pattern and options of `match` against `text`. For `.wildcard` the
     /// text holds the `*`s; for `.wordPrefix` it is the prefix without its `*`.
-    public static func regex(_ match: TextMatch, _ text: String) -> (pattern: String, options: String) {
+    package static func regex(_ match: TextMatch, _ text: String) -> (pattern: String, options: String) {
         switch match {
         case .equalsIgnoringCase:
             return ("^" + quote(text) + #"\z"#, "i")
