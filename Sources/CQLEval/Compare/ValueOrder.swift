@@ -82,31 +82,8 @@ enum ValueOrder {
     }
 
     /// Lexicographic order of the UTF-8 bytes, which is code point order.
-    static func compareBytes(_ a: String, _ b: String) -> Int {
-        // Native strings are contiguous UTF-8: compare the buffers directly.
-        let fast: Int?? = a.utf8.withContiguousStorageIfAvailable { x in
-            b.utf8.withContiguousStorageIfAvailable { y in
-                let n = Swift.min(x.count, y.count)
-                var i = 0
-                while i < n {
-                    if x[i] != y[i] { return x[i] < y[i] ? -1 : 1 }
-                    i += 1
-                }
-                return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
-            }
-        }
-        if let r = fast ?? nil { return r }
-        var ia = a.utf8.makeIterator(), ib = b.utf8.makeIterator()
-        while true {
-            switch (ia.next(), ib.next()) {
-            case (nil, nil): return 0
-            case (nil, _): return -1
-            case (_, nil): return 1
-            case (let x?, let y?):
-                if x != y { return x < y ? -1 : 1 }
-            }
-        }
-    }
+    @inline(__always)
+    static func compareBytes(_ a: String, _ b: String) -> Int { CodePointOrder.compare(a, b) }
 
     /// The classes that range operators bracket by (`"10" > 5` is false): a
     /// range only compares values of the same class.

@@ -91,21 +91,7 @@ public enum JSONWriter {
 
     /// Code point (UTF-8 byte) order of keys.
     @inline(__always)
-    static func utf8Precedes(_ a: String, _ b: String) -> Bool {
-        let fast: Bool?? = a.utf8.withContiguousStorageIfAvailable { x in
-            b.utf8.withContiguousStorageIfAvailable { y in
-                let n = Swift.min(x.count, y.count)
-                var i = 0
-                while i < n {
-                    if x[i] != y[i] { return x[i] < y[i] }
-                    i += 1
-                }
-                return x.count < y.count
-            }
-        }
-        if let r = fast ?? nil { return r }
-        return a.utf8.lexicographicallyPrecedes(b.utf8)
-    }
+    static func utf8Precedes(_ a: String, _ b: String) -> Bool { CodePointOrder.compare(a, b) < 0 }
 
     /// Decimal digits straight into `out` (no String per integer).
     private static func appendInteger(_ i: Int64, _ out: inout [UInt8]) {
