@@ -7,10 +7,12 @@ let package = Package(
     products: [
         .library(name: "CQLKit", targets: ["CQLKit"]),
         .library(name: "CQLEval", targets: ["CQLEval"]),
+        .library(name: "CQLSQL", targets: ["CQLSQL"]),
         .executable(name: "cql", targets: ["cql"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // The pure compiler: front ends, AST, emitters. No C dependency, so it
@@ -20,12 +22,19 @@ let package = Package(
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         // The in-memory evaluator: planner, predicates, geo, document store.
         .target(name: "CQLEval", dependencies: ["CQLKit", "CPCRE2"]),
+        // Runs the generated SQL: SQLite through GRDB (with the evaluator's
+        // regex and order registered as functions), load and run.
+        .target(
+            name: "CQLSQL",
+            dependencies: ["CQLKit", "CQLEval", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         // The `cql` command: a thin layer over the libraries.
         .executableTarget(
             name: "cql",
             dependencies: [
                 "CQLKit",
                 "CQLEval",
+                "CQLSQL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -36,6 +45,7 @@ let package = Package(
         .testTarget(name: "CQLKitTests", dependencies: ["CQLKit", "CorpusSupport"]),
         .testTarget(name: "CQLEvalTests", dependencies: ["CQLEval", "CQLKit", "CorpusSupport"]),
         .testTarget(name: "cqlTests", dependencies: ["cql", "CorpusSupport"]),
+        .testTarget(name: "CQLSQLTests", dependencies: ["CQLSQL", "CQLEval", "CQLKit", "CorpusSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,28 +3,37 @@ import CQLKit
 
 /// Output languages of `translate`.
 enum TargetLanguage: String, ExpressibleByArgument, CaseIterable {
-    case `where`, cql, usergrid
+    case `where`, cql, usergrid, sql
+}
+
+/// `--dialect`: a where-JSON dialect or an SQL dialect.
+enum OutputDialect: String, ExpressibleByArgument, CaseIterable {
+    case leancloud, parse, mongo, sqlite, postgres
+
+    var whereJSON: WhereJSONDialect? { WhereJSONDialect(rawValue: rawValue) }
+    var sql: SQLDialectName? { SQLDialectName(rawValue: rawValue) }
 }
 
 struct Translate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Translate a query to REST where-JSON, CQL or Usergrid text.",
+        abstract: "Translate a query to REST where-JSON, SQL (SQLite, PostgreSQL), CQL or Usergrid text.",
         discussion: """
             Examples:
               cql translate "select * from GameScore where score > 80 order by -score limit 10"
               cql translate --dialect mongo --pretty "select * from T where name regexp 'a.c'"
               cql translate --from usergrid --to where "name = 'fred*' order by age desc"
+              cql translate --to sql --dialect postgres "select * from GameScore where score > 80 limit 5"
               cql translate --lines queries.txt
             """
     )
 
     @OptionGroup var input: QueryInput
 
-    @Option(help: "Output: where, cql or usergrid.")
+    @Option(help: "Output: where, sql, cql or usergrid.")
     var to: TargetLanguage = .where
 
-    @Option(help: "where-JSON dialect: leancloud, parse or mongo (default: leancloud for CQL input, parse otherwise).")
-    var dialect: WhereJSONDialect?
+    @Option(help: "where-JSON dialect: leancloud, parse or mongo (default: leancloud for CQL input, parse otherwise); SQL dialect: sqlite (default) or postgres.")
+    var dialect: OutputDialect?
 
     @Flag(help: "Indent the JSON output.")
     var pretty = false
@@ -36,6 +45,10 @@ struct Translate: ParsableCommand {
     var lines: String?
 
     func validate() throws {
+        if let dialect {
+            if to == .sql && dialect.sql == nil { throw ValidationError("--to sql takes --dialect sqlite or postgres") }
+            if to == .where && dialect.whereJSON == nil { throw ValidationError("--to where takes --dialect leancloud, parse or mongo") }
+        }
         if lines != nil && input.query != nil { throw ValidationError("Give either a QUERY or --lines FILE, not both.") }
         if lines == nil && input.query == nil { throw ValidationError("Missing expected argument '<query>' (or --lines FILE).") }
     }
@@ -49,16 +62,19 @@ struct Translate: ParsableCommand {
     /// One query's output text.
     func translate(_ text: String) throws(CommandFailure) -> String {
         let (parsed, language) = try input.parse(text)
-        let query = try input.bind(parsed, source: text, resolveTime: to == .where)
+        let query = try input.bind(parsed, source: text, resolveTime: to == .where || to == .sql)
         // CQL is LeanCloud's language, so its queries target LeanCloud unless told
         // otherwise; Usergrid and where-JSON input default to Parse Server's
         // dialect, the most expressive REST one (it has `$nor` for Usergrid's `not`).
-        let dialect = self.dialect ?? (language == .cql ? .leancloud : .parse)
+        let dialect = self.dialect?.whereJSON ?? (language == .cql ? .leancloud : .parse)
         do {
             switch to {
             case .where:
                 let request = try WhereJSONEmitter.emit(query, dialect: dialect, objectIdAsMongoId: mongoId)
                 return JSONWriter.string(request, pretty: pretty)
+            case .sql:
+                let translation = try SQLGenerator.translate(query, dialect: self.dialect?.sql ?? .sqlite)
+                return JSONWriter.string(translation.json, pretty: pretty)
             case .cql: return try CQLFormatter.format(query)
             case .usergrid: return try UsergridFormatter.format(query, literal: input.literal)
             }
@@ -105,7 +121,6 @@ struct Translate: ParsableCommand {
     }
 }
 
-extension WhereJSONDialect: ExpressibleByArgument {}
 
 extension String {
     func replacingFirst(_ target: String, with replacement: String) -> String {

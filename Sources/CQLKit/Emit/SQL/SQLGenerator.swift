@@ -1,0 +1,204 @@
+/// Turns a bound ``Query`` into SQL for one dialect (sql.md, design.md "SQL
+/// mapping"): one table per class, `"<Class>"(objectId, doc)` holding the
+/// whole object as JSON, relations in `"_Join:<key>:<Owner>"`.
+///
+/// Every piece is either exact (the database answers alone) or a superset
+/// that the caller re-checks with the evaluator's own predicate (CQLSQL does,
+/// in `cql run`). ``translate(_:dialect:)`` accepts only exact SQL and
+/// otherwise throws a named ``QueryError/Kind/unsupported`` error;
+/// ``pushdown(_:dialect:)`` returns the best superset.
+///
+/// ```swift
+/// let q = try Binder.bind(try CQLParser.parse("select * from GameScore where score > 80 limit 5"))
+/// let t = try SQLGenerator.translate(q, dialect: .sqlite)
+/// // t.select.sql: SELECT t0."objectId", t0."doc" FROM "GameScore" AS t0
+/// //   WHERE ((json_type(t0."doc", '$."score"') IN ('integer', 'real') AND json_extract(t0."doc", '$."score"') > ?1)
+/// //   OR (...array elements...)) ORDER BY t0.rowid LIMIT ?2
+/// // t.select.arguments: [80, 5]
+/// ```
+public enum SQLGenerator {
+    /// Exact SQL for `query`, or an `unsupported` error naming the parts the
+    /// dialect cannot express exactly.
+    public static func translate(_ query: Query, dialect: SQLDialectName) throws(QueryError) -> SQLTranslation {
+        let t = try pushdown(query, dialect: dialect)
+        guard t.isExact else {
+            throw QueryError(
+                .unsupported,
+                "\(dialect.rawValue) cannot express this query exactly (\(t.rechecked.joined(separator: "; "))); "
+                    + "`cql run` pushes a superset down and re-checks the rows",
+                range: query.condition?.range ?? query.range, source: query.source)
+        }
+        return t
+    }
+
+    /// The exact SQL where possible; otherwise a prefilter (a superset of the
+    /// matches, in input order, unpaged) whose rows the caller re-checks,
+    /// sorts and pages with the evaluator.
+    public static func pushdown(_ query: Query, dialect name: SQLDialectName) throws(QueryError) -> SQLTranslation {
+        var ctx = SQLContext(dialect: name.dialect)
+        let base = try selectStatement(query, &ctx, columns: "t0.\"objectId\", t0.\"doc\"", wantExact: false)
+        var count: SQLStatement?
+        if query.count != .none && base.whereExact {
+            var cctx = SQLContext(dialect: name.dialect)
+            let c = try selectStatement(query, &cctx, columns: "count(*)", wantExact: false, counting: true)
+            count = SQLStatement(sql: c.sql, arguments: cctx.arguments)
+        }
+        return SQLTranslation(
+            select: SQLStatement(sql: base.sql, arguments: ctx.arguments), count: count,
+            whereIsExact: base.whereExact, orderIsExact: base.orderExact, rechecked: ctx.rechecked, query: query)
+    }
+
+    struct Select {
+        var sql: String
+        var whereExact: Bool
+        var orderExact: Bool
+    }
+
+    /// `SELECT columns FROM "Class" AS alias WHERE ... ORDER BY ... LIMIT ...`
+    /// in `ctx`'s current row alias. With `wantExact`, a part that is not
+    /// exact makes the whole select inexact (subqueries need exact ids).
+    static func selectStatement(
+        _ query: Query, _ ctx: inout SQLContext, columns: String, wantExact: Bool, counting: Bool = false
+    ) throws(QueryError) -> Select {
+        let dialect = ctx.dialect
+        let a = ctx.rowAlias
+        var whereFragment = SQLFragment.exact("TRUE")
+        if let c = query.condition { whereFragment = try condition(c, &ctx) }
+        if !query.direct.isEmpty {
+            ctx.note("Usergrid direct entity lookup")
+            whereFragment.exact = false
+        }
+        let whereSQL = whereFragment.sql ?? "TRUE"
+        var sql = "SELECT \(columns) FROM \(try dialect.quote(query.className)) AS \(a) WHERE \(whereSQL)"
+        if counting { return Select(sql: sql, whereExact: whereFragment.exact, orderExact: true) }
+
+        var orderExact = whereFragment.exact
+        var terms: [String] = []
+        if orderExact {
+            if query.order.isEmpty && mentionsNear(query.condition) {
+                ctx.note("nearest-first order of near")
+                orderExact = false
+            }
+            for key in query.order where orderExact {
+                if let t = dialect.order(key, &ctx) { terms += t } else {
+                    ctx.note("order by \(key.descending ? "-" : "")\(key.path.dotted)")
+                    orderExact = false
+                }
+            }
+        }
+        let mark = ctx.mark
+        var limit: String?, offset: String?
+        if orderExact {
+            if let skip = query.skip {
+                if let n = integer(skip), n >= 0 { offset = ctx.bind(.int(n)) } else { orderExact = false }
+            }
+            if let l = query.limit {
+                if let n = integer(l), n >= 0 { limit = ctx.bind(.int(n)) } else { orderExact = false }
+            }
+        }
+        if !orderExact {
+            ctx.rollback(to: mark)
+            terms = []
+            limit = nil
+            offset = nil
+        }
+        terms.append(dialect.inputOrder(a))
+        sql += " ORDER BY " + terms.joined(separator: ", ")
+        if limit != nil || offset != nil { sql += dialect.paging(limit: limit, offset: offset) }
+        return Select(sql: sql, whereExact: whereFragment.exact, orderExact: orderExact)
+    }
+
+    private static func integer(_ t: Term) -> Int64? {
+        if case .value(.int(let n)) = t { return n }
+        return nil
+    }
+
+    static func mentionsNear(_ c: Condition?) -> Bool {
+        guard let c else { return false }
+        switch c.predicate {
+        case .near: return true
+        case .and(let items), .or(let items): return items.contains { mentionsNear($0) }
+        case .not(let inner): return mentionsNear(inner)
+        default: return false
+        }
+    }
+
+    /// The condition tree: logic and subqueries here, leaves in the dialect.
+    static func condition(_ c: Condition, _ ctx: inout SQLContext) throws(QueryError) -> SQLFragment {
+        switch c.predicate {
+        case .and(let items):
+            var parts: [String] = []
+            var exact = true
+            for item in items {
+                let f = try condition(item, &ctx)
+                if let s = f.sql { parts.append(s) }
+                exact = exact && f.exact
+            }
+            if parts.isEmpty { return .notPushed }
+            return SQLFragment(sql: "(" + parts.joined(separator: " AND ") + ")", exact: exact)
+        case .or(let items):
+            let mark = ctx.mark
+            var parts: [String] = []
+            var exact = true
+            for item in items {
+                let f = try condition(item, &ctx)
+                // One branch that pushes nothing lets every row through.
+                guard let s = f.sql else {
+                    ctx.rollback(to: mark)
+                    return .notPushed
+                }
+                parts.append(s)
+                exact = exact && f.exact
+            }
+            return SQLFragment(sql: "(" + parts.joined(separator: " OR ") + ")", exact: exact)
+        case .not(let inner):
+            return try negate(inner, &ctx)
+        case .constant(let b):
+            return .exact(b ? "TRUE" : "FALSE")
+        case .relatedTo(let object, let key):
+            guard case .value(.pointer(let owner)) = object else {
+                ctx.note("related ... to a non-Pointer")
+                return .notPushed
+            }
+            let join = try ctx.dialect.quote("_Join:\(key):\(owner.className)")
+            let id = ctx.bind(.string(owner.objectId))
+            return .exact("\(ctx.rowAlias).\"objectId\" IN (SELECT \"relatedId\" FROM \(join) WHERE \"owningId\" = \(id))")
+        case .inQuery(let path, let sub, let negated):
+            let mark = ctx.mark
+            let saved = (ctx.rowAlias, ctx.document)
+            let alias = ctx.alias("t")
+            ctx.rowAlias = alias
+            ctx.document = "\(alias).\"doc\""
+            let inner = try selectStatement(sub, &ctx, columns: "\(alias).\"objectId\"", wantExact: true)
+            (ctx.rowAlias, ctx.document) = saved
+            guard inner.whereExact && inner.orderExact else {
+                ctx.rollback(to: mark)
+                ctx.note("subquery on \(sub.className)")
+                return .notPushed
+            }
+            let f = ctx.dialect.pointerIn(path: path, className: sub.className, ids: inner.sql, &ctx)
+            guard f.exact, let s = f.sql else {
+                ctx.rollback(to: mark)
+                return .notPushed
+            }
+            return negated ? .exact("NOT COALESCE(\(s), FALSE)") : .exact(s)
+        case .select(let path, _, let sub, _):
+            ctx.note("select \(path.dotted) in (select ... from \(sub.className))")
+            return .notPushed
+        default:
+            return try ctx.dialect.leaf(c.predicate, &ctx)
+        }
+    }
+
+    /// `not p`: exact only when `p` is; a superset negated is a subset, so an
+    /// inexact `p` pushes nothing. SQL NULL counts as false.
+    static func negate(_ inner: Condition, _ ctx: inout SQLContext) throws(QueryError) -> SQLFragment {
+        let mark = ctx.mark
+        let f = try condition(inner, &ctx)
+        guard f.exact, let s = f.sql else {
+            ctx.rollback(to: mark)
+            return .notPushed
+        }
+        return .exact("NOT COALESCE(\(s), FALSE)")
+    }
+}

@@ -1,0 +1,20 @@
+import CQLKit
+
+/// What the runner needs from a database: run a statement, read tables.
+/// ``SQLiteDatabase`` implements it over GRDB.
+public protocol SQLExecutor {
+    var dialect: SQLDialectName { get }
+    /// The `doc` column of each row, in order.
+    func documents(_ statement: SQLStatement) throws(QueryError) -> [String]
+    /// The first column of the first row as an integer (`count(*)`).
+    func integer(_ statement: SQLStatement) throws(QueryError) -> Int
+    /// The database's plan for a statement, one line per step.
+    func plan(_ statement: SQLStatement) throws(QueryError) -> [String]
+    /// The table names present.
+    func tableNames() throws(QueryError) -> Set<String>
+    /// Every row of a join table as `{"owningId":..,"relatedId":..}`.
+    func joinRows(_ table: String) throws(QueryError) -> [[String: Value]]
+    /// Empty stand-ins for missing tables (temporary: the database itself is
+    /// not changed), so that queries naming them find no rows, as `eval` does.
+    func createTemporaryTables(classes: [String], joins: [String]) throws(QueryError)
+}

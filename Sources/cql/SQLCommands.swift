@@ -1,0 +1,100 @@
+import ArgumentParser
+import CQLKit
+import CQLSQL
+
+/// Where `load` and `run` find the database.
+struct DatabaseOptions: ParsableArguments {
+    @Option(help: "The SQLite database file (created if missing).")
+    var sqlite: String?
+
+    func validate() throws {
+        if sqlite == nil { throw ValidationError("Give the database: --sqlite FILE.") }
+    }
+
+    func open() throws(CommandFailure) -> SQLiteDatabase {
+        do {
+            return try SQLiteDatabase(path: sqlite)
+        } catch {
+            throw CommandFailure("error: " + error.message)
+        }
+    }
+}
+
+struct Load: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Import JSON data into a SQL database: one table per class, in one transaction.",
+        discussion: """
+            Reads what `cql eval --data` reads: a directory of <ClassName>.ndjson|.json files (relations
+            as _Join:<key>:<Owner>.ndjson) or one file. A bad line aborts the load with its file and line
+            and leaves the database as it was. --index creates the expression indexes the generated SQL
+            uses for those keys.
+            Example:
+              cql load --sqlite scores.db --index score,name Corpus/data
+            """
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: "Keys to index, comma-separated (equality, in, ranges and prefix LIKE on them use the index).")
+    var index: String?
+
+    @Option(name: .customLong("class"), help: "The class of a single file (default: the file's base name).")
+    var className: String?
+
+    @Argument(help: "A data directory or an .ndjson / .json file.")
+    var data: String
+
+    func run() throws {
+        let db = try database.open()
+        let keys = index?.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
+        do {
+            let counts = try db.load(path: data, className: className, indexes: keys)
+            Output.line(JSONWriter.string(.object(counts.mapValues { .int(Int64($0)) })))
+        } catch {
+            throw CommandFailure("error: " + error.message)
+        }
+    }
+}
+
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a query in a SQL database and print the matching objects as NDJSON, as `cql eval` does.",
+        discussion: """
+            What the database can answer exactly runs there; a part it can only prefilter is re-checked
+            with the evaluator's own predicate (--explain says which).
+            Examples:
+              cql run --sqlite scores.db "select * from GameScore where score > 1000 order by -score limit 5"
+              cql run --sqlite scores.db --explain "select * from GameScore where score = 1200"
+            """
+    )
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var input: QueryInput
+
+    @Flag(help: "Print only {\"count\":N}.")
+    var count = false
+
+    @Flag(help: "Print what runs in the database, what is re-checked, and the database's plan.")
+    var explain = false
+
+    func run() throws {
+        let text = try input.text()
+        let (parsed, _) = try input.parse(text)
+        let query = try input.bind(parsed, source: text, resolveTime: true)
+        let db = try database.open()
+        do {
+            if explain {
+                for line in try SQLRunner.explain(query, on: db, source: text) { Output.line(line) }
+                return
+            }
+            let result = try SQLRunner.run(query, on: db, countOnly: count, source: text)
+            for o in result.objects { Output.line(JSONWriter.string(.object(o))) }
+            if let total = result.count, count || query.count != .none {
+                Output.line(JSONWriter.string(.object(["count": .int(Int64(total))])))
+            }
+        } catch {
+            if error.kind == .data && error.range == nil { throw CommandFailure("error: " + error.message) }
+            throw CommandFailure(error.withSource(text))
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import CQLEval
+import CQLKit
+import CQLSQL
+import CorpusSupport
+import Foundation
+import XCTest
+
+/// Runs one query on the evaluator and on a database and says whether they
+/// agree: the same objects (as `cql eval` prints them) in the same order,
+/// the same count, or both an error.
+struct Differential {
+    /// Totals for the closing report.
+    struct Tally {
+        var queries = 0
+        var rows = 0
+        var exact = 0
+        var prefiltered = 0
+        mutating func add(_ other: Tally) {
+            queries += other.queries; rows += other.rows; exact += other.exact; prefiltered += other.prefiltered
+        }
+    }
+
+    enum Outcome: Equatable {
+        case rows([String], count: Int?)
+        case error(String)
+    }
+
+    static func evaluator(_ query: Query, _ store: DocumentStore) -> Outcome {
+        do throws(QueryError) {
+            let r = try QueryPlan(query, store: store).run()
+            return .rows(r.objects.map { JSONWriter.string(.object($0)) }, count: r.count)
+        } catch {
+            return .error(error.message)
+        }
+    }
+
+    static func database(_ query: Query, _ db: some SQLExecutor) -> (Outcome, SQLTranslation?) {
+        do throws(QueryError) {
+            let r = try SQLRunner.run(query, on: db)
+            return (.rows(r.objects.map { JSONWriter.string(.object($0)) }, count: r.count), r.translation)
+        } catch {
+            return (.error(error.message), nil)
+        }
+    }
+
+    /// Compares; returns a failure description or nil, and counts.
+    static func compare(_ query: Query, store: DocumentStore, db: some SQLExecutor, tally: inout Tally) -> String? {
+        let want = evaluator(query, store)
+        let (got, translation) = database(query, db)
+        tally.queries += 1
+        if let t = translation { if t.isExact { tally.exact += 1 } else { tally.prefiltered += 1 } }
+        switch (want, got) {
+        case (.error, .error): return nil
+        case (.rows(let a, let ca), .rows(let b, let cb)):
+            tally.rows += a.count
+            if a == b && ca == cb { return nil }
+            let sql = translation.map { "\n  sql: \($0.select.sql)\n  arguments: \(JSONWriter.string(.array($0.select.arguments)))" } ?? ""
+            return "evaluator \(a.count) rows (count \(ca.map(String.init) ?? "-")), \(db.dialect.rawValue) \(b.count) rows (count \(cb.map(String.init) ?? "-"))"
+                + "\n  evaluator: \(a.map(Self.id).joined(separator: ","))\n  database:  \(b.map(Self.id).joined(separator: ","))" + sql
+        default:
+            return "evaluator: \(want), \(db.dialect.rawValue): \(got)"
+        }
+    }
+
+    static func id(_ line: String) -> String {
+        guard let v = try? JSONReader.parse(line), case .string(let s)? = v["objectId"] else { return line }
+        return s
+    }
+}
