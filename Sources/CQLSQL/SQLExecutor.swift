@@ -4,6 +4,9 @@ import CQLKit
 /// ``SQLiteDatabase`` implements it over GRDB.
 public protocol SQLExecutor {
     var dialect: SQLDialectName { get }
+    /// Whether the stored data defeats the generated SQL, so every row must
+    /// be re-checked (SQLite's JSON functions cut strings at a NUL).
+    func requiresRecheck() throws(QueryError) -> Bool
     /// The `doc` column of each row, in order.
     func documents(_ statement: SQLStatement) throws(QueryError) -> [String]
     /// The first column of the first row as an integer (`count(*)`).

@@ -29,7 +29,13 @@ public enum SQLRunner {
         // The evaluator's checks first (bad regex, geo out of range, ...), so
         // errors are the same as eval's and come before any SQL runs.
         _ = try QueryPlan(q, store: DocumentStore(), source: source)
-        let translation = try SQLGenerator.pushdown(q, dialect: db.dialect)
+        var translation = try SQLGenerator.pushdown(q, dialect: db.dialect)
+        if try db.requiresRecheck() {
+            // Nothing pushed down: every row of the class, re-checked.
+            let all = try SQLGenerator.pushdown(Query(className: q.className), dialect: db.dialect)
+            translation = SQLTranslation(select: all.select, count: nil, whereIsExact: false, orderIsExact: false,
+                                         rechecked: ["every row: the data holds strings with NUL"], query: q)
+        }
         try prepareTables(q, db)
         let docs = try db.documents(translation.select)
         var objects: [[String: Value]] = []

@@ -37,7 +37,9 @@ extension SQLiteDatabase {
                                 guard case .string(let id)? = object["objectId"] else {
                                     throw QueryError(.data, "\(file.path):\(line): an object needs a string objectId to be stored in SQL")
                                 }
-                                try insert.execute(arguments: [id, JSONWriter.string(.object(object))])
+                                let json = JSONWriter.string(.object(object))
+                                try SQLiteDatabase.markNUL(db, json)
+                                try insert.execute(arguments: [id, json])
                             }
                         } catch let e as QueryError {
                             throw e
@@ -89,19 +91,27 @@ extension SQLiteDatabase {
 }
 
 extension SQLiteDatabase {
-    /// Adds objects (already read) to the class table `className`, in one
+    /// Adds objects (already read) to the class table `className` (a join
+    /// table for `_Join:...`: their `owningId` and `relatedId`), in one
     /// transaction, creating the table if needed.
     public func insert(_ objects: [[String: Value]], into className: String) throws(QueryError) {
         do {
             try queue.inTransaction { db in
                 try SQLiteDatabase.createTable(db, className)
                 let table = try SQLiteDialect().quote(className)
+                if className.hasPrefix("_Join:") {
+                    let insert = try db.cachedStatement(sql: "INSERT INTO \(table) (\"owningId\", \"relatedId\") VALUES (?, ?)")
+                    for o in objects { try insert.execute(arguments: [o["owningId"]?.stringValue, o["relatedId"]?.stringValue]) }
+                    return .commit
+                }
                 let insert = try db.cachedStatement(sql: "INSERT INTO \(table) (\"objectId\", \"doc\") VALUES (?, ?)")
                 for (i, object) in objects.enumerated() {
                     guard case .string(let id)? = object["objectId"] else {
                         throw QueryError(.data, "\(className)[\(i)]: an object needs a string objectId to be stored in SQL")
                     }
-                    try insert.execute(arguments: [id, JSONWriter.string(.object(object))])
+                    let json = JSONWriter.string(.object(object))
+                    try SQLiteDatabase.markNUL(db, json)
+                    try insert.execute(arguments: [id, json])
                 }
                 return .commit
             }

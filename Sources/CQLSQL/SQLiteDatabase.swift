@@ -35,9 +35,13 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
 
     static func registerFunctions(_ db: Database) {
         db.add(function: DatabaseFunction("cql_regexp", argumentCount: 3, pure: true) { args in
-            guard let pattern = String.fromDatabaseValue(args[0]), let options = String.fromDatabaseValue(args[1]),
-                case .string(let subject) = args[2].storage
-            else { return false }
+            guard let pattern = String.fromDatabaseValue(args[0]), let options = String.fromDatabaseValue(args[1]) else { return false }
+            let subject: String
+            switch args[2].storage {
+            case .blob(let data): subject = String(decoding: data, as: UTF8.self)
+            case .string(let s): subject = s
+            default: return false
+            }
             do {
                 return try EvaluatorFunctions.regexMatches(pattern: pattern, options: options, subject: subject)
             } catch {
@@ -88,6 +92,16 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
         } catch {
             throw QueryError(.data, "sqlite: \(SQLiteDatabase.message(error))")
         }
+    }
+
+    /// `PRAGMA user_version` 1 marks data holding a string with NUL, which
+    /// SQLite's JSON functions cut short (see ``SQLRunner``).
+    public func requiresRecheck() throws(QueryError) -> Bool {
+        try read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") == 1 }
+    }
+
+    static func markNUL(_ db: Database, _ json: String) throws {
+        if json.contains("\\u0000") { try db.execute(sql: "PRAGMA user_version = 1") }
     }
 
     public func documents(_ statement: SQLStatement) throws(QueryError) -> [String] {

@@ -15,14 +15,16 @@ import Foundation
 public enum EvaluatorFunctions {
     private final class RegexCache: @unchecked Sendable {
         let lock = NSLock()
-        var compiled: [String: PCRE2Regex] = [:]
+        var compiled: [[UInt8]: PCRE2Regex] = [:]
     }
     private static let cache = RegexCache()
 
     /// Whether PCRE2 finds `pattern` (options from `imxs`) in `subject`, as
     /// the `regexp` predicate does. Patterns are compiled once and cached.
     public static func regexMatches(pattern: String, options: String, subject: String) throws(QueryError) -> Bool {
-        let key = options + "\u{0}" + pattern
+        // Keyed by bytes: String equality is canonical equivalence, and `é`
+        // precomposed and decomposed are different patterns.
+        let key = Array((options + "\u{0}" + pattern).utf8)
         cache.lock.lock()
         var regex = cache.compiled[key]
         cache.lock.unlock()

@@ -115,10 +115,9 @@ public struct PostgreSQLDialect: SQLDialect {
             switch (op, v) {
             case (.equal, _): sql = PostgreSQLDialect.membership(path, [v], &ctx)
             case (.notEqual, _): sql = PostgreSQLDialect.membership(path, [v], &ctx).map { "NOT COALESCE(\($0), FALSE)" }
-            case (.lessThan, .null), (.greaterThan, .null): sql = "FALSE"
-            case (_, .null): sql = PostgreSQLDialect.membership(path, [.null], &ctx)
+            case (_, .null): sql = "FALSE"  // as the evaluator: no range matches null
             case (_, .number), (_, .string):
-                let type = v == .null ? "" : (SQLTerms.string(term) != nil ? "string" : "number")
+                let type = SQLTerms.string(term) != nil ? "string" : "number"
                 guard let l = PostgreSQLDialect.literal(v) else { sql = nil; break }
                 let jsonOp = op.rawValue
                 sql = PostgreSQLDialect.test(path, "@.type() == \"\(type)\" && @ \(jsonOp) \(l)", &ctx)

@@ -74,6 +74,7 @@ public enum SQLGenerator {
 
         var orderExact = whereFragment.exact
         var terms: [String] = []
+        let mark = ctx.mark
         if orderExact {
             if query.order.isEmpty && mentionsNear(query.condition) {
                 ctx.note("nearest-first order of near")
@@ -86,7 +87,6 @@ public enum SQLGenerator {
                 }
             }
         }
-        let mark = ctx.mark
         var limit: String?, offset: String?
         if orderExact {
             if let skip = query.skip {
@@ -108,9 +108,13 @@ public enum SQLGenerator {
         return Select(sql: sql, whereExact: whereFragment.exact, orderExact: orderExact)
     }
 
+    /// An integer skip/limit (an integral double counts, as in the evaluator).
     private static func integer(_ t: Term) -> Int64? {
-        if case .value(.int(let n)) = t { return n }
-        return nil
+        switch t {
+        case .value(.int(let n)): return n
+        case .value(.double(let d)) where d == d.rounded() && abs(d) < 9.0e15: return Int64(d)
+        default: return nil
+        }
     }
 
     static func mentionsNear(_ c: Condition?) -> Bool {

@@ -43,6 +43,17 @@ public struct SQLTranslation: Sendable {
     /// The query this translation is for.
     public var query: Query
 
+    public init(
+        select: SQLStatement, count: SQLStatement?, whereIsExact: Bool, orderIsExact: Bool, rechecked: [String], query: Query
+    ) {
+        self.select = select
+        self.count = count
+        self.whereIsExact = whereIsExact
+        self.orderIsExact = orderIsExact
+        self.rechecked = rechecked
+        self.query = query
+    }
+
     /// Whether the database answers alone.
     public var isExact: Bool { whereIsExact && orderIsExact }
 

@@ -144,8 +144,9 @@ public struct SQLiteDialect: SQLDialect {
         let bound: String
         switch v {
         case .null:
-            // `<= null` / `>= null` are `= null`; `<` / `>` match nothing.
-            return op == .lessThan || op == .greaterThan ? "FALSE" : membership(path, [.null], &ctx)
+            // The evaluator: null and missing never match a range, not even
+            // `<= null` (its planner makes every range against null false).
+            return "FALSE"
         case .number(let n): guardTypes = "IN ('integer', 'real')"; bound = ctx.bind(n)
         case .string(let s): guardTypes = "= 'text'"; bound = ctx.bind(.string(s))
         case .bool(let b): guardTypes = "IN ('true', 'false')"; bound = ctx.bind(.int(b ? 1 : 0))
@@ -170,12 +171,35 @@ public struct SQLiteDialect: SQLDialect {
                 var range = ""
                 if let lower { range += " AND \(x) >= \(lower)" }
                 if let upper { range += " AND \(x) < \(upper)" }
-                return "(\(t) = 'text'\(range) AND cql_regexp(\(p), \(o), \(x)))"
+                // As a BLOB: a text argument would reach the function cut at a NUL.
+                return "(\(t) = 'text'\(range) AND cql_regexp(\(p), \(o), CAST(\(x) AS BLOB)))"
             }
         }
     }
 
+    /// Whether a constant string holds NUL: SQLite binds text up to the
+    /// first NUL (GRDB passes C strings), so such predicates are re-checked.
+    static func bindsNUL(_ p: Predicate) -> Bool {
+        func term(_ t: Term) -> Bool {
+            switch t {
+            case .value(.string(let s)): return s.utf8.contains(0)
+            case .array(let items): return items.contains(where: term)
+            default: return false
+            }
+        }
+        switch p {
+        case .compare(_, _, let t), .regex(_, let t, _), .like(_, let t): return term(t)
+        case .in(_, let ts, _), .all(_, let ts): return ts.contains(where: term)
+        case .text(_, _, let s): return s.utf8.contains(0)
+        default: return false
+        }
+    }
+
     public func leaf(_ predicate: Predicate, _ ctx: inout SQLContext) throws(QueryError) -> SQLFragment {
+        if SQLiteDialect.bindsNUL(predicate) {
+            ctx.note("a string holding NUL")
+            return .notPushed
+        }
         let sql: String?
         switch predicate {
         case .exists(let path, let present):
