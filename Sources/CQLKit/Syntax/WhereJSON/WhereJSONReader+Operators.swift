@@ -51,8 +51,14 @@ extension WhereJSONReading {
                 }
                 predicate = .size(field, .value(value))
             case "$exists":
-                guard case .bool(let b) = value else { throw expected("true or false", p, found: value) }
-                predicate = .exists(field, b)
+                // MongoDB reads the operand's truth value: a number counts,
+                // 0 (or -0.0) is false, any other number true.
+                switch value {
+                case .bool(let b): predicate = .exists(field, b)
+                case .int(let n): predicate = .exists(field, n != 0)
+                case .double(let d): predicate = .exists(field, d != 0)
+                default: throw expected("true, false or a number", p, found: value)
+                }
             case "$type":
                 parts.append(try readType(field, value, path: p))
                 continue
