@@ -83,7 +83,7 @@ struct Planner {
         case .containedBy(let path, let terms):
             return .containedBy(Accessor(path), MemberSet(try values(terms, r)))
         case .elementMatch(let path, let inner):
-            return .elementMatch(Accessor(path), try plan(inner, depth: depth + 1))
+            return .elementMatch(Accessor(path), try plan(inner, depth: depth + 1), ElementMatchForm(inner))
         case .type(let path, let name):
             guard let test = TypeTest.named(name) else {
                 let known = TypeTest.allCases.map(\.rawValue).joined(separator: ", ")
