@@ -17,6 +17,11 @@ public protocol SQLExecutor {
     func tableNames() throws(QueryError) -> Set<String>
     /// Every row of a join table as `{"owningId":..,"relatedId":..}`.
     func joinRows(_ table: String) throws(QueryError) -> [[String: Value]]
+    /// Imports a data directory or file in one transaction (`cql load`).
+    @discardableResult
+    func load(path: String, className: String?, indexes: [String]) throws(QueryError) -> [String: Int]
+    /// Adds objects already read to a class (or `_Join:`) table.
+    func insert(_ objects: [[String: Value]], into className: String) throws(QueryError)
     /// Empty stand-ins for missing tables (temporary: the database itself is
     /// not changed), so that queries naming them find no rows, as `eval` does.
     func createTemporaryTables(classes: [String], joins: [String]) throws(QueryError)

@@ -37,7 +37,21 @@ public enum SQLRunner {
                                          rechecked: ["every row: the data holds strings with NUL"], query: q)
         }
         try prepareTables(q, db)
-        let docs = try db.documents(translation.select)
+        let docs: [String]
+        do {
+            docs = try db.documents(translation.select)
+        } catch where translation.orderIsExact && error.message.contains(PostgreSQLDialect.orderFailure) {
+            // PostgreSQL met an array or object at an order key, which its
+            // ORDER BY cannot rank exactly (the statement fails rather than
+            // answer in another order): filter there, order here.
+            var unordered = Query(className: q.className, condition: q.condition)
+            unordered.direct = q.direct
+            let filter = try SQLGenerator.pushdown(unordered, dialect: db.dialect)
+            translation = SQLTranslation(
+                select: filter.select, count: nil, whereIsExact: filter.whereIsExact, orderIsExact: false,
+                rechecked: filter.rechecked + ["order: an array or object at an order key"], query: q)
+            docs = try db.documents(translation.select)
+        }
         var objects: [[String: Value]] = []
         objects.reserveCapacity(docs.count)
         for d in docs { objects.append(try DataFiles.object(json: d)) }

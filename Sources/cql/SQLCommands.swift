@@ -7,15 +7,46 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: "The SQLite database file (created if missing).")
     var sqlite: String?
 
+    @Option(help: "The PostgreSQL database: postgres://user[:password]@host[:port]/database.")
+    var postgres: String?
+
     func validate() throws {
-        if sqlite == nil { throw ValidationError("Give the database: --sqlite FILE.") }
+        if (sqlite == nil) == (postgres == nil) { throw ValidationError("Give the database: --sqlite FILE or --postgres URL.") }
     }
 
-    func open() throws(CommandFailure) -> SQLiteDatabase {
+    /// The database, opened: SQLite or PostgreSQL.
+    func open() throws(CommandFailure) -> Database {
         do {
-            return try SQLiteDatabase(path: sqlite)
+            if let postgres { return .postgres(try PostgreSQLDatabase(url: postgres)) }
+            return .sqlite(try SQLiteDatabase(path: sqlite))
         } catch {
             throw CommandFailure("error: " + error.message)
+        }
+    }
+
+    enum Database {
+        case sqlite(SQLiteDatabase)
+        case postgres(PostgreSQLDatabase)
+
+        func load(path: String, className: String?, indexes: [String]) throws(QueryError) -> [String: Int] {
+            switch self {
+            case .sqlite(let db): return try db.load(path: path, className: className, indexes: indexes)
+            case .postgres(let db): return try db.load(path: path, className: className, indexes: indexes)
+            }
+        }
+
+        func run(_ query: Query, countOnly: Bool, source: String) throws(QueryError) -> SQLRunner.Result {
+            switch self {
+            case .sqlite(let db): return try SQLRunner.run(query, on: db, countOnly: countOnly, source: source)
+            case .postgres(let db): return try SQLRunner.run(query, on: db, countOnly: countOnly, source: source)
+            }
+        }
+
+        func explain(_ query: Query, source: String) throws(QueryError) -> [String] {
+            switch self {
+            case .sqlite(let db): return try SQLRunner.explain(query, on: db, source: source)
+            case .postgres(let db): return try SQLRunner.explain(query, on: db, source: source)
+            }
         }
     }
 }
@@ -30,6 +61,7 @@ struct Load: ParsableCommand {
             uses for those keys.
             Example:
               cql load --sqlite scores.db --index score,name Corpus/data
+              cql load --postgres postgres://postgres@127.0.0.1:5432/postgres --index score Corpus/data
             """
     )
 
@@ -84,10 +116,10 @@ struct Run: ParsableCommand {
         let db = try database.open()
         do {
             if explain {
-                for line in try SQLRunner.explain(query, on: db, source: text) { Output.line(line) }
+                for line in try db.explain(query, source: text) { Output.line(line) }
                 return
             }
-            let result = try SQLRunner.run(query, on: db, countOnly: count, source: text)
+            let result = try db.run(query, countOnly: count, source: text)
             for o in result.objects { Output.line(JSONWriter.string(.object(o))) }
             if let total = result.count, count || query.count != .none {
                 Output.line(JSONWriter.string(.object(["count": .int(Int64(total))])))

@@ -5,15 +5,27 @@ import CorpusSupport
 import Foundation
 import XCTest
 
-/// Every `Corpus/eval` case on the evaluator and on SQLite: the same
-/// objects in the same order (or both an error).
+/// Every `Corpus/eval` case on the evaluator and on a database: the same
+/// objects in the same order (or both an error). SQLite here; PostgreSQL in
+/// ``PostgreSQLTests``.
 final class EvalCorpusDifferentialTests: XCTestCase {
     func testEvalCorpusOnSQLite() throws {
-        let cases = try Corpus.cases(in: "eval")
-        var tally = Differential.Tally()
-        var dataSets: [String: (DocumentStore, SQLiteDatabase)] = [:]
-        var failures = 0
-        for c in cases {
+        let tally = try Self.run(self, "SQLite") { try SQLiteDatabase(path: nil) }
+        XCTAssertGreaterThan(tally.queries, 300)
+    }
+
+    /// The eval cases whose query parses and binds, with their data.
+    struct Case {
+        var corpusCase: CorpusCase
+        var query: Query
+        /// Inline objects, or nil for `data`.
+        var docs: [[String: Value]]?
+        var dataPath: String
+    }
+
+    static func cases() throws -> [Case] {
+        var out: [Case] = []
+        for c in try Corpus.cases(in: "eval") {
             guard let text = c["query"] else { continue }
             let query: Query
             do throws(QueryError) {
@@ -25,37 +37,54 @@ final class EvalCorpusDifferentialTests: XCTestCase {
             } catch {
                 continue  // a parse or bind error: no backend is involved
             }
-            let store: DocumentStore, db: SQLiteDatabase
-            if let docs = c["docs"] {
-                var objects: [[String: Value]] = []
-                for line in docs.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).isEmpty {
-                    guard case .object(let o) = try JSONReader.parse(String(line)).decodingTypedValues() else { continue }
-                    objects.append(o)
-                }
-                store = DocumentStore([query.className: objects])
-                db = try SQLiteDatabase(path: nil)
-                try db.insert(objects, into: query.className)
-            } else {
-                var path = c["data"]?.trimmingCharacters(in: .whitespaces) ?? "Corpus/data"
-                if !path.hasPrefix("Corpus/") { path = "Corpus/" + path }
-                if let cached = dataSets[path] {
-                    (store, db) = cached
-                } else {
-                    let full = Corpus.repositoryRoot.appendingPathComponent(path).path
-                    let isFile = !FileManager.default.fileExists(atPath: full + "/.") 
-                    store = try DocumentStore.load(path: full, className: isFile ? query.className : nil)
-                    db = try SQLiteDatabase(path: nil)
-                    try db.load(path: full, className: isFile ? query.className : nil)
-                    dataSets[path] = (store, db)
+            var docs: [[String: Value]]?
+            if let text = c["docs"] {
+                docs = []
+                for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                    if case .object(let o) = try JSONReader.parse(String(line)).decodingTypedValues() { docs!.append(o) }
                 }
             }
-            if let failure = Differential.compare(query, store: store, db: db, tally: &tally) {
+            var path = c["data"]?.trimmingCharacters(in: .whitespaces) ?? "Corpus/data"
+            if !path.hasPrefix("Corpus/") { path = "Corpus/" + path }
+            out.append(Case(corpusCase: c, query: query, docs: docs, dataPath: path))
+        }
+        return out
+    }
+
+    /// Runs every case; `fresh` gives an empty database. Data sets are loaded
+    /// once while consecutive cases share them.
+    static func run<DB: SQLExecutor>(_ test: XCTestCase, _ name: String, fresh: () throws -> DB) throws -> Differential.Tally {
+        var tally = Differential.Tally()
+        var loaded: (String, DocumentStore, DB)?
+        var failures = 0
+        for c in try cases() {
+            let store: DocumentStore, db: DB
+            if let docs = c.docs {
+                store = DocumentStore([c.query.className: docs])
+                db = try fresh()
+                try db.insert(docs, into: c.query.className)
+                loaded = nil
+            } else {
+                let full = Corpus.repositoryRoot.appendingPathComponent(c.dataPath).path
+                var isDirectory: ObjCBool = false
+                _ = FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory)
+                let className = isDirectory.boolValue ? nil : c.query.className
+                if let l = loaded, l.0 == c.dataPath + "|" + (className ?? "") {
+                    (store, db) = (l.1, l.2)
+                } else {
+                store = try DocumentStore.load(path: full, className: className)
+                db = try fresh()
+                try db.load(path: full, className: className, indexes: [])
+                loaded = (c.dataPath + "|" + (className ?? ""), store, db)
+                }
+            }
+            if let failure = Differential.compare(c.query, store: store, db: db, tally: &tally) {
                 failures += 1
-                XCTFail("\(c) [\(c["row"] ?? "")]: \(text)\n  \(failure)")
+                XCTFail("\(c.corpusCase) [\(c.corpusCase["row"] ?? "")]: \(c.corpusCase["query"] ?? "")\n  \(failure)")
             }
         }
-        print("eval corpus on SQLite: \(tally.queries) queries, \(tally.rows) rows compared; \(tally.exact) exact in SQL, \(tally.prefiltered) prefiltered and re-checked")
-        XCTAssertGreaterThan(tally.queries, 300)
+        print("eval corpus on \(name): \(tally.queries) queries, \(tally.rows) rows compared; \(tally.exact) exact in SQL, \(tally.prefiltered) prefiltered and re-checked")
         XCTAssertEqual(failures, 0)
+        return tally
     }
 }

@@ -23,24 +23,31 @@ final class RandomSQLDifferentialTests: XCTestCase {
     }
 
     func testRandomQueriesOnSQLite() throws {
+        let tally = try Self.run("SQLite", keepNUL: { $0 % 4 == 0 }) { try SQLiteDatabase(path: nil) }
+        if Self.seeds.count > 1 { XCTAssertGreaterThanOrEqual(tally.queries, 2000) }
+    }
+
+    /// Runs the seeded cases on a database (`fresh`: an empty one); data
+    /// keeps its NUL strings only where `keepNUL(seed)` says so (SQLite's
+    /// JSON functions cut strings at NUL, so such data is re-checked row by
+    /// row; elsewhere NUL becomes U+0001 so that the SQL itself is compared;
+    /// PostgreSQL's jsonb cannot hold NUL at all).
+    static func run<DB: SQLExecutor>(_ name: String, keepNUL: (UInt64) -> Bool, fresh: () throws -> DB) throws -> Differential.Tally {
         var tally = Differential.Tally()
         var failures = 0
-        for seed in Self.seeds {
+        for seed in seeds {
             var generator = RandomQueries(seed: seed)
             let data = generator.dataset()
             let query = generator.query(data)
-            // SQLite's JSON functions cut strings at NUL, so data holding one
-            // is re-checked row by row; three cases in four replace NUL with
-            // U+0001 so that the SQL itself is what gets compared.
-            let collections = seed % 4 == 0 ? data.collections : data.collections.mapValues { $0.map(Self.withoutNUL) }
-            guard let failure = try Self.disagreement(query, collections, &tally) else { continue }
+            let collections = keepNUL(seed) ? data.collections : data.collections.mapValues { $0.map(Self.withoutNUL) }
+            guard let failure = try disagreement(query, collections, fresh, &tally) else { continue }
             failures += 1
-            let (q, shrunk, message) = try Self.shrink(query, collections, failure)
-            XCTFail(Self.report(seed: seed, q, shrunk, message))
+            let (q, shrunk, message) = try shrink(query, collections, fresh, failure)
+            XCTFail(report(name, seed: seed, q, shrunk, message))
             if failures >= 5 { break }
         }
-        print("random queries on SQLite: \(tally.queries) queries, \(tally.rows) rows compared; \(tally.exact) exact in SQL, \(tally.prefiltered) prefiltered and re-checked")
-        if Self.seeds.count > 1 { XCTAssertGreaterThanOrEqual(tally.queries, 2000) }
+        print("random queries on \(name): \(tally.queries) queries, \(tally.rows) rows compared; \(tally.exact) exact in SQL, \(tally.prefiltered) prefiltered and re-checked")
+        return tally
     }
 
     static func withoutNUL(_ o: [String: Value]) -> [String: Value] {
@@ -55,19 +62,18 @@ final class RandomSQLDifferentialTests: XCTestCase {
         return o.mapValues(clean)
     }
 
-    static func database(_ collections: [String: [[String: Value]]]) throws -> SQLiteDatabase {
-        let db = try SQLiteDatabase(path: nil)
+    static func disagreement<DB: SQLExecutor>(
+        _ q: Query, _ collections: [String: [[String: Value]]], _ fresh: () throws -> DB, _ tally: inout Differential.Tally
+    ) throws -> String? {
+        let db = try fresh()
         for (name, objects) in collections.sorted(by: { $0.key < $1.key }) { try db.insert(objects, into: name) }
-        return db
-    }
-
-    static func disagreement(_ q: Query, _ collections: [String: [[String: Value]]], _ tally: inout Differential.Tally) throws -> String? {
-        let db = try database(collections)
         return Differential.compare(q, store: DocumentStore(collections), db: db, tally: &tally)
     }
 
     /// Drops objects and condition parts while the disagreement stays.
-    static func shrink(_ query: Query, _ collections: [String: [[String: Value]]], _ failure: String) throws -> (Query, [String: [[String: Value]]], String) {
+    static func shrink<DB: SQLExecutor>(
+        _ query: Query, _ collections: [String: [[String: Value]]], _ fresh: () throws -> DB, _ failure: String
+    ) throws -> (Query, [String: [[String: Value]]], String) {
         var q = query, data = collections, message = failure
         var scratch = Differential.Tally()
         var changed = true
@@ -78,7 +84,7 @@ final class RandomSQLDifferentialTests: XCTestCase {
                 while i < (data[name]?.count ?? 0) {
                     var smaller = data
                     smaller[name]!.remove(at: i)
-                    if let m = try disagreement(q, smaller, &scratch) {
+                    if let m = try disagreement(q, smaller, fresh, &scratch) {
                         data = smaller; message = m; changed = true
                     } else {
                         i += 1
@@ -89,7 +95,7 @@ final class RandomSQLDifferentialTests: XCTestCase {
                 for part in parts(c) {
                     var smaller = q
                     smaller.condition = part
-                    if let m = try disagreement(smaller, data, &scratch) {
+                    if let m = try disagreement(smaller, data, fresh, &scratch) {
                         q = smaller; message = m; changed = true
                         break
                     }
@@ -107,9 +113,9 @@ final class RandomSQLDifferentialTests: XCTestCase {
         }
     }
 
-    static func report(seed: UInt64, _ q: Query, _ data: [String: [[String: Value]]], _ message: String) -> String {
+    static func report(_ name: String, seed: UInt64, _ q: Query, _ data: [String: [[String: Value]]], _ message: String) -> String {
         let text = (try? CQLFormatter.format(q)) ?? ASTPrinter.describe(q)
-        var out = "SQLite disagrees with the evaluator (FUZZ_SEED=0x\(String(seed, radix: 16)) swift test --filter RandomSQLDifferentialTests), shrunk to:\n"
+        var out = "\(name) disagrees with the evaluator (FUZZ_SEED=0x\(String(seed, radix: 16)) swift test --filter \(name == "SQLite" ? "RandomSQLDifferentialTests" : "PostgreSQLTests")), shrunk to:\n"
         out += "query: \(text)\n"
         for (name, objects) in data.sorted(by: { $0.key < $1.key }) {
             out += "\(name).ndjson:\n" + objects.map { JSONWriter.string(.object($0)) }.joined(separator: "\n") + "\n"

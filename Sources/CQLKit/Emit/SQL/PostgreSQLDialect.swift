@@ -1,4 +1,6 @@
-/// PostgreSQL (15+): `doc` is JSONB, `seq` the load order.
+/// PostgreSQL (15+): `"<Class>"("objectId" text PRIMARY KEY, "doc" jsonb,
+/// "raw" text, "seq" bigserial)`: `doc` is what the predicates read, `raw`
+/// the JSON text results print, `seq` the load order.
 ///
 /// Leaf predicates are SQL/JSON path tests `doc @? $n::jsonpath` whose path
 /// is a bound argument (values never enter the SQL text): lax mode fans out
@@ -24,6 +26,9 @@ public struct PostgreSQLDialect: SQLDialect {
     public var name: SQLDialectName { .postgres }
     public func placeholder(_ index: Int) -> String { "$\(index)" }
     public func inputOrder(_ alias: String) -> String { "\(alias).\"seq\"" }
+    /// `raw`: the object's JSON text as loaded (JSONB would print `1e2` as
+    /// `100` and lose `-0.0`), so results print byte for byte as `cql eval`.
+    public func documentColumn(_ alias: String) -> String { "\(alias).\"raw\" AS \"doc\"" }
 
     public func paging(limit: String?, offset: String?) -> String {
         var s = ""
@@ -57,8 +62,10 @@ public struct PostgreSQLDialect: SQLDialect {
 
     /// `lax $."a"."b"`, or `nil` for numeric steps (lax mode does not index
     /// arrays by a member step) and keys with NUL.
+    /// Dotted paths are not pushed: lax mode steps into typed values
+    /// (a GeoPoint's `latitude`), which the evaluator's walk does not.
     static func path(_ p: FieldPath) -> String? {
-        guard !p.components.isEmpty else { return nil }
+        guard p.components.count == 1 else { return nil }
         var out = "lax $"
         for step in p.components {
             guard !SQLTerms.isIndex(step), let s = pathString(step) else { return nil }
@@ -115,7 +122,8 @@ public struct PostgreSQLDialect: SQLDialect {
             switch (op, v) {
             case (.equal, _): sql = PostgreSQLDialect.membership(path, [v], &ctx)
             case (.notEqual, _): sql = PostgreSQLDialect.membership(path, [v], &ctx).map { "NOT COALESCE(\($0), FALSE)" }
-            case (_, .null): sql = "FALSE"  // as the evaluator: no range matches null
+            case (.lessThan, .null), (.greaterThan, .null): sql = "FALSE"
+            case (_, .null): sql = PostgreSQLDialect.membership(path, [.null], &ctx)  // `<=`/`>=` null are `= null`
             case (_, .number), (_, .string):
                 let type = SQLTerms.string(term) != nil ? "string" : "number"
                 guard let l = PostgreSQLDialect.literal(v) else { sql = nil; break }
@@ -176,6 +184,9 @@ public struct PostgreSQLDialect: SQLDialect {
         return out + "$"
     }
 
+    /// The text of the error the ORDER BY raises at an array or object.
+    public static let orderFailure = "values order only in cql run"
+
     public func order(_ key: OrderKey, _ ctx: inout SQLContext) -> [String]? {
         guard key.path.components.count == 1, !SQLTerms.coercesDates(key.path),
             !SQLTerms.isIndex(key.path.components[0]), !key.path.components[0].utf8.contains(0)
@@ -186,7 +197,7 @@ public struct PostgreSQLDialect: SQLDialect {
         // Arrays and objects have no exact SQL order here: the cast fails
         // loudly instead of ordering them differently from the evaluator.
         let rank = "(CASE WHEN \(t) IS NULL OR \(t) = 'null' THEN 0 WHEN \(t) = 'number' THEN 1 WHEN \(t) = 'string' THEN 2 "
-            + "WHEN \(t) = 'boolean' THEN 6 ELSE (\(t) || ' values order only in cql run')::int END)"
+            + "WHEN \(t) = 'boolean' THEN 6 ELSE (\(t) || ' \(PostgreSQLDialect.orderFailure)')::int END)"
         return [
             rank + dir,
             "(CASE WHEN \(t) = 'number' THEN (\(v))::numeric END)\(dir)",

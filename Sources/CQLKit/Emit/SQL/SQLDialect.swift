@@ -42,6 +42,8 @@ public protocol SQLDialect: Sendable {
     var name: SQLDialectName { get }
     /// The n-th placeholder (1-based): `?n` or `$n`.
     func placeholder(_ index: Int) -> String
+    /// The column holding the object's JSON text as loaded (what results print).
+    func documentColumn(_ alias: String) -> String
     /// The column expression of the input (load) order of a table alias.
     func inputOrder(_ alias: String) -> String
     /// `LIMIT .. OFFSET ..` for the placeholders given.

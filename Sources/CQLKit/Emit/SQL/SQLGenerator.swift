@@ -36,7 +36,7 @@ public enum SQLGenerator {
     /// sorts and pages with the evaluator.
     public static func pushdown(_ query: Query, dialect name: SQLDialectName) throws(QueryError) -> SQLTranslation {
         var ctx = SQLContext(dialect: name.dialect)
-        let base = try selectStatement(query, &ctx, columns: "t0.\"objectId\", t0.\"doc\"", wantExact: false)
+        let base = try selectStatement(query, &ctx, columns: "t0.\"objectId\", " + ctx.dialect.documentColumn("t0"), wantExact: false)
         var count: SQLStatement?
         if query.count != .none && base.whereExact {
             var cctx = SQLContext(dialect: name.dialect)
@@ -186,6 +186,14 @@ public enum SQLGenerator {
                 return .notPushed
             }
             return negated ? .exact("NOT COALESCE(\(s), FALSE)") : .exact(s)
+        case .compare(let path, .equal, .value(.string(let id))) where path.components == ["objectId"] && !id.utf8.contains(0):
+            // The loader stores the document's string objectId in the key
+            // column: the primary key serves it, and Citus routes on it.
+            return .exact("\(ctx.rowAlias).\"objectId\" = \(ctx.bind(.string(id)))")
+        case .in(let path, let terms, false) where path.components == ["objectId"] && !terms.isEmpty
+            && terms.allSatisfy({ if case .value(.string(let s)) = $0 { return !s.utf8.contains(0) } else { return false } }):
+            let ids = terms.map { ctx.bind($0.value!) }
+            return .exact("\(ctx.rowAlias).\"objectId\" IN (\(ids.joined(separator: ", ")))")
         case .select(let path, _, let sub, _):
             ctx.note("select \(path.dotted) in (select ... from \(sub.className))")
             return .notPushed

@@ -21,6 +21,7 @@ public struct SQLiteDialect: SQLDialect {
     public var name: SQLDialectName { .sqlite }
     public func placeholder(_ index: Int) -> String { "?\(index)" }
     public func inputOrder(_ alias: String) -> String { "\(alias).rowid" }
+    public func documentColumn(_ alias: String) -> String { "\(alias).\"doc\"" }
 
     public func paging(limit: String?, offset: String?) -> String {
         var s = " LIMIT \(limit ?? "-1")"
@@ -78,18 +79,34 @@ public struct SQLiteDialect: SQLDialect {
         }
         let rest = steps.dropFirst()
         let m = member(step)!
-        var parts = ["(\(t) = 'object' AND \(walk(doc, path + m, rest, &ctx, missing, present)))"]
+        // Typed values (Date, Pointer, GeoPoint, ...) are values, not
+        // objects: the evaluator's walk does not step into them.
+        let opaque = typed(doc, path)
+        var parts = ["(\(t) = 'object' AND NOT \(opaque) AND \(walk(doc, path + m, rest, &ctx, missing, present)))"]
+        // On an array the step applies to every object element (a numeric
+        // step too: it names the field "1" of each object element) ...
+        let e = ctx.alias("e")
+        let inner = walk("\(e).value", "$" + m, rest, &ctx, missing, present)
+        var onArray = "EXISTS (SELECT 1 FROM json_each(\(doc), \(sqlLiteral(path))) AS \(e) WHERE \(e).type = 'object' AND NOT \(typed("\(e).value", "$")) AND \(inner))"
         if SQLTerms.isIndex(step) {
-            parts.append("(\(t) = 'array' AND \(walk(doc, path + "[\(step)]", rest, &ctx, missing, present)))")
-        } else {
-            let e = ctx.alias("e")
-            let inner = walk("\(e).value", "$" + m, rest, &ctx, missing, present)
-            parts.append(
-                "(\(t) = 'array' AND EXISTS (SELECT 1 FROM json_each(\(doc), \(sqlLiteral(path))) AS \(e) "
-                    + "WHERE \(e).type = 'object' AND \(inner)))")
+            // ... and a numeric step also reaches the element at that index;
+            // past the end it reaches nothing (not a missing branch), and a
+            // scalar there has no keys for the rest of the path.
+            let at = path + "[\(step)]"
+            let ta = "json_type(\(doc), \(sqlLiteral(at)))"
+            let indexed = rest.isEmpty
+                ? "(\(ta) IS NOT NULL AND \(present(doc, at, &ctx)))"
+                : "((\(ta) = 'array' OR (\(ta) = 'object' AND NOT \(typed(doc, at)))) AND \(walk(doc, at, rest, &ctx, missing, present)))"
+            onArray = "(\(onArray) OR \(indexed))"
         }
-        if missing { parts.append("(\(t) IS NULL OR \(t) NOT IN ('object', 'array'))") }
+        parts.append("(\(t) = 'array' AND \(onArray))")
+        if missing { parts.append("(\(t) IS NULL OR \(t) NOT IN ('object', 'array') OR (\(t) = 'object' AND \(opaque)))") }
         return "(" + parts.joined(separator: " OR ") + ")"
+    }
+
+    /// Whether the object at `path` is a typed value (its `__type` names one).
+    static func typed(_ doc: String, _ path: String) -> String {
+        "COALESCE(json_extract(\(doc), \(sqlLiteral(path + ".\"__type\""))) IN ('Date', 'Pointer', 'GeoPoint', 'Bytes', 'File', 'Relation'), FALSE)"
     }
 
     /// `test(type, value)` on the reached value itself or on some element of
@@ -144,9 +161,8 @@ public struct SQLiteDialect: SQLDialect {
         let bound: String
         switch v {
         case .null:
-            // The evaluator: null and missing never match a range, not even
-            // `<= null` (its planner makes every range against null false).
-            return "FALSE"
+            // MongoDB: `<= null` / `>= null` are `= null`; `<` / `>` match nothing.
+            return op == .lessThan || op == .greaterThan ? "FALSE" : membership(path, [.null], &ctx)
         case .number(let n): guardTypes = "IN ('integer', 'real')"; bound = ctx.bind(n)
         case .string(let s): guardTypes = "= 'text'"; bound = ctx.bind(.string(s))
         case .bool(let b): guardTypes = "IN ('true', 'false')"; bound = ctx.bind(.int(b ? 1 : 0))
