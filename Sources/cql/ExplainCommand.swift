@@ -12,7 +12,7 @@ struct Explain: ParsableCommand {
         let text = try input.text()
         let language = input.language ?? QueryLanguage.detect(text)
         Output.line("language: \(language.rawValue)")
-        if language != .whereJSON {
+        if language == .cql || language == .usergrid {
             Output.line("tokens:")
             do {
                 for line in try tokenLines(text, language) { Output.line("  " + line) }
@@ -20,7 +20,8 @@ struct Explain: ParsableCommand {
                 throw CommandFailure(error.withSource(text))
             }
         }
-        let (parsed, _) = try input.parse(text)
+        let (statement, _) = try input.parseStatement(text)
+        guard case .select(let parsed) = statement else { return try explainWrite(statement, text) }
         Output.line("ast:")
         for line in ASTPrinter.describe(parsed).split(separator: "\n") { Output.line("  " + line) }
         let bound = try input.bind(parsed, source: text, resolveTime: true)
@@ -36,6 +37,15 @@ struct Explain: ParsableCommand {
         Output.line("  usergrid: " + attempt { () throws(QueryError) -> String in try UsergridFormatter.format(parsed, literal: input.literal) })
     }
 
+    /// A write: its canonical CQL and the REST request(s) it means.
+    private func explainWrite(_ statement: Statement, _ text: String) throws {
+        Output.line("statement: \(statement.verb) \(statement.className)")
+        let bound = try input.bind(statement, source: text)
+        Output.line("output:")
+        Output.line("  cql: " + attempt { () throws(QueryError) -> String in try CQLFormatter.format(statement) })
+        Output.line("  rest: " + attempt { () throws(QueryError) -> String in JSONWriter.string(try RESTEmitter.emit(bound)) })
+    }
+
     private func attempt(_ body: () throws(QueryError) -> String) -> String {
         do { return try body() } catch { return "error: " + error.message }
     }
@@ -47,7 +57,7 @@ struct Explain: ParsableCommand {
             for t in try CQLLexer.tokenize(text) { rows.append((position(t.range, text), "\(t.kind)", t.text)) }
         case .usergrid:
             for t in try UsergridLexer.tokenize(text) { rows.append((position(t.range, text), "\(t.kind)", t.text)) }
-        case .whereJSON:
+        case .whereJSON, .rest:
             break
         }
         let w0 = rows.map(\.0.count).max() ?? 0

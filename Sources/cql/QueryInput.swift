@@ -7,7 +7,7 @@ struct QueryInput: ParsableArguments {
     @Argument(help: "The query text, or '-' to read it from standard input.")
     var query: String?
 
-    @Option(name: .customLong("from"), help: "Input language: cql, usergrid or where (default: detected).")
+    @Option(name: .customLong("from"), help: "Input language: cql, usergrid, where or rest (a REST write request; default: detected, never rest).")
     var language: QueryLanguage?
 
     @Option(help: "Values for the ? placeholders, as a JSON array (typed values in their REST form).")
@@ -42,6 +42,32 @@ struct QueryInput: ParsableArguments {
             return (try lang.parse(text, className: className, literal: literal, limit: limit, cursor: cursor), lang)
         } catch {
             throw CommandFailure(error)
+        }
+    }
+
+    /// The parsed, not yet bound, statement (a query or a write) and its language.
+    func parseStatement(_ text: String) throws(CommandFailure) -> (Statement, QueryLanguage) {
+        let lang = language ?? QueryLanguage.detect(text)
+        if lang != .cql && lang != .rest { let (q, l) = try parse(text); return (.select(q), l) }
+        if limit != nil || cursor != nil {
+            throw CommandFailure("error: --limit and --cursor are Usergrid's URL parameters; \(lang.rawValue) statements carry their own limit and skip", status: 2)
+        }
+        do {
+            return (try lang.parseStatement(text), lang)
+        } catch {
+            throw CommandFailure(error)
+        }
+    }
+
+    /// Binds a statement's placeholders and time functions (`current_timestamp()`
+    /// becomes the current instant).
+    func bind(_ statement: Statement, source: String) throws(CommandFailure) -> Statement {
+        if case .select(let q) = statement { return .select(try bind(q, source: source, resolveTime: true)) }
+        let values = try parameters()
+        do {
+            return try Binder.bind(statement, parameters: values ?? [], now: .now)
+        } catch {
+            throw CommandFailure(error.withSource(source))
         }
     }
 

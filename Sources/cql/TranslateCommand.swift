@@ -4,6 +4,8 @@ import CQLKit
 /// Output languages of `translate`.
 enum TargetLanguage: String, ExpressibleByArgument, CaseIterable {
     case `where`, cql, usergrid
+    /// The REST request(s) of a write (insert, update, delete).
+    case rest
 }
 
 struct Translate: ParsableCommand {
@@ -20,7 +22,7 @@ struct Translate: ParsableCommand {
 
     @OptionGroup var input: QueryInput
 
-    @Option(help: "Output: where, cql or usergrid.")
+    @Option(help: "Output: where, cql, usergrid, or rest (the REST request of an insert, update or delete).")
     var to: TargetLanguage = .where
 
     @Option(help: "where-JSON dialect: leancloud, parse or mongo (default: leancloud for CQL input, parse otherwise).")
@@ -48,7 +50,8 @@ struct Translate: ParsableCommand {
 
     /// One query's output text.
     func translate(_ text: String) throws(CommandFailure) -> String {
-        let (parsed, language) = try input.parse(text)
+        let (statement, language) = try input.parseStatement(text)
+        guard case .select(let parsed) = statement, to != .rest else { return try translateWrite(statement, language, text) }
         let query = try input.bind(parsed, source: text, resolveTime: to == .where)
         // CQL is LeanCloud's language, so its queries target LeanCloud unless told
         // otherwise; Usergrid and where-JSON input default to Parse Server's
@@ -61,9 +64,33 @@ struct Translate: ParsableCommand {
                 return JSONWriter.string(request, pretty: pretty)
             case .cql: return try CQLFormatter.format(query)
             case .usergrid: return try UsergridFormatter.format(query, literal: input.literal)
+            case .rest: return ""
             }
         } catch {
             throw CommandFailure(error.withSource(text))
+        }
+    }
+
+    /// A write statement's output: `--to rest` (default for writes) or `--to cql`.
+    func translateWrite(_ statement: Statement, _ language: QueryLanguage, _ text: String) throws(CommandFailure) -> String {
+        do {
+            switch to {
+            case .cql:
+                return try CQLFormatter.format(statement)
+            case .rest where statement.isWrite, .where where statement.isWrite:
+                let bound = try input.bind(statement, source: text)
+                return JSONWriter.string(try RESTEmitter.emit(bound, dialect: dialect ?? .leancloud), pretty: pretty)
+            case .rest:
+                throw QueryError(.unsupported, "--to rest translates writes (insert, update, delete); translate a select --to where", range: statement.range)
+            case .where, .usergrid:
+                throw QueryError(.unsupported, "'\(statement.verb)' is a write: translate it --to rest or --to cql", range: statement.range)
+            }
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch let error as QueryError {
+            throw CommandFailure(error.withSource(text))
+        } catch {
+            throw CommandFailure("error: \(error)")
         }
     }
 

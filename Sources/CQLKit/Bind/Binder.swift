@@ -55,16 +55,16 @@ public enum Binder {
         }
     }
 
-    static func checkCount(_ given: Int, placeholders count: Int, ranges: [Int: SourceRange], whole: SourceRange?) throws(QueryError) {
+    static func checkCount(_ given: Int, placeholders count: Int, ranges: [Int: SourceRange], whole: SourceRange?, noun: String = "query") throws(QueryError) {
         func plural(_ n: Int, _ word: String) -> String { n == 1 ? "1 \(word)" : "\(n) \(word)s" }
         let values = given == 1 ? "1 value was given" : "\(given) values were given"
         if given > count {
             let has = count == 0 ? "no placeholders" : plural(count, "placeholder")
-            throw QueryError(.binding, "too many values: the query has \(has) but \(values)",
+            throw QueryError(.binding, "too many values: the \(noun) has \(has) but \(values)",
                              range: count > 0 ? (ranges[count - 1] ?? whole) : whole)
         }
         if given < count {
-            throw QueryError(.binding, "no value for the \(TypedFunctions.ordinal(given + 1)) '?': the query has \(plural(count, "placeholder")) but \(given == 0 ? "no values were given" : values)",
+            throw QueryError(.binding, "no value for the \(TypedFunctions.ordinal(given + 1)) '?': the \(noun) has \(plural(count, "placeholder")) but \(given == 0 ? "no values were given" : values)",
                              range: ranges[given] ?? whole)
         }
     }

@@ -10,6 +10,10 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     case cql
     case usergrid
     case whereJSON = "where"
+    /// A LeanCloud REST write request (`{"method":"PUT","path":...}`), read
+    /// by ``RESTReader`` into a write ``Statement``; never detected (it looks
+    /// like where-JSON), always asked for with `--from rest`.
+    case rest
 
     /// Guesses the language from the text, as `cql translate` does without
     /// `--from` (design.md): where-JSON starts with `{` or `[`; CQL starts with
@@ -62,6 +66,28 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
             let options = UsergridOptions(className: className, literal: literal, limit: limit, cursor: cursor)
             return try UsergridParser.parse(text, options: options)
         case .whereJSON: return try WhereJSONReader.read(text, className: className)
+        case .rest:
+            let statement = try RESTReader.read(text)
+            if case .select(let q) = statement { return q }
+            throw QueryError(.unsupported, "a REST \(statement.verb) request is a write, not a query", range: statement.range, source: text)
+        }
+    }
+
+    /// Parses `text` in this language into a ``Statement``: CQL and REST
+    /// requests may hold writes; the other languages are queries.
+    ///
+    /// ```swift
+    /// try QueryLanguage.cql.parseStatement("delete from T where objectId = 'a1'")   // .delete(...)
+    /// try QueryLanguage.usergrid.parseStatement("name = 'x'", className: "T")      // .select(...)
+    /// ```
+    public func parseStatement(
+        _ text: String, className: String = "", literal: Bool = false, limit: Int? = nil, cursor: String? = nil
+    ) throws(QueryError) -> Statement {
+        switch self {
+        case .cql: return try CQLParser.parseStatement(text)
+        case .rest: return try RESTReader.read(text)
+        case .usergrid, .whereJSON:
+            return .select(try parse(text, className: className, literal: literal, limit: limit, cursor: cursor))
         }
     }
 }
