@@ -6,7 +6,7 @@ struct CQL: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cql",
         abstract: "Translate, explain and run LeanCloud CQL, Usergrid ql and REST where-JSON queries.",
-        subcommands: [Translate.self, Eval.self, Fmt.self, Explain.self]
+        subcommands: [Translate.self, Eval.self, Exec.self, Fmt.self, Explain.self]
     )
 }
 

@@ -34,6 +34,9 @@ public enum Evaluation {
     ) throws(QueryError) -> Int? {
         var q = query
         if countOnly { q.count = .only }
+        // One consistent snapshot against concurrent `cql exec` writes.
+        let lock = DataLoader.isDirectory(dataPath) ? try DataDirectory.Lock(dataPath, exclusive: false) : nil
+        defer { lock?.release() }
         let mainFile = streamableFile(for: q, dataPath: dataPath)
         var store = DocumentStore()
         if DataLoader.isDirectory(dataPath) {
