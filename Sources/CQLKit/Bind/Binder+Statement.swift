@@ -1,6 +1,6 @@
 extension Binder {
     /// A statement with every placeholder replaced and every call evaluated:
-    /// a query as ``bind(_:parameters:now:)`` binds it; a write's values, op
+    /// a query as ``bind(_:parameters:now:)->Query`` binds it; a write's values, op
     /// arguments, objectId and condition likewise, with the checks the parser
     /// applies to constants (an op's argument, no `__op` objects as values,
     /// a string objectId).
@@ -98,7 +98,7 @@ extension BindingContext {
 }
 
 extension Statement {
-    /// How many values ``Binder/bind(_:parameters:now:)-(Statement,_,_)`` needs.
+    /// How many values the binder needs for this statement.
     ///
     /// ```swift
     /// try CQLParser.parseStatement("insert into T(a, b) values (?, ?), (?, 1)").placeholderCount   // 3

@@ -24,7 +24,9 @@ public enum RESTEmitter {
 
     /// The request of a write (bind it first: placeholders, `current_timestamp()`).
     ///
-    /// - Parameter dialect: the where-JSON dialect of the `where` condition.
+    /// - Parameters:
+    ///   - statement: a bound insert, update or delete.
+    ///   - dialect: the where-JSON dialect of the `where` condition.
     /// - Throws: `.binding` for an unbound `?` or `current_timestamp()`;
     ///   `.unsupported` for a `select` (translate queries `--to where`) or a
     ///   condition the dialect cannot express.
