@@ -68,17 +68,24 @@ extension CQLWriter {
     }
 
     /// ` where objectId = x [and cond]`: the objectId first, as the REST
-    /// path names it before the `where`.
+    /// path names it before the `where` (unless `?` order says otherwise).
     mutating func writeWhere(_ objectId: Term, _ condition: Condition?, range: SourceRange?) throws(QueryError) {
         let id = Condition(.compare(FieldPath(["objectId"]), .equal, objectId), range: range)
         out += " where "
         guard let condition else { return try self.condition(id, depth: 1) }
-        // `?`s are positional: when the objectId's `?` came after the
-        // condition's in the source, it is written after them.
-        var idFirst = true
+        // `?`s are positional: the objectId conjunct goes first, unless its
+        // `?` came after some of the condition's, then right after the last
+        // conjunct holding an earlier `?` (the parser takes the objectId
+        // conjunct from anywhere among the top-level `and`s).
+        var items: [Condition]
+        if case .and(let inner) = condition.predicate { items = inner } else { items = [condition] }
+        var at = 0
         if case .placeholder(let i, _) = objectId {
-            PlaceholderScan.visit(condition) { j, _ in if j < i { idFirst = false } }
+            for (k, item) in items.enumerated() {
+                PlaceholderScan.visit(item) { j, _ in if j < i { at = k + 1 } }
+            }
         }
-        try self.condition(Condition(.and(idFirst ? [id, condition] : [condition, id]), range: range), depth: 1)
+        items.insert(id, at: at)
+        try self.condition(Condition(.and(items), range: range), depth: 1)
     }
 }
