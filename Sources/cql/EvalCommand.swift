@@ -26,7 +26,11 @@ struct Eval: ParsableCommand {
 
     func run() throws {
         let text = try input.text()
-        let (parsed, _) = try input.parse(text)
+        let (statement, _) = try input.parseStatement(text)
+        guard case .select(let parsed) = statement else {
+            throw CommandFailure(QueryError(.unsupported, "'\(statement.verb)' is a write: eval runs queries; apply writes with exec",
+                                            range: statement.range, source: text))
+        }
         let query = try input.bind(parsed, source: text, resolveTime: true)
         let total: Int?
         do {

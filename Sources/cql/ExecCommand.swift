@@ -29,10 +29,12 @@ struct Exec: ParsableCommand {
         guard parsed.isWrite else {
             throw CommandFailure(QueryError(.unsupported, "exec applies insert, update and delete; run a select with eval", range: parsed.range, source: text))
         }
-        let statement = try input.bind(parsed, source: text)
+        // One instant for current_timestamp() and the createdAt/updatedAt written.
+        let now = DateValue.now
+        let statement = try input.bind(parsed, source: text, now: now)
         let result: WriteResult
         do {
-            result = try DataDirectory.apply(statement, path: data, now: .now)
+            result = try DataDirectory.apply(statement, path: data, now: now)
         } catch {
             if error.range == nil { throw CommandFailure("error: " + error.message) }
             throw CommandFailure(error.withSource(text))

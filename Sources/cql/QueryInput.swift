@@ -61,11 +61,11 @@ struct QueryInput: ParsableArguments {
 
     /// Binds a statement's placeholders and time functions (`current_timestamp()`
     /// becomes the current instant).
-    func bind(_ statement: Statement, source: String) throws(CommandFailure) -> Statement {
+    func bind(_ statement: Statement, source: String, now: DateValue = .now) throws(CommandFailure) -> Statement {
         if case .select(let q) = statement { return .select(try bind(q, source: source, resolveTime: true)) }
         let values = try parameters()
         do {
-            return try Binder.bind(statement, parameters: values ?? [], now: .now)
+            return try Binder.bind(statement, parameters: values ?? [], now: now)
         } catch {
             throw CommandFailure(error.withSource(source))
         }

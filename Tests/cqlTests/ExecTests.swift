@@ -113,6 +113,28 @@ final class ExecTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("not a directory"), r.stderr)
     }
 
+    /// A class kept in a `.json` file stays a JSON array; `current_timestamp()`
+    /// is the instant written as createdAt; a class with two files is refused.
+    func testJSONFilesAndTimestamps() throws {
+        try Data("[{\"objectId\":\"j1\",\"n\":1}]\n".utf8).write(to: directory.appendingPathComponent("J.json"))
+        var r = try exec("insert into J(n, at) values (2, current_timestamp())")
+        XCTAssertEqual(r.stdout, "{\"created\":1}\n", r.stderr)
+        let text = String(decoding: try file("J.json"), as: UTF8.self)
+        XCTAssertTrue(text.hasPrefix("[\n{\"n\":1,\"objectId\":\"j1\"},\n{"), text)
+        XCTAssertTrue(text.hasSuffix("}\n]\n"), text)
+        let made = try eval("select * from J where n = 2")
+        let at = made.range(of: #""iso":""#).map { String(made[$0.upperBound...].prefix(24)) }
+        let created = made.range(of: #""createdAt":""#).map { String(made[$0.upperBound...].prefix(24)) }
+        XCTAssertNotNil(at, made)
+        XCTAssertEqual(at, created, made)
+        try Data("{\"objectId\":\"j9\"}\n".utf8).write(to: directory.appendingPathComponent("J.ndjson"))
+        let before = try file("J.json")
+        r = try exec("delete from J where objectId = 'j1'")
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("the class J has several data files (J.json, J.ndjson)"), r.stderr)
+        XCTAssertEqual(try file("J.json"), before)
+    }
+
     // MARK: Crash safety
 
     /// A write touching two files: `_User.ndjson` (updatedAt) and `_Join:likes:_User.ndjson` (a row).

@@ -64,11 +64,16 @@ public enum DataDirectory {
         try recover(path)
         var store = DocumentStore()
         try store.loadDirectory(path)
-        let files = Dictionary(try DataLoader.dataFiles(inDirectory: path).map { ($0.className, $0.path) }, uniquingKeysWith: { a, _ in a })
+        let files = Dictionary(grouping: try DataLoader.dataFiles(inDirectory: path), by: \.className)
         let result = try StatementExecutor.apply(statement, to: &store, now: now, newObjectId: newObjectId)
         var contents: [(name: String, bytes: [UInt8])] = []
         for className in result.changedClasses.sorted() {
-            let file = files[className].map { String($0.split(separator: "/").last!) } ?? className + ".ndjson"
+            let mine = files[className] ?? []
+            guard mine.count <= 1 else {
+                let names = mine.map { String($0.path.split(separator: "/").last!) }.joined(separator: ", ")
+                throw QueryError(.data, "\(path): the class \(className) has several data files (\(names)): exec cannot tell which one to rewrite")
+            }
+            let file = mine.first.map { String($0.path.split(separator: "/").last!) } ?? className + ".ndjson"
             contents.append((file, serialize(store.objects(in: className), asJSONArray: DataLoader.format(of: file) == .json)))
         }
         try commit(contents, in: path)

@@ -20,7 +20,6 @@ enum WriteChecks {
             return v
         case .add, .addUnique, .remove:
             guard case .array = v else { throw wrong() }
-            try settable(v, range: range)
             return v
         case .addRelation, .removeRelation:
             guard case .array(let items) = v else { throw wrong() }
