@@ -39,8 +39,13 @@ struct Explain: ParsableCommand {
 
     /// A write: its canonical CQL and the REST request(s) it means.
     private func explainWrite(_ statement: Statement, _ text: String) throws {
-        Output.line("statement: \(statement.verb) \(statement.className)")
+        Output.line("ast:")
+        for line in ASTPrinter.describe(statement).split(separator: "\n") { Output.line("  " + line) }
         let bound = try input.bind(statement, source: text)
+        if bound != statement {
+            Output.line("bound ast:")
+            for line in ASTPrinter.describe(bound).split(separator: "\n") { Output.line("  " + line) }
+        }
         Output.line("output:")
         Output.line("  cql: " + attempt { () throws(QueryError) -> String in try CQLFormatter.format(statement) })
         Output.line("  rest: " + attempt { () throws(QueryError) -> String in JSONWriter.string(try RESTEmitter.emit(bound)) })

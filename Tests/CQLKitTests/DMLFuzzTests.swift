@@ -155,6 +155,20 @@ final class DMLFuzzTests: XCTestCase {
         let put = #"{"method":"PUT","path":"/1.1/classes/Account/a1","body":{"n":{"__op":"Increment","amount":1}},"where":{"n":{"$lt":10}}}"#
         XCTAssertEqual(try CQLFormatter.format(try RESTReader.read(put)),
                        "update Account set n = op('Increment', {'amount': 1}) where objectId = 'a1' and n < 10")
+        XCTAssertEqual(ASTPrinter.describe(try CQLParser.parseStatement(
+            "update T set n = op('Increment', {'amount': 1}), s = ? where objectId = 'a1' and n < 10")), """
+            update T
+              set n: op Increment amount 1
+              set s: ?1
+              objectId: "a1"
+              where: compare n < 10
+            """)
+        XCTAssertEqual(ASTPrinter.describe(try CQLParser.parseStatement("insert into T(a, b) values (1, ?), (null, 'x')")), """
+            insert T
+              columns: a, b
+              row: 1, ?1
+              row: null, "x"
+            """)
         XCTAssertEqual(RESTEmitter.percentEncoded("a/b c"), "a%2Fb%20c")
         XCTAssertEqual(RESTEmitter.percentDecoded("a%2Fb%20c"), "a/b c")
         XCTAssertNil(RESTEmitter.percentDecoded("%zz"))
