@@ -261,7 +261,7 @@ final class WhereJSONReaderTests: XCTestCase {
         assertError(#"{"l":{"$within":{"$box":[[1,1],[0,0]]}}}"#,
                     "1:25: l.$within.$box: the box's southwest corner (1.0, 1.0) is north or east of its northeast corner (0.0, 0.0)")
         assertError(#"{"className":"T","limt":1}"#,
-                    "1:25: limt: unknown request parameter 'limt' (expected one of where, order, limit, skip, keys, include, count, className)")
+                    "1:25: limt: unknown request parameter 'limt' (expected one of where, order, limit, skip, keys, include, count, returnACL, className)")
         assertError(#"{"p":{"$inQuery":{"where":{}}}}"#, "1:18: p.$inQuery: a subquery needs a 'className'")
         assertError(#"{"$or":[{"where":{"a":1},"limit":1}]}"#,
                     "1:34: $or[0].limit: a compound sub-query ($or/$and/$nor element) carries no 'limit'")

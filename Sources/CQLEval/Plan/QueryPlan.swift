@@ -66,7 +66,7 @@ public final class QueryPlan: Sendable {
             keys: query.order.map { Ordering.Key(path: Accessor($0.path), descending: $0.descending) },
             nearPath: near?.0, nearCenter: near?.1)
         self.includer = Includer(paths: query.includes.map(\.components), store: store)
-        self.projection = Projection(query.keys)
+        self.projection = Projection(query.keys, keepingACL: query.returnACL)
         self.source = source
     }
 

@@ -11,7 +11,7 @@
 /// What `ql` cannot say is an ``QueryError/Kind/unsupported`` error that
 /// names the construct: regex, like, exists, size, all, subqueries,
 /// relations, boxes and polygons, null and typed values, placeholders, count,
-/// include, excluded keys, and — because Usergrid's `=` ignores case — exact
+/// include, excluded keys, LeanCloud's `returnACL`, and — because Usergrid's `=` ignores case — exact
 /// string equality unless `literal` is set (and case-insensitive matches when
 /// it is). Rewrites that keep the meaning: `!=` → `not k = v`, `in` →
 /// `k = a or k = b`, `not in` → `not (...)`, `near` with a maximum in km,
@@ -54,6 +54,7 @@ struct UsergridWriter {
     mutating func query(_ q: Query) throws(QueryError) -> String {
         if q.count != .none { throw unsupported("'count'") }
         if !q.includes.isEmpty { throw unsupported("'include'") }
+        if q.returnACL { throw unsupported("'returnACL'") }
         var out = "select " + (try keys(q.keys))
         if !q.direct.isEmpty {
             if q.condition != nil { throw unsupported("'direct' together with a condition") }
