@@ -172,7 +172,7 @@ extension CLITests {
         // The cursor is base64url("offset:10"): the next page starts at 10.
         let r = try cql(["translate", "--from", "usergrid", "--class", "Dog", "--limit", "5", "--cursor", "b2Zmc2V0OjEw", "name = 'x*'"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(r.stdout, #"{"className":"Dog","limit":5,"skip":10,"where":{"name":{"$options":"is","$regex":"^\\Qx\\E.*\\z"}}}"# + "\n")
+        XCTAssertEqual(r.stdout, #"{"className":"Dog","limit":5,"order":"-created","skip":10,"where":{"name":{"$options":"is","$regex":"^\\Qx\\E.*\\z"}}}"# + "\n")
         let bad = try cql(["translate", "--from", "usergrid", "--cursor", "nonsense", "a = 1"])
         XCTAssertEqual(bad.status, 1, bad.stderr)
         let misuse = try cql(["translate", "--limit", "3", "select * from T"])

@@ -45,6 +45,9 @@ indirect enum Node: Sendable {
     case geo(Accessor, GeoTest)
     /// `$geoIntersects`: a stored polygon containing the point.
     case geoIntersects(Accessor, GeoPoint)
+    /// Usergrid's case-insensitive string range: a string value (or array
+    /// element) whose case folding compares as the test says.
+    case foldedRange(Accessor, FoldedRangeTest)
 }
 
 /// A range comparison against a constant of a given class.

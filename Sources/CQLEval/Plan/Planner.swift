@@ -75,7 +75,10 @@ struct Planner {
             // The pattern ends in `\z`, so it is anchored at the true end.
             return .regex(Accessor(path), try compile(LikePattern.regex(p), LikePattern.options, r))
         case .text(let path, let match, let text):
-            let (p, options) = TextRegex.regex(match, text)
+            guard let (p, options) = TextRegex.regex(match, text) else {
+                // A case-insensitive range: folded strings, compared by code point.
+                return .foldedRange(Accessor(path), FoldedRangeTest(match.rangeOperator ?? .equal, text))
+            }
             return .regex(Accessor(path), try compile(p, options, r))
         case .containedBy(let path, let terms):
             return .containedBy(Accessor(path), MemberSet(try values(terms, r)))

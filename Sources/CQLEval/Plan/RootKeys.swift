@@ -33,7 +33,7 @@ extension Node {
         case .equal(let path, _), .isNull(let path), .range(let path, _), .scalar(let path, _), .member(let path, _),
             .size(let path, _), .exists(let path), .regex(let path, _), .elementMatch(let path, _), .type(let path, _),
             .modulo(let path, _, _), .containedBy(let path, _), .pointerIn(let path, _, _), .geo(let path, _),
-            .geoIntersects(let path, _):
+            .geoIntersects(let path, _), .foldedRange(let path, _):
             return add(path)
         }
     }

@@ -43,6 +43,8 @@ extension Node {
             }
         case .scalar(let path, let test):
             return path.anyPresent(root) { test.matches($0) }
+        case .foldedRange(let path, let test):
+            return path.anyPresent(root) { test.matches($0) }
         case .isNull(let path):
             return path.visit(root, present: { x in
                 if case .null = x { return true }

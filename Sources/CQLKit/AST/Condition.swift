@@ -68,6 +68,20 @@ public enum ComparisonOperator: String, Hashable, Sendable, CaseIterable {
 
 /// Usergrid's string matches (usergrid.md), compared with Unicode simple case
 /// folding.
+///
+/// The four ranges are Usergrid's string `<`, `<=`, `>`, `>=`: its server
+/// lowercases the value and the literal before comparing, so
+/// `name < 'delta'` takes `"Alpha"` and `"bravo"` but not `"Echo"`. They
+/// compare the case-folded strings by code point; no regex says that, so
+/// where-JSON and CQL cannot express them (an
+/// ``QueryError/Kind/unsupported`` error) — the Usergrid `literal` option
+/// gives a case-sensitive ``Predicate/compare(_:_:_:)`` instead.
+///
+/// ```swift
+/// try UsergridParser.parse("name < 'delta'").condition?.predicate
+/// // .text("name", .lessThanIgnoringCase, "delta")
+/// TextMatch.lessThanIgnoringCase.rangeOperator   // .lessThan
+/// ```
 public enum TextMatch: String, Hashable, Sendable, CaseIterable {
     /// `name = 'Morgan'`: the whole value equals, ignoring case.
     case equalsIgnoringCase
@@ -77,6 +91,36 @@ public enum TextMatch: String, Hashable, Sendable, CaseIterable {
     case word
     /// `text contains 'bl*'`: some word starts with the text, ignoring case.
     case wordPrefix
+    /// `name < 'delta'`: the case-folded value sorts before the case-folded text.
+    case lessThanIgnoringCase
+    /// `name <= 'delta'`, ignoring case.
+    case lessThanOrEqualIgnoringCase
+    /// `name > 'delta'`, ignoring case.
+    case greaterThanIgnoringCase
+    /// `name >= 'delta'`, ignoring case.
+    case greaterThanOrEqualIgnoringCase
+
+    /// The comparison of a case-insensitive range; `nil` for the other matches.
+    public var rangeOperator: ComparisonOperator? {
+        switch self {
+        case .lessThanIgnoringCase: return .lessThan
+        case .lessThanOrEqualIgnoringCase: return .lessThanOrEqual
+        case .greaterThanIgnoringCase: return .greaterThan
+        case .greaterThanOrEqualIgnoringCase: return .greaterThanOrEqual
+        case .equalsIgnoringCase, .wildcard, .word, .wordPrefix: return nil
+        }
+    }
+
+    /// The case-insensitive range for `<`, `<=`, `>`, `>=`; `nil` for `=` and `!=`.
+    public static func ignoringCase(_ op: ComparisonOperator) -> TextMatch? {
+        switch op {
+        case .lessThan: return .lessThanIgnoringCase
+        case .lessThanOrEqual: return .lessThanOrEqualIgnoringCase
+        case .greaterThan: return .greaterThanIgnoringCase
+        case .greaterThanOrEqual: return .greaterThanOrEqualIgnoringCase
+        case .equal, .notEqual: return nil
+        }
+    }
 }
 
 /// Parse Server's `$text: {$search: {...}}`.

@@ -180,7 +180,9 @@ struct CQLWriter {
             out += try path(p) + " like "
             try term(pattern, at: r)
         case .text(let p, let match, let text):
-            let (pattern, options) = TextRegex.regex(match, text)
+            guard let (pattern, options) = TextRegex.regex(match, text) else {
+                throw TextRegex.rangeUnsupported(p, match, text, target: "CQL", range: r)
+            }
             out += try path(p) + " regexp " + CQLLiterals.string("(?" + options + ")" + pattern)
         case .select(let p, let key, let query, let negated):
             out += try path(p) + (negated ? " not in (" : " in (")

@@ -22,6 +22,16 @@
 /// them as the request path and URL parameters; see ``UsergridOptions`` and
 /// ``UsergridOptions/cursor(offset:)``), so they are not written.
 ///
+/// Order (usergrid.md, "Meaning"): `ql` without `order by` means newest first
+/// (`created` descending), or nearest first with a `within`, so that order
+/// is not written. A query with no order and no `within` (CQL's store order)
+/// has no `ql` spelling of its own and is written the same way: like the
+/// class and the page size, the order then becomes Usergrid's default. An
+/// order by the value of a `within` field cannot be written (`ql` reads it
+/// as the distance order). String literals are trimmed by Usergrid, so a
+/// string with whitespace at an end cannot be written; string ranges ignore
+/// case, so a case-sensitive one needs `literal`.
+///
 /// ```swift
 /// let q = try UsergridParser.parse("WHERE not color eq 'Blue' && (a = 1 || b > 2.5) ORDER BY name ASC")
 /// try UsergridFormatter.format(q)
@@ -62,7 +72,13 @@ struct UsergridWriter {
         } else if let c = q.condition {
             if c.predicate != .constant(true) { out += " where " + (try condition(c, .or)) }
         }
-        if !q.order.isEmpty {
+        if !q.order.isEmpty && !(q.order == UsergridMeaning.defaultOrder && UsergridMeaning.firstWithin(q.condition) == nil) {
+            var withinFields = Set<FieldPath>()
+            UsergridMeaning.withinFields(q.condition, into: &withinFields)
+            if let k = q.order.first(where: { withinFields.contains($0.path) }) {
+                throw unsupported(
+                    "ordering by the value of the 'within' field '\(k.path.dotted)' (in Usergrid, 'order by \(k.path.dotted)' means nearest first)")
+            }
             var parts: [String] = []
             for k in q.order { parts.append(try property(k.path) + (k.descending ? " desc" : "")) }
             out += " order by " + parts.joined(separator: ", ")
