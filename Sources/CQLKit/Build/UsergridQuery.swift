@@ -7,7 +7,7 @@
 /// `*` as a wildcard, and ranges (``gt(_:value:)``, ...) case-insensitive
 /// too, unless the builder is `literal`. Without sort keys results come
 /// newest first (`created` descending), or nearest first with
-/// ``locationWithin(_:latitude:longitude:)``; the page is 10 unless
+/// `locationWithin(_:latitude:longitude:)`; the page is 10 unless
 /// ``limit(_:)`` says otherwise.
 ///
 /// ```swift
@@ -225,7 +225,7 @@ public struct UsergridQuery: Sendable {
     /// are applied as ``UsergridParser`` applies ``UsergridOptions``: the
     /// limit clamped to 1...1000 (10 when not given), the cursor turned into
     /// `skip`, newest first without sort keys (nearest first with
-    /// ``locationWithin(_:latitude:longitude:)``, also when sorted by
+    /// `locationWithin(_:latitude:longitude:)`, also when sorted by
     /// `location`).
     public func build() throws(QueryError) -> Query {
         if let error { throw error }

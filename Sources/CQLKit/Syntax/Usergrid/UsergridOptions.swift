@@ -44,7 +44,7 @@ public struct UsergridOptions: Hashable, Sendable {
     }
 
     /// Sets class name, limit and skip of `query` from these options, and its
-    /// order from Usergrid's rules (``UsergridMeaning/order(_:condition:ranges:)``).
+    /// order from Usergrid's rules (`UsergridMeaning.order`).
     func apply(to query: inout Query, orderRanges: [SourceRange] = []) throws(QueryError) {
         query.className = className
         let limit = self.limit ?? UsergridMeaning.defaultLimit

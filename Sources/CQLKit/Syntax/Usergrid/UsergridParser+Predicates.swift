@@ -95,7 +95,7 @@ extension UsergridParserState {
         }
     }
 
-    /// `k op v` in the AST (``UsergridMeaning/comparison(_:_:_:quoted:literal:)``):
+    /// `k op v` in the AST (`UsergridMeaning.comparison`):
     /// a quoted string is trimmed, and unless `literal` its `=` and ranges
     /// ignore case; everything else compares.
     func mapComparison(_ path: FieldPath, _ op: UsergridToken, _ valueToken: UsergridToken) -> Predicate {

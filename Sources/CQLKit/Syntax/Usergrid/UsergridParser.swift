@@ -34,7 +34,7 @@ public enum UsergridParser {
 
     /// Parses `text` with `options` (class name, literal mode, limit, cursor).
     /// The request's meaning is applied (``UsergridOptions``,
-    /// ``UsergridMeaning``): no `limit` is Usergrid's page of 10; no
+    /// `UsergridMeaning`): no `limit` is Usergrid's page of 10; no
     /// `order by` is newest first (`created` descending), or nearest first
     /// with a `within`, as is `order by` the `within` field.
     public static func parse(_ text: String, options: UsergridOptions = .init()) throws(QueryError) -> Query {
