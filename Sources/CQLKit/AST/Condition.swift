@@ -189,8 +189,13 @@ public indirect enum Predicate: Hashable, Sendable {
     case text(FieldPath, TextMatch, String)
     /// Parse's `$containedBy`: every element of the array field is in the list.
     case containedBy(FieldPath, [Term])
-    /// MongoDB's `$elemMatch`: some element satisfies `condition`, whose paths
-    /// are relative to the element (an empty path is the element itself).
+    /// MongoDB's `$elemMatch`: some element, taken whole, satisfies
+    /// `condition`, whose paths are relative to the element. When the
+    /// condition reads the element itself (an empty path: the operator form
+    /// `{$gt: 4, $lt: 6}`) every element is tested and a nested array is
+    /// compared as an array; otherwise (the field form `{b: null}`, or a
+    /// constant `true` for `{}`) only object and array elements are tested.
+    /// MongoDB's `$all` of `$elemMatch` objects is an AND of these on one path.
     case elementMatch(FieldPath, Condition)
     /// MongoDB's `$type` (`"string"`, `"number"`, `"array"`, ...).
     case type(FieldPath, String)
