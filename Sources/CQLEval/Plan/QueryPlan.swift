@@ -180,7 +180,7 @@ public final class QueryPlan: Sendable {
         var heap = end.map { BoundedHeap<Ordering.Entry>(capacity: $0, precedes: ordering.precedes) }
         for (index, object) in objects.enumerated() {
             guard try matches(object, context) else { continue }
-            let e = ordering.entry(object, index: index)
+            let e = try ordering.entry(object, index: index)
             total += 1
             if heap != nil { heap?.offer(e) } else { entries.append(e) }
         }
