@@ -17,13 +17,17 @@ struct Ordering: Sendable {
     let nearPath: Accessor?
     let nearCenter: GeoPoint?
 
+    /// Per key, whether it is descending (what comparisons read).
+    let descending: [Bool]
+    let keys: [Key]
+
     init(keys: [Key], nearPath: Accessor?, nearCenter: GeoPoint?) {
         sortKeys = SortKeys(keys: keys)
+        self.keys = keys
+        descending = keys.map(\.descending)
         self.nearPath = nearPath
         self.nearCenter = nearCenter
     }
-
-    var keys: [Key] { sortKeys.keys }
 
     var isEmpty: Bool { keys.isEmpty && nearPath == nil }
 
@@ -74,8 +78,14 @@ struct Ordering: Sendable {
 
     /// Strict weak order of entries; total thanks to the input index.
     func precedes(_ a: Entry, _ b: Entry) -> Bool {
-        let c = SortKeys.compare(a.values, b.values, keys)
-        if c != 0 { return c < 0 }
+        if descending.count == 1 {
+            // The common case, without the loop.
+            let c = SortValue.compare(a.values[0], b.values[0])
+            if c != 0 { return descending[0] ? c > 0 : c < 0 }
+        } else {
+            let c = SortKeys.compare(a.values, b.values, descending)
+            if c != 0 { return c < 0 }
+        }
         if nearPath != nil, keys.isEmpty, a.distance != b.distance { return a.distance < b.distance }
         return a.index < b.index
     }

@@ -53,7 +53,7 @@ struct SortKeys: Sendable {
             }
         }
         if pending.isEmpty { return fixed }
-        var best = BestTuple(keys: keys)
+        var best = BestTuple(descending: keys.map(\.descending))
         try expand(pending, fixed, &best)
         return best.tuple ?? fixed
     }
@@ -250,26 +250,26 @@ struct SortKeys: Sendable {
 
     /// The best tuple seen, in the order's own comparison.
     private struct BestTuple {
-        let keys: [Key]
+        let descending: [Bool]
         var tuple: [SortValue]?
 
-        init(keys: [Key]) { self.keys = keys }
+        init(descending: [Bool]) { self.descending = descending }
 
         mutating func offer(_ candidate: [SortValue]) {
             guard let t = tuple else {
                 tuple = candidate
                 return
             }
-            if SortKeys.compare(candidate, t, keys) < 0 { tuple = candidate }
+            if SortKeys.compare(candidate, t, descending) < 0 { tuple = candidate }
         }
     }
 
     /// Compares two key tuples in the order: key by key, descending keys reversed.
     @inline(__always)
-    static func compare(_ a: [SortValue], _ b: [SortValue], _ keys: [Key]) -> Int {
-        for i in keys.indices {
+    static func compare(_ a: [SortValue], _ b: [SortValue], _ descending: [Bool]) -> Int {
+        for i in descending.indices {
             let c = SortValue.compare(a[i], b[i])
-            if c != 0 { return keys[i].descending ? -c : c }
+            if c != 0 { return descending[i] ? -c : c }
         }
         return 0
     }
