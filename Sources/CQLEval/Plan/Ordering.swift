@@ -17,14 +17,14 @@ struct Ordering: Sendable {
     let nearPath: Accessor?
     let nearCenter: GeoPoint?
 
+    let keys: [Key]
     /// Per key, whether it is descending (what comparisons read).
     let descending: [Bool]
-    let keys: [Key]
 
     init(keys: [Key], nearPath: Accessor?, nearCenter: GeoPoint?) {
         sortKeys = SortKeys(keys: keys)
         self.keys = keys
-        descending = keys.map(\.descending)
+        descending = sortKeys.descending
         self.nearPath = nearPath
         self.nearCenter = nearCenter
     }

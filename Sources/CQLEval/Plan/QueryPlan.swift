@@ -112,6 +112,11 @@ public final class QueryPlan: Sendable {
     }
 
     /// Runs the query over the store's collection of `query.className`.
+    ///
+    /// - Throws: `.pattern` when a regular expression exceeds its match
+    ///   limit; `.data` when two order keys reach two different arrays of one
+    ///   matching object (MongoDB's "parallel arrays": `order by a, b` over
+    ///   `{"a": [1], "b": [2]}`), naming both keys and the object.
     public func run() throws(QueryError) -> QueryResult {
         try run(over: store.objects(in: query.className))
     }

@@ -24,6 +24,12 @@ import CQLKit
 /// product, which MongoDB refuses ("cannot sort with keys that are parallel
 /// arrays"): ``ParallelArrays``.
 ///
+/// Two readings where MongoDB's index code does something odd: a positional
+/// step takes the element even when object elements also have a member
+/// named by the number (MongoDB refuses such objects, "Ambiguous field
+/// name"), and an element kept whole stays whole when it is an empty array
+/// (MongoDB's index holds `undefined` for `a.0` over `[[]]`).
+///
 /// Walks stop at the first array, so an object without arrays on its order
 /// paths costs one lookup per key, as before this rule.
 struct SortKeys: Sendable {
@@ -40,6 +46,13 @@ struct SortKeys: Sendable {
     }
 
     let keys: [Key]
+    /// Per key, whether it is descending (what comparisons read).
+    let descending: [Bool]
+
+    init(keys: [Key]) {
+        self.keys = keys
+        descending = keys.map(\.descending)
+    }
 
     /// The best key of each order key, for one object.
     func best(_ root: Value) throws(ParallelArrays) -> [SortValue] {
@@ -53,7 +66,7 @@ struct SortKeys: Sendable {
             }
         }
         if pending.isEmpty { return fixed }
-        var best = BestTuple(descending: keys.map(\.descending))
+        var best = BestTuple(descending: descending)
         try expand(pending, fixed, &best)
         return best.tuple ?? fixed
     }
