@@ -80,6 +80,31 @@ final class RandomOrderTests: XCTestCase {
         XCTAssertNil(Self.check(apart))
     }
 
+    /// The shared random query generator orders by several paths through one
+    /// array (which then pair per element) often enough to matter, and never
+    /// through parallel arrays (``RandomCases`` fails any query that errors).
+    func testGeneratedQueriesOrderByPathsThroughOneArray() {
+        var paired = 0, total = 0
+        for seed in RandomCases.seeds.prefix(1000) {
+            var generator = RandomQueries(seed: seed)
+            let data = generator.dataset()
+            let q = generator.query(data)
+            total += 1
+            let objects = data.collections[q.className] ?? []
+            let keys = q.order.map(\.path)
+            let shares = objects.contains { o in
+                keys.indices.contains { i in
+                    keys.indices.contains { j in
+                        i < j && !Set(OrderArrays.locations(keys[i], in: o)).isDisjoint(with: OrderArrays.locations(keys[j], in: o))
+                    }
+                }
+            }
+            if shares { paired += 1 }
+        }
+        print("random queries: \(paired) of \(total) order by two keys through one array of some object")
+        XCTAssertGreaterThan(paired, total / 50)
+    }
+
     // MARK: Checking one case
 
     /// What is wrong with the evaluator's answer, or `nil`.
