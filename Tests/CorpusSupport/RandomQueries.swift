@@ -201,7 +201,8 @@ public struct RandomQueries {
         case .select, .inQuery: return subqueryDepth < 2 ? on(.subqueries, 3) : 0
         case .related: return subqueryDepth == 0 ? on(.relations, 2) : 0
         case .constant: return on(.constants, 1)
-        case .containedBy, .elementMatch, .type, .modulo: return on(.mongoOperators, 1)
+        case .containedBy, .type, .modulo: return on(.mongoOperators, 1)
+        case .elementMatch: return on(.mongoOperators, 2)
         }
     }
 
@@ -213,6 +214,10 @@ public struct RandomQueries {
         if rng.chance(0.03) { (path, pathKind) = (rng.pick(Self.oddNames), .number) }
         switch kind {
         case .compare:
+            if features.contains(.typedConstants), rng.chance(0.06) {
+                // Ranges against null: <= and >= mean = null, < and > nothing.
+                return .compare(path, rng.pick([.lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual]), .value(.null))
+            }
             return .compare(path, rng.pick(ComparisonOperator.allCases), .value(constant(pathKind, at: path)))
         case .in:
             return .in(path, list(pathKind, at: path, max: 4), negated: rng.chance(0.4))
@@ -272,15 +277,7 @@ public struct RandomQueries {
         case .containedBy:
             return .containedBy(rng.chance(0.7) ? "tags" : path, list(.string, max: 4))
         case .elementMatch:
-            if rng.chance(0.5) {
-                // Conditions on the element itself: one, or a range of two.
-                let first = Condition(.compare(FieldPath([]), rng.pick(ComparisonOperator.allCases), .value(constant(.any))))
-                let second = Condition(.compare(FieldPath([]), rng.pick(ComparisonOperator.allCases), .value(constant(.any))))
-                return .elementMatch(rng.pick(["tags", "n", "s"]), rng.chance(0.5) ? first : Condition.and([first, second]))
-            }
-            let a = Condition(.compare("name", rng.pick(ComparisonOperator.allCases), .value(constant(.string))))
-            let b = Condition(.compare("n", rng.pick(ComparisonOperator.allCases), .value(constant(.number))))
-            return .elementMatch("items", rng.chance(0.5) ? a : Condition.and([a, b]))
+            return elementMatchPredicate()
         case .type:
             return .type(path, rng.pick(Self.typeNames))
         case .modulo:

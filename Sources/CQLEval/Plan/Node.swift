@@ -29,8 +29,9 @@ indirect enum Node: Sendable {
     case exists(Accessor)
     /// A string value (or array element) in which the regex is found.
     case regex(Accessor, PCRE2Regex)
-    /// `$elemMatch`: an array value with an element matching the node.
-    case elementMatch(Accessor, Node)
+    /// `$elemMatch`: an array value with an element, taken whole, matching
+    /// the node in the given form (``ElementMatchForm``).
+    case elementMatch(Accessor, Node, ElementMatchForm)
     /// `$type`
     case type(Accessor, TypeTest)
     /// `$mod`

@@ -1,7 +1,7 @@
 import CQLKit
 
 /// Compiles a bound condition tree into ``Node``s once, raising every error a
-/// query can have (bad regex, bad GeoPoint, inverted box, unbound
+/// query can have (bad regex, bad GeoPoint, inverted `near` range, unbound
 /// placeholder) before evaluation starts. Subqueries run here, against the
 /// store, so evaluation never touches other collections.
 struct Planner {
@@ -44,8 +44,11 @@ struct Planner {
             case .equal: return Planner.equal(acc, v)
             case .notEqual: return .not(Planner.equal(acc, v))
             default:
-                // semantics.md: null and missing never match a range.
-                if v == .null { return .constant(false) }
+                // semantics.md (MongoDB): against null, `<=` and `>=` match
+                // exactly what `= null` matches, `<` and `>` match nothing.
+                if v == .null {
+                    return op == .lessThanOrEqual || op == .greaterThanOrEqual ? .isNull(acc) : .constant(false)
+                }
                 if let test = ScalarTest(op, v) { return .scalar(acc, test) }
                 return .range(acc, RangeTest(op: op, constant: v, constantClass: ValueOrder.rangeClass(v)))
             }
@@ -80,7 +83,7 @@ struct Planner {
         case .containedBy(let path, let terms):
             return .containedBy(Accessor(path), MemberSet(try values(terms, r)))
         case .elementMatch(let path, let inner):
-            return .elementMatch(Accessor(path), try plan(inner, depth: depth + 1))
+            return .elementMatch(Accessor(path), try plan(inner, depth: depth + 1), ElementMatchForm(inner))
         case .type(let path, let name):
             guard let test = TypeTest.named(name) else {
                 let known = TypeTest.allCases.map(\.rawValue).joined(separator: ", ")

@@ -5,7 +5,7 @@ import CQLKit
 ///
 /// Everything that can be wrong with the query — an unbound placeholder, a
 /// bad regular expression or option, a GeoPoint out of range, an inverted
-/// box — is raised by `init`, before any object is looked at. Subqueries
+/// `near` range — is raised by `init`, before any object is looked at. Subqueries
 /// (`$inQuery`, `$select`) and relations run in `init` too.
 ///
 /// The plan is immutable and `Sendable`: several threads may call
