@@ -160,6 +160,21 @@ extension CLITests {
         XCTAssertTrue(r.stderr.contains("T.ndjson:3"), r.stderr)
     }
 
+    func testEvalOrderByParallelArraysIsAnErrorNamingBothKeys() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cql-eval-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("T.ndjson")
+        try Data("{\"objectId\":\"a\",\"x\":[1],\"y\":2}\n{\"objectId\":\"b\",\"x\":[1],\"y\":[2]}\n".utf8).write(to: file)
+        let r = try cql(["eval", "--data", file.path, "select * from T order by x, -y"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stdout, "")
+        XCTAssertTrue(r.stderr.hasPrefix("error: cannot order by x and y: they reach two different arrays of the object with objectId \"b\""), r.stderr)
+        // One array per object is fine.
+        let ok = try cql(["eval", "--data", file.path, "select * from T where objectId = 'a' order by x, -y"])
+        XCTAssertEqual(ok.status, 0, ok.stderr)
+    }
+
     func testEvalBadPatternIsAQueryError() throws {
         let r = try cql(["eval", "--data", "Corpus/data", "select * from GameScore where name regexp '('"])
         XCTAssertEqual(r.status, 1)

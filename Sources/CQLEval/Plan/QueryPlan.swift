@@ -112,6 +112,11 @@ public final class QueryPlan: Sendable {
     }
 
     /// Runs the query over the store's collection of `query.className`.
+    ///
+    /// - Throws: `.pattern` when a regular expression exceeds its match
+    ///   limit; `.data` when two order keys reach two different arrays of one
+    ///   matching object (MongoDB's "parallel arrays": `order by a, b` over
+    ///   `{"a": [1], "b": [2]}`), naming both keys and the object.
     public func run() throws(QueryError) -> QueryResult {
         try run(over: store.objects(in: query.className))
     }
@@ -180,7 +185,7 @@ public final class QueryPlan: Sendable {
         var heap = end.map { BoundedHeap<Ordering.Entry>(capacity: $0, precedes: ordering.precedes) }
         for (index, object) in objects.enumerated() {
             guard try matches(object, context) else { continue }
-            let e = ordering.entry(object, index: index)
+            let e = try ordering.entry(object, index: index)
             total += 1
             if heap != nil { heap?.offer(e) } else { entries.append(e) }
         }
