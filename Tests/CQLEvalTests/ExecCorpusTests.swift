@@ -103,6 +103,20 @@ final class ExecCorpusTests: XCTestCase {
         XCTAssertEqual(try run("update Player set score = 5000 where objectId = 'pl01'"), [])
     }
 
+    func testDocCommentExample() throws {
+        var store = DocumentStore(["Account": [["objectId": "a1", "amount": 120]]])
+        let now = DateValue(millisecondsSince1970: 0)
+        let s = try Binder.bind(try CQLParser.parseStatement(
+            "update Account set amount = op('Decrement', {'amount': 50}) where objectId = 'a1' and amount >= 100"), parameters: [])
+        XCTAssertEqual(try StatementExecutor.apply(s, to: &store, now: now).summary, .object(["updated": .int(1)]))
+        XCTAssertEqual(store.object(className: "Account", objectId: "a1")?["amount"], .int(70))
+        XCTAssertThrowsError(try StatementExecutor.apply(s, to: &store, now: now)) { e in
+            XCTAssertEqual((e as? QueryError)?.shortDescription,
+                           "1:87: 305 No effect on updating a document: the condition does not hold for Account 'a1'")
+            XCTAssertEqual((e as? QueryError)?.restCode, 305)
+        }
+    }
+
     /// A delete drops the join rows its object owns; a failing statement
     /// leaves every collection, join rows included, as it was.
     func testDeleteDropsOwnedJoinRowsAndFailuresChangeNothing() throws {

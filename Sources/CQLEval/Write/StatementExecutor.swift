@@ -41,11 +41,12 @@ public struct WriteResult: Sendable, Equatable {
 ///
 /// ```swift
 /// var store = DocumentStore(["Account": [["objectId": "a1", "amount": 120]]])
+/// let now = DateValue(millisecondsSince1970: 0)
 /// let s = try Binder.bind(try CQLParser.parseStatement(
 ///     "update Account set amount = op('Decrement', {'amount': 50}) where objectId = 'a1' and amount >= 100"), parameters: [])
 /// try StatementExecutor.apply(s, to: &store, now: now).summary    // {"updated":1}; amount is 70
 /// try StatementExecutor.apply(s, to: &store, now: now)
-/// // 1:77: 305 No effect on updating/deleting a document: the condition does not hold for Account 'a1'
+/// // 1:87: 305 No effect on updating a document: the condition does not hold for Account 'a1'
 /// ```
 public enum StatementExecutor {
     /// - Parameters:
@@ -226,9 +227,10 @@ extension ChangeMatcher {
     /// the order written.
     ///
     /// ```swift
-    /// let m = try ChangeMatcher(try CQLParser.parse("select * from GameScore where score > 1000"))
-    /// let r = try StatementExecutor.apply(update gs01 set score = 10, to: &store, now: now)
-    /// try m.events(for: r)   // [("gs01", .leave)]
+    /// var store = try DocumentStore.load(path: "Corpus/data")
+    /// let m = try ChangeMatcher(try CQLParser.parse("select * from GameScore where score > 1000"), store: store)
+    /// let s = try Binder.bind(try CQLParser.parseStatement("update GameScore set score = 10 where objectId = 'gs01'"), parameters: [])
+    /// try m.events(for: try StatementExecutor.apply(s, to: &store, now: now))   // [("gs01", .leave)]
     /// ```
     public func events(for result: WriteResult) throws(QueryError) -> [(objectId: String, event: Event)] {
         var out: [(objectId: String, event: Event)] = []
