@@ -135,6 +135,28 @@ final class ExecTests: XCTestCase {
         XCTAssertEqual(try file("J.json"), before)
     }
 
+    /// Concurrent writers take turns (the directory lock): no increment is lost,
+    /// and readers running meanwhile always see a whole state.
+    func testConcurrentExecsLoseNoWrite() throws {
+        let writers = 8
+        var processes: [Process] = []
+        for _ in 0..<writers {
+            let p = Process()
+            p.executableURL = CLITests.binary
+            p.arguments = ["exec", "--data", directory.path, "update Todo set counter = op('Increment', {'amount': 1}) where objectId = 'td01'"]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            processes.append(p)
+        }
+        for _ in 0..<4 { XCTAssertEqual(try eval("select count(*) from Todo"), "{\"count\":30}\n") }
+        for p in processes {
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus, 0)
+        }
+        XCTAssertTrue(try eval("select counter from Todo where objectId = 'td01'").contains("\"counter\":\(writers)"))
+    }
+
     // MARK: Crash safety
 
     /// A write touching two files: `_User.ndjson` (updatedAt) and `_Join:likes:_User.ndjson` (a row).
@@ -207,3 +229,4 @@ final class ExecTests: XCTestCase {
         print("random kills: \(seen[.old] ?? 0) old, \(seen[.new] ?? 0) new")
     }
 }
+
