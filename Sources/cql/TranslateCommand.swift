@@ -20,6 +20,8 @@ struct Translate: ParsableCommand {
 
     @OptionGroup var input: QueryInput
 
+    @OptionGroup var optimizer: OptimizeOption
+
     @Option(help: "Output: where, cql or usergrid.")
     var to: TargetLanguage = .where
 
@@ -49,7 +51,7 @@ struct Translate: ParsableCommand {
     /// One query's output text.
     func translate(_ text: String) throws(CommandFailure) -> String {
         let (parsed, language) = try input.parse(text)
-        let query = try input.bind(parsed, source: text, resolveTime: to == .where)
+        let query = try optimizer.apply(try input.bind(parsed, source: text, resolveTime: to == .where), source: text)
         // CQL is LeanCloud's language, so its queries target LeanCloud unless told
         // otherwise; Usergrid and where-JSON input default to Parse Server's
         // dialect, the most expressive REST one (it has `$nor` for Usergrid's `not`).

@@ -176,6 +176,8 @@ struct CQLWriter {
         case .like(let p, let pattern):
             out += try path(p) + " like "
             try term(pattern, at: r)
+        case .prefix(let p, let prefix):
+            out += try path(p) + " like " + CQLLiterals.string(LikePattern.escaped(prefix) + "%")
         case .text(let p, let match, let text):
             let (pattern, options) = TextRegex.regex(match, text)
             out += try path(p) + " regexp " + CQLLiterals.string("(?" + options + ")" + pattern)

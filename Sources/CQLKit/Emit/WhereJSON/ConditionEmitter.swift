@@ -94,6 +94,8 @@ struct ConditionEmitter {
         case .like(let path, let pattern):
             let like = try string(pattern, "like", at: r)
             return regexDoc(try key(path, r), LikePattern.regex(like), LikePattern.options)
+        case .prefix(let path, let prefix):
+            return regexDoc(try key(path, r), LikePattern.prefixRegex(prefix), "")
         case .text(let path, let match, let text):
             let (pattern, options) = TextRegex.regex(match, text)
             return regexDoc(try key(path, r), pattern, options)
