@@ -38,8 +38,8 @@ public struct Contradictions: ConditionRule {
     }
 
     private func hasComplementPair(_ items: [Condition]) -> Bool {
-        let set = Set(items)
-        return items.contains { x in ExactNegation.negate(x).map(set.contains) ?? false }
+        let set = Set(items.map(ExactCondition.init))
+        return items.contains { x in ExactNegation.negate(x).map { set.contains(ExactCondition($0)) } ?? false }
     }
 
     /// One value must lie in `[lower, upper]` and equal each of `equals`.
@@ -51,15 +51,15 @@ public struct Contradictions: ConditionRule {
     }
 
     private func conflictsOnArrayFreePath(_ items: [Condition]) -> Bool {
-        var windows: [FieldPath: Window] = [:]
+        var windows: [PathKey: Window] = [:]
         for item in items {
-            guard case .compare(let path, let op, let term) = item.predicate, Operands.arrayFreePaths.contains(path),
+            guard case .compare(let path, let op, let term) = item.predicate, PathKey(path).isArrayFree,
                   op != .notEqual, let cls = ConstantOrder.typeClass(term), let v = term.value
             else { continue }
             // A string constant on a Date key: whether the evaluator reads it
             // as a Date is not this rule's business; only Dates are compared there.
             if path != "objectId" && cls != .date { continue }
-            var w = windows[path] ?? Window()
+            var w = windows[PathKey(path)] ?? Window()
             w.classes.insert(cls)
             switch op {
             case .equal: w.equals.append(v)
@@ -71,7 +71,7 @@ public struct Contradictions: ConditionRule {
                 if let up = w.upper, let d = ConstantOrder.compare(v, up.0), d > 0 || (d == 0 && up.strict) {} else { w.upper = (v, strict) }
             case .notEqual: break
             }
-            windows[path] = w
+            windows[PathKey(path)] = w
         }
         for w in windows.values {
             // Tests that need values of two type classes: no single value passes both.

@@ -21,9 +21,9 @@ public struct EqualitiesToIn: ConditionRule {
 
     public func rewrite(_ c: Condition) -> Condition? {
         guard case .or(let items) = c.predicate else { return nil }
-        var groups: [FieldPath: [Int]] = [:]
+        var groups: [PathKey: [Int]] = [:]
         for (i, item) in items.enumerated() where EqualitiesToIn.members(item, negated: false) != nil {
-            groups[EqualitiesToIn.path(item)!, default: []].append(i)
+            groups[PathKey(EqualitiesToIn.path(item)!), default: []].append(i)
         }
         return EqualitiesToIn.combine(items, groups: groups, negated: false, range: c.range) { Condition(.or($0), range: $1) }
     }
@@ -53,14 +53,16 @@ public struct EqualitiesToIn: ConditionRule {
 
     /// Replaces each group of two or more operands by one `in` (or `not in`)
     /// at the place of the group's first operand.
-    static func combine(_ items: [Condition], groups: [FieldPath: [Int]], negated: Bool, range: SourceRange?,
+    static func combine(_ items: [Condition], groups: [PathKey: [Int]], negated: Bool, range: SourceRange?,
                         make: ([Condition], SourceRange?) -> Condition) -> Condition? {
         var replacement: [Int: Condition] = [:]
         var drop = Set<Int>()
-        for (path, indices) in groups where indices.count > 1 {
+        for (_, indices) in groups where indices.count > 1 {
+            let path = EqualitiesToIn.path(items[indices[0]])!
             var list: [Term] = []
+            var seen = Set<ExactTerm>()
             for i in indices {
-                for t in members(items[i], negated: negated)! where !list.contains(t) { list.append(t) }
+                for t in members(items[i], negated: negated)! where seen.insert(ExactTerm(t)).inserted { list.append(t) }
             }
             let r = Condition.span(indices.map { items[$0] })
             replacement[indices[0]] = Condition(.in(path, list, negated: negated), range: r)

@@ -20,6 +20,7 @@ public struct FoldConstants: OptimizerRule, ConditionRule {
     public init() {}
 
     public func apply(_ query: Query) -> Query {
+        guard !NearOrder.fixesOrder(query) else { return query }
         var q = query
         q.condition = query.condition.map(walk)
         if q.condition?.predicate == .constant(true) { q.condition = nil }

@@ -17,11 +17,11 @@ public struct HoistCommonConjunct: ConditionRule {
     public func rewrite(_ c: Condition) -> Condition? {
         guard case .or(let items) = c.predicate, items.count > 1 else { return nil }
         let operands = items.map(Operands.conjuncts)
-        let common = operands[0].filter { x in operands.dropFirst().allSatisfy { $0.contains(x) } }
+        let common = operands[0].filter { x in operands.dropFirst().allSatisfy { $0.containsExactly(x) } }
         guard !common.isEmpty else { return nil }
         var rests: [Condition] = []
         for o in operands {
-            let rest = o.filter { !common.contains($0) }
+            let rest = o.filter { !common.containsExactly($0) }
             if rest.isEmpty { return Condition.and(common, range: c.range) }
             rests.append(rest.count == 1 ? rest[0] : Condition(.and(rest), range: Condition.span(rest)))
         }

@@ -17,9 +17,9 @@ public struct InequalitiesToNotIn: ConditionRule {
 
     public func rewrite(_ c: Condition) -> Condition? {
         guard case .and(let items) = c.predicate else { return nil }
-        var groups: [FieldPath: [Int]] = [:]
+        var groups: [PathKey: [Int]] = [:]
         for (i, item) in items.enumerated() where EqualitiesToIn.members(item, negated: true) != nil {
-            groups[EqualitiesToIn.path(item)!, default: []].append(i)
+            groups[PathKey(EqualitiesToIn.path(item)!), default: []].append(i)
         }
         return EqualitiesToIn.combine(items, groups: groups, negated: true, range: c.range) { Condition(.and($0), range: $1) }
     }

@@ -32,7 +32,7 @@ public struct MergeBounds: ConditionRule {
     }
 
     private struct Key: Hashable {
-        var path: FieldPath
+        var path: PathKey
         var lower: Bool
         var typeClass: ConstantOrder.TypeClass
     }
@@ -46,7 +46,7 @@ public struct MergeBounds: ConditionRule {
                   op != .equal && op != .notEqual
             else { continue }
             let lower = op == .greaterThan || op == .greaterThanOrEqual
-            let key = Key(path: path, lower: lower, typeClass: cls)
+            let key = Key(path: PathKey(path), lower: lower, typeClass: cls)
             guard let j = best[key] else { best[key] = i; continue }
             if stronger(item, than: items[j], lower: lower) == tighter {
                 drop.insert(j)

@@ -91,6 +91,14 @@ public protocol OptimizerRule: Sendable {
 /// Every condition rule is an equivalence (the node matches exactly the
 /// objects its rewrite matches), so it is sound in every context: at the top
 /// level, under `not`, inside `or` and in a subquery alike.
+///
+/// One exception is kept out: a `near` orders the results (nearest first)
+/// when the query has no explicit order, and which `near` does so is the
+/// first one left after constant folding (semantics.md; the evaluator's
+/// `QueryPlan.firstNear`). Dropping, reordering or folding operands next to a
+/// `near` can change that first one without changing which objects match, so
+/// the condition of such a query (no `order`, results asked for, a `near`
+/// outside `$elemMatch`) is left as written.
 public protocol ConditionRule: OptimizerRule {
     /// The rewrite of one node, or `nil` when the rule does not apply there.
     func rewrite(_ condition: Condition) -> Condition?
@@ -100,6 +108,7 @@ extension ConditionRule {
     public var name: String { String(describing: type(of: self)) }
 
     public func apply(_ query: Query) -> Query {
+        guard !NearOrder.fixesOrder(query) else { return query }
         var q = query
         q.condition = query.condition.map(walk)
         return q
@@ -118,5 +127,22 @@ extension ConditionRule {
         default: break
         }
         return rewrite(node) ?? node
+    }
+}
+
+/// Whether a query's result order comes from a `near` in its condition.
+enum NearOrder {
+    static func fixesOrder(_ query: Query) -> Bool {
+        guard query.order.isEmpty, query.count != .only, let c = query.condition else { return false }
+        return containsNear(c)
+    }
+
+    static func containsNear(_ c: Condition) -> Bool {
+        switch c.predicate {
+        case .near: return true
+        case .and(let items), .or(let items): return items.contains(where: containsNear)
+        case .not(let inner): return containsNear(inner)
+        default: return false
+        }
     }
 }

@@ -91,3 +91,52 @@ enum ConstantOrder {
         return Double(t) == d ? 0 : -1
     }
 }
+
+/// Byte-exact identity, which is what the evaluator uses: Swift's `==` on
+/// `String` (hence on `Value`, `FieldPath`, `Condition`) treats canonically
+/// equivalent strings as equal (`"é"` precomposed and decomposed), but
+/// semantics.md compares strings and keys by their UTF-8 bytes. The rules
+/// decide "the same operand" and "the same key" with these.
+struct ExactCondition: Hashable {
+    let condition: Condition
+
+    init(_ c: Condition) { condition = c }
+
+    /// Swift's equality first (cheap, and false for most pairs); the printed
+    /// form, byte for byte, only for the pairs it calls equal.
+    static func == (a: ExactCondition, b: ExactCondition) -> Bool {
+        a.condition == b.condition && ASTPrinter.describe(a.condition).utf8.elementsEqual(ASTPrinter.describe(b.condition).utf8)
+    }
+
+    func hash(into h: inout Hasher) { h.combine(condition) }
+}
+
+extension Array where Element == Condition {
+    /// Whether some element is byte-exactly `c`.
+    func containsExactly(_ c: Condition) -> Bool {
+        let key = ExactCondition(c)
+        return contains { ExactCondition($0) == key }
+    }
+}
+
+/// Byte-exact identity of a term (see ``ExactCondition``).
+struct ExactTerm: Hashable {
+    let term: Term
+
+    init(_ t: Term) { term = t }
+
+    static func == (a: ExactTerm, b: ExactTerm) -> Bool {
+        a.term == b.term && ASTPrinter.term(a.term).utf8.elementsEqual(ASTPrinter.term(b.term).utf8)
+    }
+    func hash(into h: inout Hasher) { h.combine(term) }
+}
+
+/// A key path by the bytes of its components (see ``ExactCondition``).
+struct PathKey: Hashable {
+    let components: [[UInt8]]
+    init(_ path: FieldPath) { components = path.components.map { Array($0.utf8) } }
+
+    /// Whether the path is one of ``Operands/arrayFreePaths``.
+    var isArrayFree: Bool { PathKey.arrayFree.contains(self) }
+    static let arrayFree: Set<PathKey> = Set(Operands.arrayFreePaths.map(PathKey.init))
+}

@@ -32,12 +32,13 @@ public struct RemoveDuplicates: ConditionRule {
     /// set that comes earlier).
     private func prune(_ items: [Condition], inner: (Condition) -> [Condition], range: SourceRange?,
                        make: ([Condition], SourceRange?) -> Condition) -> Condition? {
-        let sets = items.map { Set(inner($0)) }
+        let sets = items.map { Set(inner($0).map(ExactCondition.init)) }
+        let keys = items.map(ExactCondition.init)
         var kept: [Condition] = []
         for (i, item) in items.enumerated() {
             let absorbed = items.indices.contains { j in
                 guard j != i else { return false }
-                if items[j] == item { return j < i }
+                if keys[j] == keys[i] { return j < i }
                 return sets[j].isSubset(of: sets[i]) && (sets[j] != sets[i] || j < i)
             }
             if !absorbed { kept.append(item) }

@@ -20,7 +20,8 @@ public struct SingletonIn: ConditionRule {
               EqualitiesToIn.members(c, negated: negated) != nil
         else { return nil }
         var unique: [Term] = []
-        for t in terms where !unique.contains(t) { unique.append(t) }
+        var seen = Set<ExactTerm>()
+        for t in terms where seen.insert(ExactTerm(t)).inserted { unique.append(t) }
         if unique.count == 1 { return Condition(.compare(path, negated ? .notEqual : .equal, unique[0]), range: c.range) }
         return unique.count == terms.count ? nil : Condition(.in(path, unique, negated: negated), range: c.range)
     }
