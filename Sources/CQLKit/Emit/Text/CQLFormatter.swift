@@ -147,7 +147,10 @@ struct CQLWriter {
         case .and, .or, .not:
             try condition(c, depth: depth)
         case .constant(let b):
-            throw CQLWriter.unsupported(b ? "true" : "false", r)
+            // CQL has no `true`/`false`; `in ()` matches nothing (semantics.md),
+            // as where-JSON's `{"objectId":{"$in":[]}}` does, and `not in ()`
+            // everything. The optimizer folds conditions into these constants.
+            out += b ? "objectId not in ()" : "objectId in ()"
         case .compare(let p, let op, let t):
             out += try path(p) + " " + op.rawValue + " "
             try term(t, at: r)
