@@ -11,7 +11,7 @@
 /// let result = try Optimizer().optimize(q)
 /// try CQLFormatter.format(result.query)
 /// // select * from T where a in (1, 2) and b != 3 and a != 5
-/// result.steps.map(\.rule)   // ["EqualitiesToIn", "PushNegation"]
+/// result.steps.map(\.rule)   // ["PushNegation", "EqualitiesToIn"]
 /// ```
 public struct Optimizer: Sendable {
     /// The rules, in the order each round runs them.
