@@ -135,7 +135,7 @@ func benchEvaluator(objects n: Int) throws {
     print("  two in-lists           \(fmt(Double(n) / tIn)) objects/s; closure with Sets \(fmt(Double(n) / tInHand)) objects/s (best of \(runs))")
 }
 
-// Usage: cql-bench [ROOT] [--only front|eval] [--objects N]
+// Usage: cql-bench [ROOT] [--only front|eval|optimizer] [--objects N]
 // (--only and a smaller --objects make profiling runs short: perf, callgrind.)
 var root = FileManager.default.currentDirectoryPath
 var only: String?
@@ -150,3 +150,4 @@ while let a = args.popFirst() {
 }
 if only == nil || only == "front" { try benchFrontEnd(root: root) }
 if only == nil || only == "eval" { try benchEvaluator(objects: objectCount) }
+if only == nil || only == "optimizer" { try benchOptimizer(objects: objectCount, root: root) }
