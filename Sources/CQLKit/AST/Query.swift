@@ -23,6 +23,10 @@ public struct Query: Hashable, Sendable {
     public var limit: Term?
     /// Usergrid `direct name, uuid, ...`: read these entities only.
     public var direct: [Value]
+    /// LeanCloud's `returnACL` request parameter (`"returnACL":"true"`, which
+    /// the LeanCloud SDKs send): the results also carry each object's `ACL`
+    /// field. Only where-JSON can say it; CQL and Usergrid text cannot.
+    public var returnACL: Bool = false
     /// The whole statement's text range.
     public var range: SourceRange?
     /// The text `range` and the ranges inside point into, when the query was
@@ -50,7 +54,7 @@ public struct Query: Hashable, Sendable {
     public static func == (a: Query, b: Query) -> Bool {
         a.className == b.className && a.keys == b.keys && a.includes == b.includes && a.count == b.count
             && a.condition == b.condition && a.order == b.order && a.skip == b.skip && a.limit == b.limit
-            && a.direct == b.direct
+            && a.direct == b.direct && a.returnACL == b.returnACL
     }
 
     public func hash(into h: inout Hasher) {
@@ -62,6 +66,11 @@ public struct Query: Hashable, Sendable {
 }
 
 /// Whether a query asks for the number of matches.
+///
+/// ```swift
+/// try CQLParser.parse("select count(*) from T").count      // .only
+/// try CQLParser.parse("select count(*), * from T").count   // .withResults
+/// ```
 public enum CountMode: Hashable, Sendable {
     /// No count.
     case none
@@ -72,6 +81,13 @@ public enum CountMode: Hashable, Sendable {
 }
 
 /// One entry of a projection.
+///
+/// ```swift
+/// try WhereJSONReader.read(#"{"className":"Post","keys":"title,-body"}"#).keys
+/// // [SelectedKey("title"), SelectedKey("body", excluded: true)]
+/// try UsergridParser.parse("select {name:n}").keys
+/// // [SelectedKey("name", alias: "n")]
+/// ```
 public struct SelectedKey: Hashable, Sendable {
     public var path: FieldPath
     /// `-author` in `keys`: return everything but this.
@@ -86,6 +102,11 @@ public struct SelectedKey: Hashable, Sendable {
 }
 
 /// One key of `order by`.
+///
+/// ```swift
+/// try CQLParser.parse("select * from T order by score, +name desc").order
+/// // [OrderKey("score", descending: true), OrderKey("name")]
+/// ```
 public struct OrderKey: Hashable, Sendable {
     public var path: FieldPath
     public var descending: Bool

@@ -97,7 +97,9 @@ struct ConditionEmitter {
         case .prefix(let path, let prefix):
             return regexDoc(try key(path, r), LikePattern.prefixRegex(prefix), "")
         case .text(let path, let match, let text):
-            let (pattern, options) = TextRegex.regex(match, text)
+            guard let (pattern, options) = TextRegex.regex(match, text) else {
+                throw TextRegex.rangeUnsupported(path, match, text, target: "the \(table.name) where-JSON dialect", range: r)
+            }
             return regexDoc(try key(path, r), pattern, options)
         case .containedBy(let path, let terms):
             try require(.containedBy, c)
