@@ -14,8 +14,8 @@
 ///
 /// Sound: (1) anywhere, `x and not x` is false and `x or not x` is true in
 /// two-valued logic, with `not x` recognized only in its exact forms
-/// (``ExactNegation``). (2) On a path that never holds an array
-/// (``Operands/arrayFreePaths``: `objectId`, `createdAt`, `updatedAt`), each
+/// (`ExactNegation`). (2) On a path that never holds an array
+/// (`Operands.arrayFreePaths`: `objectId`, `createdAt`, `updatedAt`), each
 /// object has at most one value there, so two equalities with constants of
 /// different values, or an equality and a bound, or two bounds that no single
 /// value of the constants' type class satisfies together, cannot all match

@@ -12,7 +12,7 @@
 /// not (a = 1 and b > 2)        stays (De Morgan would leave a `not` behind)
 /// ```
 ///
-/// Sound everywhere: each step is an equivalence (``ExactNegation``), and De
+/// Sound everywhere: each step is an equivalence (`ExactNegation`), and De
 /// Morgan's laws hold because every object either matches or does not match
 /// each operand (two-valued logic: missing and null are handled inside the
 /// predicates, not by a third truth value). De Morgan is applied only when
