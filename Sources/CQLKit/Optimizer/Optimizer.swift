@@ -83,7 +83,7 @@ public protocol OptimizerRule: Sendable {
     func apply(_ query: Query) -> Query
 }
 
-/// A rule that rewrites single condition nodes. ``apply(_:)`` visits the
+/// A rule that rewrites single condition nodes. Its `apply(_:)` visits the
 /// condition tree bottom-up (children first) and the conditions of
 /// subqueries, but not the inside of `$elemMatch`, whose paths are relative
 /// to an array element and whose meaning differs (no fan-out).
