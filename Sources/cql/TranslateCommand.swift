@@ -3,24 +3,25 @@ import CQLKit
 
 /// Output languages of `translate`.
 enum TargetLanguage: String, ExpressibleByArgument, CaseIterable {
-    case `where`, cql, usergrid
+    case `where`, cql, usergrid, nspredicate
 }
 
 struct Translate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Translate a query to REST where-JSON, CQL or Usergrid text.",
+        abstract: "Translate a query to REST where-JSON, CQL, Usergrid or NSPredicate text.",
         discussion: """
             Examples:
               cql translate "select * from GameScore where score > 80 order by -score limit 10"
               cql translate --dialect mongo --pretty "select * from T where name regexp 'a.c'"
               cql translate --from usergrid --to where "name = 'fred*' order by age desc"
+              cql translate --from nspredicate --class GameScore --args '["Dan", 18]' "playerName = %@ AND playerAge > %d"
               cql translate --lines queries.txt
             """
     )
 
     @OptionGroup var input: QueryInput
 
-    @Option(help: "Output: where, cql or usergrid.")
+    @Option(help: "Output: where, cql, usergrid or nspredicate.")
     var to: TargetLanguage = .where
 
     @Option(help: "where-JSON dialect: leancloud, parse or mongo (default: leancloud for CQL input, parse otherwise).")
@@ -61,6 +62,7 @@ struct Translate: ParsableCommand {
                 return JSONWriter.string(request, pretty: pretty)
             case .cql: return try CQLFormatter.format(query)
             case .usergrid: return try UsergridFormatter.format(query, literal: input.literal)
+            case .nspredicate: return try NSPredicateFormatter.format(query)
             }
         } catch {
             throw CommandFailure(error.withSource(text))

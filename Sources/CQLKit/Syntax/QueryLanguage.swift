@@ -1,4 +1,5 @@
-/// The three query languages the library reads.
+/// The query languages the library reads. NSPredicate is never detected
+/// (its text reads like Usergrid): name it.
 ///
 /// ```swift
 /// QueryLanguage.detect("select * from T")            // .cql
@@ -10,6 +11,7 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     case cql
     case usergrid
     case whereJSON = "where"
+    case nspredicate
 
     /// Guesses the language from the text, as `cql translate` does without
     /// `--from` (design.md): where-JSON starts with `{` or `[`; CQL starts with
@@ -53,8 +55,11 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     ///   - literal: Usergrid only: string `=` is exact and case-sensitive.
     ///   - limit, cursor: Usergrid only: the URL parameters beside `ql`
     ///     (see ``UsergridOptions``).
+    ///   - arguments, variables: NSPredicate only: the `%`-arguments and
+    ///     `$NAME` variables (see ``NSPredicateParser``).
     public func parse(
-        _ text: String, className: String = "", literal: Bool = false, limit: Int? = nil, cursor: String? = nil
+        _ text: String, className: String = "", literal: Bool = false, limit: Int? = nil, cursor: String? = nil,
+        arguments: [Value] = [], variables: [String: Value] = [:]
     ) throws(QueryError) -> Query {
         switch self {
         case .cql: return try CQLParser.parse(text)
@@ -62,6 +67,8 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
             let options = UsergridOptions(className: className, literal: literal, limit: limit, cursor: cursor)
             return try UsergridParser.parse(text, options: options)
         case .whereJSON: return try WhereJSONReader.read(text, className: className)
+        case .nspredicate:
+            return try NSPredicateParser.parse(format: text, argumentArray: arguments, variables: variables, className: className)
         }
     }
 }

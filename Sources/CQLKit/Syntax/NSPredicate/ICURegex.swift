@@ -1,0 +1,148 @@
+/// ICU regular expressions (NSPredicate's `MATCHES`) checked and written as
+/// PCRE: where the two read a construct the same way it is kept, where a
+/// spelling differs but the meaning is the same it is rewritten (`\uhhhh`,
+/// `\Uhhhhhhhh`, `\0ooo` become `\x{..}`), and an ICU-only construct is a
+/// named error.
+///
+/// ```swift
+/// try ICURegex.translate(#"caf\u00e9|t[aeiou]+"#, at: r)   // "caf\\x{00e9}|t[aeiou]+"
+/// try ICURegex.translate("[[a-z]&&[^aeiou]]", at: r)      // error: ICU set operations ...
+/// ```
+enum ICURegex {
+    /// General categories, which ICU and PCRE spell and mean the same.
+    static let generalCategories: Set<String> = [
+        "L", "Lu", "Ll", "Lt", "Lm", "Lo", "L&", "M", "Mn", "Mc", "Me", "N", "Nd", "Nl", "No",
+        "P", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "S", "Sm", "Sc", "Sk", "So",
+        "Z", "Zs", "Zl", "Zp", "C", "Cc", "Cf", "Cs", "Co", "Cn",
+    ]
+
+    static func translate(_ pattern: String, at range: SourceRange) throws(QueryError) -> String {
+        func fail(_ message: String) -> QueryError {
+            QueryError(.pattern, "MATCHES: \(message)", range: range)
+        }
+        let s = Array(pattern.unicodeScalars)
+        var out = ""
+        var i = 0
+        var depth = 0
+        var inSet = false
+        func hexDigits(_ from: Int, _ n: Int) -> String? {
+            guard from + n <= s.count else { return nil }
+            let d = String(String.UnicodeScalarView(s[from..<from + n]))
+            return d.unicodeScalars.allSatisfy { $0.properties.isASCIIHexDigit } ? d : nil
+        }
+        while i < s.count {
+            let c = s[i]
+            if c == "\\" {
+                guard i + 1 < s.count else { throw fail("the pattern ends with a lone '\\'") }
+                let e = s[i + 1]
+                switch e {
+                case "Q":
+                    // Literal up to \E: identical in both.
+                    var j = i + 2
+                    while j + 1 < s.count && !(s[j] == "\\" && s[j + 1] == "E") { j += 1 }
+                    let end = j + 1 < s.count ? j + 2 : s.count
+                    out += String(String.UnicodeScalarView(s[i..<end]))
+                    i = end
+                    continue
+                case "u":
+                    guard let h = hexDigits(i + 2, 4) else { throw fail("\\u takes four hex digits") }
+                    out += "\\x{\(h)}"
+                    i += 6
+                    continue
+                case "U":
+                    guard let h = hexDigits(i + 2, 8) else { throw fail("\\U takes eight hex digits") }
+                    out += "\\x{\(h)}"
+                    i += 10
+                    continue
+                case "0":
+                    var j = i + 2
+                    var v: UInt32 = 0
+                    while j < s.count && j < i + 5 && s[j].value >= 0x30 && s[j].value <= 0x37 {
+                        v = v * 8 + (s[j].value - 0x30)
+                        j += 1
+                    }
+                    out += "\\x{\(String(v, radix: 16))}"
+                    i = j
+                    continue
+                case "N":
+                    throw fail("\\N{NAME} (a character by name) is ICU-only; write the character or \\x{hhhh}")
+                case "p", "P":
+                    var name = ""
+                    var j = i + 2
+                    if j < s.count && s[j] == "{" {
+                        j += 1
+                        while j < s.count && s[j] != "}" { name.unicodeScalars.append(s[j]); j += 1 }
+                        guard j < s.count else { throw fail("\\\(e){ is not closed") }
+                        j += 1
+                    } else if j < s.count {
+                        name = String(s[j])
+                        j += 1
+                    }
+                    guard generalCategories.contains(name) else {
+                        throw fail("the property \\\(e){\(name)} is not read the same by ICU and PCRE; use a general category such as \\p{L} or \\p{Nd}")
+                    }
+                    out += String(String.UnicodeScalarView(s[i..<j]))
+                    i = j
+                    continue
+                default:
+                    out.unicodeScalars.append(c)
+                    out.unicodeScalars.append(e)
+                    i += 2
+                    continue
+                }
+            }
+            if inSet {
+                if c == "[" { throw fail("a '[' inside a set (ICU's nested sets and [:class:]) is ICU-only; write the set flat, with \\p{..} for classes") }
+                if (c == "&" || c == "-") && i + 1 < s.count && s[i + 1] == c {
+                    throw fail("ICU set operations ('\(c)\(c)') have no PCRE form; list the characters")
+                }
+                if c == "]" { inSet = false }
+                out.unicodeScalars.append(c)
+                i += 1
+                continue
+            }
+            switch c {
+            case "[":
+                inSet = true
+                out.unicodeScalars.append(c)
+                i += 1
+                // A ']' right after '[' or '[^' is a literal in both.
+                if i < s.count && s[i] == "^" { out += "^"; i += 1 }
+                if i < s.count && s[i] == "]" { out += "]"; i += 1 }
+                continue
+            case "(":
+                depth += 1
+                if i + 1 < s.count && s[i + 1] == "*" { throw fail("'(*' (PCRE verbs) is not ICU syntax") }
+                if i + 1 < s.count && s[i + 1] == "?" {
+                    try checkGroup(s, i + 2, fail)
+                }
+            case ")":
+                depth -= 1
+                if depth < 0 { throw fail("unbalanced ')'") }
+            default: break
+            }
+            out.unicodeScalars.append(c)
+            i += 1
+        }
+        if inSet { throw fail("a '[' set is not closed") }
+        if depth > 0 { throw fail("a '(' is not closed") }
+        return out
+    }
+
+    /// `(?` followed by: `:` `=` `!` `>` `#` `<=` `<!` `<name>` or flags `imsx-`.
+    static func checkGroup(_ s: [Unicode.Scalar], _ j: Int, _ fail: (String) -> QueryError) throws(QueryError) {
+        guard j < s.count else { throw fail("'(?' is not complete") }
+        switch s[j] {
+        case ":", "=", "!", ">", "#": return
+        case "<":
+            if j + 1 < s.count, s[j + 1] == "=" || s[j + 1] == "!" || s[j + 1].properties.isAlphabetic { return }
+            throw fail("'(?<' must start a look-behind or a named group")
+        default:
+            var k = j
+            while k < s.count, "imsx-".unicodeScalars.contains(s[k]) { k += 1 }
+            if k < s.count, k > j, s[k] == ")" || s[k] == ":" { return }
+            if k < s.count, s[k] == "w" { throw fail("the flag (?w) (ICU's word boundaries) has no PCRE form") }
+            throw fail("'(?\(k < s.count ? String(s[k]) : "")' is not a group both ICU and PCRE read the same")
+        }
+    }
+}
