@@ -63,10 +63,11 @@ struct NSPredicateWriter {
             }
             return (parts.joined(separator: " OR "), 0)
         case .not(let inner):
+            // NOT of a negated IN / IN SELF is the positive form (the parser
+            // reads `NOT (NOT k IN {..})` as that too).
+            if let positive = positiveForm(inner) { return try write(positive, depth: depth + 1) }
             let (t, l) = try write(inner, depth: depth + 1)
-            // NOT of a negated IN / IN SELF would read back as the positive form.
-            let wrap = l < 2 || isNegatedForm(inner)
-            return ("NOT " + (wrap ? "(" + t + ")" : t), 2)
+            return ("NOT " + (l < 2 ? "(" + t + ")" : t), 2)
         case .constant(let b):
             return (b ? "TRUEPREDICATE" : "FALSEPREDICATE", 2)
         case .compare(let p, let op, let t):
@@ -105,6 +106,9 @@ struct NSPredicateWriter {
         case .regex(let p, let pattern, let options):
             guard case .string(let s) = try value(pattern, c) else { throw unsupported("a regular expression that is not a string", c) }
             return (try key(p, c) + " " + (try NSPredicateRegexForms.operation(s, options, c)), 2)
+        case .inQuery, .select:
+            throw QueryError(.unsupported, "a sub-query has no NSPredicate text (pass it as a %@ argument: "
+                             + "{\"__type\":\"Query\",\"className\":...,\"where\":{...}})", range: c.range)
         default:
             throw unsupported("'\(c.predicate.constructName)'", c)
         }
@@ -112,12 +116,11 @@ struct NSPredicateWriter {
 
     func isOr(_ c: Condition) -> Bool { if case .or = c.predicate { return true } else { return false } }
 
-    func isNegatedForm(_ c: Condition) -> Bool {
+    func positiveForm(_ c: Condition) -> Condition? {
         switch c.predicate {
-        case .in(_, _, let negated): return negated
-        case .exists(_, let present): return !present
-        case .not: return false
-        default: return false
+        case .in(let p, let list, true): return Condition(.in(p, list, negated: false), range: c.range)
+        case .exists(let p, false): return Condition(.exists(p, true), range: c.range)
+        default: return nil
         }
     }
 

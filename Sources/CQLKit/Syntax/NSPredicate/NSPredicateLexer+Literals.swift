@@ -80,9 +80,7 @@ extension NSPredicateScanner {
     }
 
     func appendScalar(_ v: UInt32, _ out: inout [UInt8], at: Int, length: Int) throws(QueryError) {
-        guard v != 0, let s = Unicode.Scalar(v) else {
-            throw error(v == 0 ? "a string cannot hold U+0000" : "escape of a lone surrogate", at, at + length)
-        }
+        guard let s = Unicode.Scalar(v) else { throw error("escape of a lone surrogate", at, at + length) }
         out.append(contentsOf: Array(String(Character(s)).utf8))
     }
 
@@ -142,7 +140,7 @@ extension NSPredicateScanner {
             end = k
         }
         if let b = byte(at: end), NSPredicateLexer.isIdentifierStart(b) {
-            throw error("a name cannot start with a digit ('\(text(start, end + 1))...'); escape a key that does", start, end + 1)
+            throw error("a name cannot start with a digit ('\(text(start, end + 1))...'); pass such a key with %K", start, end + 1)
         }
         let literal = text(start, end)
         if isDecimal {

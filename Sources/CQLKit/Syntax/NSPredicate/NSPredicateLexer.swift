@@ -129,7 +129,9 @@ struct NSPredicateScanner {
                 } else if NSPredicateLexer.isIdentifierStart(b) {
                     scanWord()
                 } else {
-                    let shown = b < 0x20 || b == 0x7F ? "U+00" + String(b, radix: 16, uppercase: true) : text(pos, pos + 1)
+                    let hex = String(b, radix: 16, uppercase: true)
+                    let shown = b < 0x20 || b == 0x7F ? "U+" + String(repeating: "0", count: 4 - hex.count) + hex
+                        : text(pos, min(bytes.count, pos + NSPredicateScanner.scalarLength(b)))
                     throw error("unexpected character '\(shown)'", pos, pos + 1)
                 }
             }

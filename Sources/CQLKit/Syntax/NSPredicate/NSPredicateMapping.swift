@@ -43,7 +43,9 @@ enum NSPredicateMapping {
             throw fail("comparing two key paths ('\(a.dotted)' and '\(b.dotted)') is not supported: a query compares a key path with a constant")
         case (.keyPath(let path, let count, _), _):
             return try keyed(path, count: count, op, m, right, r)
-        case (.self, .keyPath), (.subquery, .keyPath), (.aggregate, .keyPath):
+        case (.self, _):
+            throw fail("SELF (the object itself) is only supported as 'k IN SELF' (k exists)", left.range)
+        case (.subquery, .keyPath), (.aggregate, .keyPath):
             throw fail("\(left.description) cannot stand on the left of \(opName); write the key path first", left.range)
         case (.constant(let c, _), .keyPath(let path, let count, _)):
             if count { throw fail("@count is only supported as k.@count == n", right.range) }

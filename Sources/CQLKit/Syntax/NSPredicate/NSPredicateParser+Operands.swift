@@ -48,6 +48,9 @@ extension NSPredicateParserState {
         case .end:
             throw error("expected a key path or a value, found the end of the predicate", t)
         default:
+            if let first = t.text.utf8.first, NSPredicateLexer.isLetter(first) {
+                throw error("'\(t.text)' is a reserved word; escape a key of that name as #\(t.text)", t)
+            }
             throw error("expected a key path or a value, found \(describe(t))", t)
         }
     }
@@ -62,7 +65,8 @@ extension NSPredicateParserState {
         case "FETCH":
             return error("FETCH is not supported; pass a sub-query as a %@ argument", t)
         case "FIRST", "LAST", "SIZE":
-            return error("index expressions ([FIRST], [LAST], [SIZE]) are not supported; for an array's length write k.@count == n", t)
+            return error("'\(t.text)' is a reserved word (index expressions such as k[\(word)] are not supported); "
+                         + "escape a key of that name as #\(t.text), and write an array's length as k.@count == n", t)
         default:
             return error("'\(t.text)' is a reserved word; escape a key of that name as #\(t.text)", t)
         }
