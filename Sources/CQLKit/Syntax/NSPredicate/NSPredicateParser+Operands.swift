@@ -131,8 +131,9 @@ extension NSPredicateParserState {
     mutating func parseCast() throws(QueryError) -> NSPredicateOperand {
         let cast = advance()
         guard at(.leftParen) else { throw error("expected '(' after CAST", current) }
-        advance()
+        try enter(advance())
         let operand = try parseOperand()
+        depth -= 1
         guard case .constant(let v, _) = operand, let seconds = v.numberValue else {
             throw QueryError(.syntax, "CAST takes a number of seconds since 2001-01-01 (CAST(0, 'NSDate')), found \(operand.description)",
                              range: operand.range)
