@@ -11,6 +11,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // `swift package --disable-sandbox generate-documentation --target CQLKit`
+        // builds the reference in Sources/CQLKit/CQLKit.docc.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The pure compiler: front ends, AST, emitters. No C dependency, so it

@@ -57,6 +57,11 @@ public struct Condition: Hashable, Sendable {
 }
 
 /// The six comparison operators.
+///
+/// ```swift
+/// ComparisonOperator(rawValue: "<=")   // .lessThanOrEqual
+/// // CQL's `<>` parses as .notEqual too.
+/// ```
 public enum ComparisonOperator: String, Hashable, Sendable, CaseIterable {
     case equal = "="
     case notEqual = "!="
@@ -66,8 +71,13 @@ public enum ComparisonOperator: String, Hashable, Sendable, CaseIterable {
     case greaterThanOrEqual = ">="
 }
 
-/// Usergrid's string matches (usergrid.md), compared with Unicode simple case
-/// folding.
+/// Usergrid's string matches (<doc:UsergridQL>), compared with Unicode simple
+/// case folding.
+///
+/// ```swift
+/// let q = try UsergridParser.parse("name = 'Morg*'", options: UsergridOptions(className: "users"))
+/// q.condition?.predicate   // .text("name", .wildcard, "Morg*")
+/// ```
 public enum TextMatch: String, Hashable, Sendable, CaseIterable {
     /// `name = 'Morgan'`: the whole value equals, ignoring case.
     case equalsIgnoringCase
@@ -80,6 +90,11 @@ public enum TextMatch: String, Hashable, Sendable, CaseIterable {
 }
 
 /// Parse Server's `$text: {$search: {...}}`.
+///
+/// ```swift
+/// let q = try WhereJSONReader.read(#"{"title":{"$text":{"$search":{"$term":"coffee"}}}}"#, className: "Post")
+/// q.condition?.predicate   // .fullText("title", FullTextSearch(term: "coffee"))
+/// ```
 public struct FullTextSearch: Hashable, Sendable {
     public var term: String
     public var language: String?
@@ -95,7 +110,15 @@ public struct FullTextSearch: Hashable, Sendable {
 
 /// What a condition node tests. Every construct of CQL, Usergrid and the three
 /// where-JSON dialects has a case here; a backend that cannot express one
-/// reports a named ``QueryError/Kind/unsupported`` error.
+/// reports a named ``QueryError/Kind/unsupported`` error. What each case
+/// matches is <doc:EvaluationSemantics>.
+///
+/// ```swift
+/// let q = try CQLParser.parse("select * from T where tags all ('a', 'b') or size(tags) = 0")
+/// q.condition?.predicate
+/// // .or([Condition(.all("tags", [.value("a"), .value("b")])),
+/// //      Condition(.size("tags", .value(0)))])
+/// ```
 public indirect enum Predicate: Hashable, Sendable {
     // MARK: Logic
     case and([Condition])

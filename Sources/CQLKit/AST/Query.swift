@@ -62,6 +62,11 @@ public struct Query: Hashable, Sendable {
 }
 
 /// Whether a query asks for the number of matches.
+///
+/// ```swift
+/// try CQLParser.parse("select count(*) from T").count      // .only
+/// try CQLParser.parse("select count(*), * from T").count   // .withResults
+/// ```
 public enum CountMode: Hashable, Sendable {
     /// No count.
     case none
@@ -72,6 +77,13 @@ public enum CountMode: Hashable, Sendable {
 }
 
 /// One entry of a projection.
+///
+/// ```swift
+/// try WhereJSONReader.read(#"{"className":"Post","keys":"title,-body"}"#).keys
+/// // [SelectedKey("title"), SelectedKey("body", excluded: true)]
+/// try UsergridParser.parse("select {name:n}").keys
+/// // [SelectedKey("name", alias: "n")]
+/// ```
 public struct SelectedKey: Hashable, Sendable {
     public var path: FieldPath
     /// `-author` in `keys`: return everything but this.
@@ -86,6 +98,11 @@ public struct SelectedKey: Hashable, Sendable {
 }
 
 /// One key of `order by`.
+///
+/// ```swift
+/// try CQLParser.parse("select * from T order by score, +name desc").order
+/// // [OrderKey("score", descending: true), OrderKey("name")]
+/// ```
 public struct OrderKey: Hashable, Sendable {
     public var path: FieldPath
     public var descending: Bool

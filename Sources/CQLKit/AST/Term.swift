@@ -1,7 +1,14 @@
 /// A dotted key path such as `post.author.name`.
 ///
 /// Where a step meets an array at evaluation time, the path fans out over the
-/// elements (semantics.md); numeric steps (`tags.0`) index arrays.
+/// elements; numeric steps (`tags.0`) index arrays (<doc:EvaluationSemantics>).
+///
+/// ```swift
+/// let path = FieldPath(dotted: "post.author.name")
+/// path.components   // ["post", "author", "name"]
+/// let index: FieldPath = "tags.0"   // a string literal is a dotted path
+/// index.dotted      // "tags.0"
+/// ```
 public struct FieldPath: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
     public var components: [String]
 
@@ -26,6 +33,15 @@ public struct FieldPath: Hashable, Sendable, CustomStringConvertible, Expressibl
 /// is a `.value(.date(...))`); a call becomes a `.call` only when one of its
 /// arguments is a placeholder. After ``Binder/bind(_:parameters:now:)`` every
 /// term of a query is a `.value`.
+///
+/// ```swift
+/// let q = try CQLParser.parse("select * from T where at > date(?) limit ?")
+/// q.limit        // .placeholder(index: 1, range: 41..<42)
+/// let bound = try Binder.bind(q, parameters: ["2020-01-01T00:00:00.000Z", 5])
+/// bound.limit    // .value(.int(5))
+/// bound.condition?.predicate
+/// // .compare("at", .greaterThan, .value(.date(DateValue(millisecondsSince1970: 1577836800000))))
+/// ```
 public indirect enum Term: Hashable, Sendable {
     case value(Value)
     /// The `index`-th `?` of the statement (0-based, in order of appearance).
@@ -76,6 +92,13 @@ public indirect enum Term: Hashable, Sendable {
 }
 
 /// A distance bound of `near`: a number and the unit it is in.
+///
+/// ```swift
+/// let q = try CQLParser.parse("select * from T where loc near geopoint(116.4, 39.9) max 2 km")
+/// // q.condition?.predicate:
+/// // .near("loc", point: .value(.geoPoint(GeoPoint(latitude: 39.9, longitude: 116.4))),
+/// //       min: nil, max: Distance(.value(.int(2)), .kilometers))
+/// ```
 public struct Distance: Hashable, Sendable {
     public var value: Term
     public var unit: DistanceUnit
@@ -87,10 +110,15 @@ public struct Distance: Hashable, Sendable {
 
 /// Units of geo distances. `radians` are central angles (CQL's default);
 /// `meters` come from Usergrid's `within`.
+///
+/// ```swift
+/// DistanceUnit.kilometers.earthRadius   // 6371.0
+/// 2 / DistanceUnit.kilometers.earthRadius   // 2 km as radians: 0.000313922...
+/// ```
 public enum DistanceUnit: String, Hashable, Sendable, CaseIterable {
     case radians, kilometers, miles, meters
 
-    /// Earth radius in this unit (semantics.md: 6371.0 km, 3958.8 mi).
+    /// Earth radius in this unit (6371.0 km, 3958.8 mi; <doc:EvaluationSemantics>).
     public var earthRadius: Double {
         switch self {
         case .radians: return 1

@@ -40,6 +40,13 @@ public enum Value: Hashable, Sendable {
 }
 
 /// An instant with millisecond precision, as LeanCloud and Parse store dates.
+///
+/// ```swift
+/// let d = ISODate.parse("2015-06-21T18:02:52.249Z")!
+/// d.millisecondsSince1970   // 1434909772249
+/// ISODate.format(d)         // "2015-06-21T18:02:52.249Z"
+/// JSONWriter.string(.date(d))   // {"__type":"Date","iso":"2015-06-21T18:02:52.249Z"}
+/// ```
 public struct DateValue: Hashable, Comparable, Sendable {
     public var millisecondsSince1970: Int64
     public init(millisecondsSince1970: Int64) { self.millisecondsSince1970 = millisecondsSince1970 }
@@ -47,6 +54,12 @@ public struct DateValue: Hashable, Comparable, Sendable {
 }
 
 /// A reference to an object of another class.
+///
+/// ```swift
+/// let post = Pointer(className: "Post", objectId: "51e3a359e4b015ead4d95ddc")
+/// JSONWriter.string(.pointer(post))
+/// // {"__type":"Pointer","className":"Post","objectId":"51e3a359e4b015ead4d95ddc"}
+/// ```
 public struct Pointer: Hashable, Sendable {
     public var className: String
     public var objectId: String
@@ -58,6 +71,12 @@ public struct Pointer: Hashable, Sendable {
 
 /// A point on Earth in degrees. Ranges are validated by the binder and the
 /// typed-value decoder, not by this initializer.
+///
+/// ```swift
+/// let beijing = GeoPoint(latitude: 39.9, longitude: 116.4)
+/// JSONWriter.string(.geoPoint(beijing))   // {"__type":"GeoPoint","latitude":39.9,"longitude":116.4}
+/// GeoPoint(latitude: 91, longitude: 0).isValid   // false
+/// ```
 public struct GeoPoint: Hashable, Sendable {
     public var latitude: Double
     public var longitude: Double
@@ -73,6 +92,11 @@ public struct GeoPoint: Hashable, Sendable {
 
 /// A stored file. LeanCloud names files by `id`, Parse by `name`; `url` is
 /// informational and not part of identity.
+///
+/// ```swift
+/// JSONWriter.string(.file(FileReference(id: "5a1b")))   // {"__type":"File","id":"5a1b"}
+/// FileReference(id: "5a1b", url: "https://a") == FileReference(id: "5a1b")   // true
+/// ```
 public struct FileReference: Hashable, Sendable {
     public var id: String?
     public var name: String?

@@ -17,7 +17,7 @@
 /// // queryString(): select * where name = 'Fido' or not age > 3 order by age desc
 /// try JSONWriter.string(WhereJSONEmitter.emit(query, dialect: .parse))
 /// // {"className":"pets","limit":20,"order":"-age","where":{"$or":[
-/// //   {"name":{"$options":"i","$regex":"^\\QFido\\E$"}},{"$nor":[{"age":{"$gt":3}}]}]}}
+/// //   {"name":{"$options":"i","$regex":"^\\QFido\\E\\z"}},{"$nor":[{"age":{"$gt":3}}]}]}}
 /// ```
 ///
 /// Unlike the Usergrid SDK: a leading `not()` works, `not()` anywhere

@@ -128,6 +128,12 @@ enum TypedValueCoding {
 /// Accepted: `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM[:SS[.fff...]]` followed by `Z`,
 /// `±HH:MM`, `±HHMM` or nothing (UTC). Fractions beyond milliseconds are
 /// truncated (the services store milliseconds). Printed: `YYYY-MM-DDTHH:MM:SS.fffZ`.
+///
+/// ```swift
+/// let d = ISODate.parse("2011-08-20T10:06:57.931+08:00")!
+/// ISODate.format(d)            // "2011-08-20T02:06:57.931Z"
+/// ISODate.parse("2011-02-30")  // nil: no such day
+/// ```
 public enum ISODate {
     public static func parse(_ text: String) -> DateValue? {
         var t = text

@@ -3,6 +3,11 @@
 /// Ranges are bookkeeping, not meaning: AST nodes that carry one ignore it in
 /// `==` and `hash(into:)`, so `parse(format(ast)) == ast` holds although the
 /// formatted text has other offsets.
+///
+/// ```swift
+/// let q = try CQLParser.parse("select * from T where a = 1")
+/// q.condition?.range   // 22..<27: the text "a = 1"
+/// ```
 public struct SourceRange: Hashable, Sendable, CustomStringConvertible {
     public var start: Int
     public var end: Int

@@ -50,11 +50,13 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     /// Parses `text` in this language into a ``Query``.
     ///
     /// - Parameters:
+    ///   - text: the query text.
     ///   - className: the class for languages whose text does not name one
     ///     (Usergrid, a bare where-JSON condition); `""` means not given.
     ///   - literal: Usergrid only: string `=` is exact and case-sensitive.
-    ///   - limit, cursor: Usergrid only: the URL parameters beside `ql`
+    ///   - limit: Usergrid only: the `limit` URL parameter beside `ql`
     ///     (see ``UsergridOptions``).
+    ///   - cursor: Usergrid only: the `cursor` URL parameter beside `ql`.
     ///   - arguments, variables: NSPredicate only: the `%`-arguments and
     ///     `$NAME` variables (see ``NSPredicateParser``).
     public func parse(

@@ -16,7 +16,7 @@
 /// it is). Rewrites that keep the meaning: `!=` → `not k = v`, `in` →
 /// `k = a or k = b`, `not in` → `not (...)`, `near` with a maximum in km,
 /// radians or (when exact) miles → `within <meters>` (see
-/// ``UsergridDistance``).
+/// `UsergridDistance`).
 ///
 /// The class name, `limit` and `skip` are not part of `ql` (Usergrid takes
 /// them as the request path and URL parameters; see ``UsergridOptions`` and

@@ -17,9 +17,13 @@
 public enum WhereJSONEmitter {
     /// The request object of `query` (bind it first: placeholders, `current_timestamp()`).
     ///
-    /// - Parameter objectIdAsMongoId: `mongo` only: write the built-in
-    ///   `objectId` key as MongoDB's `_id` (in `where`, `order` and `keys`), for
-    ///   collections that store it there. The other dialects ignore it.
+    /// - Parameters:
+    ///   - query: a bound query.
+    ///   - dialect: the target (``WhereJSONDialect``); a construct it cannot
+    ///     express throws a ``QueryError/Kind/unsupported`` error.
+    ///   - objectIdAsMongoId: `mongo` only: write the built-in
+    ///     `objectId` key as MongoDB's `_id` (in `where`, `order` and `keys`), for
+    ///     collections that store it there. The other dialects ignore it.
     ///
     /// ```swift
     /// let q = try CQLParser.parse("select * from T where objectId in ('a', 'b') order by objectId")

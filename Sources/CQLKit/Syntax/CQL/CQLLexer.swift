@@ -3,8 +3,8 @@
 /// Lexical rules (Grammar/cql.ebnf has the exact grammar):
 /// - Words are `[A-Za-z_][A-Za-z0-9_]*`; the ``CQLToken/reservedWords`` are
 ///   keywords (case-insensitive), every other word is an identifier.
-/// - `` `name` `` is one key component whatever its text; it may not be empty
-///   or contain `.` (stored keys cannot contain dots, so `` `a.b` `` is
+/// - A backquoted name (\`name\`) is one key component whatever its text; it may not be empty
+///   or contain `.` (stored keys cannot contain dots, so \`a.b\` is
 ///   reported instead of silently meaning the path `a`.`b`).
 /// - Strings use `'` or `"`; the quote is escaped by doubling it or with a
 ///   backslash; `\\ \' \" \n \t \r \b \f \0 \uXXXX` decode; any other `\x`

@@ -18,6 +18,7 @@
 /// // end  29..<29
 /// ```
 public struct CQLToken: Hashable, Sendable, CustomStringConvertible {
+    /// What a token is; ``CQLToken/text`` holds its source text.
     public enum Kind: String, Hashable, Sendable, CaseIterable {
         /// A reserved word (``CQLToken/reservedWords``), matched case-insensitively.
         /// Other words with a meaning in some position (`count`, `exists`,
@@ -26,7 +27,7 @@ public struct CQLToken: Hashable, Sendable, CustomStringConvertible {
         case keyword
         /// A bare name: `[A-Za-z_][A-Za-z0-9_]*`.
         case identifier
-        /// A backquoted name (`` `order` ``): one key component, never a keyword.
+        /// A backquoted name (\`order\`): one key component, never a keyword.
         case quotedIdentifier
         /// `'...'` or `"..."`.
         case string
@@ -69,7 +70,7 @@ public struct CQLToken: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(kind.rawValue) \(text) \(range)" }
 
     /// Words that cannot be used as bare keys or class names (backquote them:
-    /// `` `order` ``). Matched case-insensitively.
+    /// \`order\`). Matched case-insensitively.
     public static let reservedWords: Set<String> = [
         "select", "from", "where", "and", "or", "not", "in", "like", "regexp", "is",
         "limit", "order", "null", "true", "false", "include",

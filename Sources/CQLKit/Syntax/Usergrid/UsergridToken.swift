@@ -12,6 +12,7 @@
 /// tokens[2].value      // .string("Fido")
 /// ```
 public struct UsergridToken: Hashable, Sendable {
+    /// What a token is; literals carry their decoded ``UsergridToken/value``.
     public enum Kind: String, Hashable, Sendable, CaseIterable {
         /// `name`, `address.city`, `first-name`: `[A-Za-z_][A-Za-z0-9_.-]*`.
         case identifier
