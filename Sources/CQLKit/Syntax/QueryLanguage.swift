@@ -57,8 +57,9 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     ///   - limit: Usergrid only: the `limit` URL parameter beside `ql`
     ///     (see ``UsergridOptions``).
     ///   - cursor: Usergrid only: the `cursor` URL parameter beside `ql`.
-    ///   - arguments, variables: NSPredicate only: the `%`-arguments and
-    ///     `$NAME` variables (see ``NSPredicateParser``).
+    ///   - arguments: NSPredicate only: the values of `%@ %K %d ...`, in
+    ///     order (see ``NSPredicateParser``).
+    ///   - variables: NSPredicate only: the values of the `$NAME` variables.
     public func parse(
         _ text: String, className: String = "", literal: Bool = false, limit: Int? = nil, cursor: String? = nil,
         arguments: [Value] = [], variables: [String: Value] = [:]

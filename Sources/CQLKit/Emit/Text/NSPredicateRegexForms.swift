@@ -35,8 +35,9 @@ enum NSPredicateRegexForms {
             let prefix = "^(?:", suffix = #")\z"#
             if pattern.hasPrefix(prefix) && pattern.hasSuffix(suffix) && pattern.utf8.count >= prefix.utf8.count + suffix.utf8.count {
                 let inner = String(pattern.dropFirst(prefix.count).dropLast(suffix.count))
-                if let same = try? ICURegex.translate(inner, at: SourceRange(0, 0)), same == inner {
-                    return "MATCHES" + flags + " " + NSPredicateLiterals.string(inner)
+                let icu = ICURegex.untranslate(inner)
+                if let same = try? ICURegex.translate(icu, at: SourceRange(0, 0)), same == inner {
+                    return "MATCHES" + flags + " " + NSPredicateLiterals.string(icu)
                 }
             }
         }

@@ -23,7 +23,9 @@ enum ICURegex {
         let s = Array(pattern.unicodeScalars)
         var out = ""
         var i = 0
-        var depth = 0
+        // Flag scopes: ICU's `.` and `$` know more line terminators than PCRE's,
+        // so outside `(?s)` / `(?m)` they are rewritten to ICU's meaning.
+        var scopes: [Flags] = [Flags()]
         var inSet = false
         func hexDigits(_ from: Int, _ n: Int) -> String? {
             guard from + n <= s.count else { return nil }
@@ -63,6 +65,10 @@ enum ICURegex {
                     }
                     out += "\\x{\(String(v, radix: 16))}"
                     i = j
+                    continue
+                case "Z":
+                    out += lineEnd
+                    i += 2
                     continue
                 case "N":
                     throw fail("\\N{NAME} (a character by name) is ICU-only; write the character or \\x{hhhh}")
@@ -111,38 +117,113 @@ enum ICURegex {
                 if i < s.count && s[i] == "]" { out += "]"; i += 1 }
                 continue
             case "(":
-                depth += 1
                 if i + 1 < s.count && s[i + 1] == "*" { throw fail("'(*' (PCRE verbs) is not ICU syntax") }
-                if i + 1 < s.count && s[i + 1] == "?" {
-                    try checkGroup(s, i + 2, fail)
+                var inner = scopes[scopes.count - 1]
+                if i + 1 < s.count && s[i + 1] == "?", let (flags, end) = try checkGroup(s, i + 2, fail) {
+                    inner.apply(flags)
+                    if s[end] == ")" {
+                        // `(?ims-x)`: the flags hold to the end of the enclosing group.
+                        scopes[scopes.count - 1] = inner
+                        out += String(String.UnicodeScalarView(s[i...end]))
+                        i = end + 1
+                        continue
+                    }
                 }
+                scopes.append(inner)
             case ")":
-                depth -= 1
-                if depth < 0 { throw fail("unbalanced ')'") }
+                if scopes.count == 1 { throw fail("unbalanced ')'") }
+                scopes.removeLast()
+            case ".":
+                if !scopes[scopes.count - 1].dotAll {
+                    out += lineDot
+                    i += 1
+                    continue
+                }
+            case "$":
+                if scopes[scopes.count - 1].multiline {
+                    throw fail("'$' under (?m): ICU's line terminators differ from PCRE's; match the terminator explicitly")
+                }
+                out += lineEnd
+                i += 1
+                continue
+            case "^":
+                if scopes[scopes.count - 1].multiline {
+                    throw fail("'^' under (?m): ICU's line terminators differ from PCRE's; match the terminator explicitly")
+                }
             default: break
             }
             out.unicodeScalars.append(c)
             i += 1
         }
         if inSet { throw fail("a '[' set is not closed") }
-        if depth > 0 { throw fail("a '(' is not closed") }
+        if scopes.count > 1 { throw fail("a '(' is not closed") }
         return out
     }
 
-    /// `(?` followed by: `:` `=` `!` `>` `#` `<=` `<!` `<name>` or flags `imsx-`.
-    static func checkGroup(_ s: [Unicode.Scalar], _ j: Int, _ fail: (String) -> QueryError) throws(QueryError) {
+    /// ICU's `.` outside `(?s)`: any character but a line terminator
+    /// (PCRE's `.` only excludes `\n`).
+    static let lineDot = #"[^\n\r\x{85}\x{2028}\x{2029}]"#
+    /// ICU's `$` (and `\Z`) outside `(?m)`: the end, or before one line
+    /// terminator at the end (`\r\n` counts as one).
+    static let lineEnd = #"(?=(?:\r\n|[\n\r\x{85}\x{2028}\x{2029}])?\z)"#
+
+    /// The flags in force: `s` (dot matches all) and `m` (multiline).
+    struct Flags {
+        var dotAll = false
+        var multiline = false
+
+        mutating func apply(_ spec: String) {
+            var on = true
+            for ch in spec.unicodeScalars {
+                switch ch {
+                case "-": on = false
+                case "s": dotAll = on
+                case "m": multiline = on
+                default: break
+                }
+            }
+        }
+    }
+
+    /// The ICU text of a translated pattern: ``lineDot`` and ``lineEnd``
+    /// back to `.` and `$` where that translates to the same pattern (the
+    /// NSPredicate formatter writes MATCHES with it).
+    static func untranslate(_ pcre: String) -> String {
+        let candidate = pcre.replacingAll(lineDot, with: ".").replacingAll(lineEnd, with: "$")
+        if let again = try? translate(candidate, at: SourceRange(0, 0)), again == pcre { return candidate }
+        return pcre
+    }
+
+    /// `(?` followed by: `:` `=` `!` `>` `#` `<=` `<!` `<name>` (nil), or
+    /// flags `imsx-` and `)` or `:` (the flags and the index of that `)` / `:`).
+    static func checkGroup(_ s: [Unicode.Scalar], _ j: Int, _ fail: (String) -> QueryError) throws(QueryError) -> (String, Int)? {
         guard j < s.count else { throw fail("'(?' is not complete") }
         switch s[j] {
-        case ":", "=", "!", ">", "#": return
+        case ":", "=", "!", ">", "#": return nil
         case "<":
-            if j + 1 < s.count, s[j + 1] == "=" || s[j + 1] == "!" || s[j + 1].properties.isAlphabetic { return }
+            if j + 1 < s.count, s[j + 1] == "=" || s[j + 1] == "!" || s[j + 1].properties.isAlphabetic { return nil }
             throw fail("'(?<' must start a look-behind or a named group")
         default:
             var k = j
             while k < s.count, "imsx-".unicodeScalars.contains(s[k]) { k += 1 }
-            if k < s.count, k > j, s[k] == ")" || s[k] == ":" { return }
+            if k < s.count, k > j, s[k] == ")" || s[k] == ":" { return (String(String.UnicodeScalarView(s[j..<k])), k) }
             if k < s.count, s[k] == "w" { throw fail("the flag (?w) (ICU's word boundaries) has no PCRE form") }
             throw fail("'(?\(k < s.count ? String(s[k]) : "")' is not a group both ICU and PCRE read the same")
         }
+    }
+}
+
+extension String {
+    /// Every occurrence of `target` replaced (no Foundation in CQLKit).
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var out = ""
+        var rest = Substring(self)
+        while let r = rest.firstRange(of: target) {
+            out += rest[..<r.lowerBound]
+            out += replacement
+            rest = rest[r.upperBound...]
+        }
+        return out + rest
     }
 }
