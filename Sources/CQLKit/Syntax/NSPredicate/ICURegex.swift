@@ -9,8 +9,10 @@
 /// try ICURegex.translate("[[a-z]&&[^aeiou]]", at: r)      // error: ICU set operations ...
 /// ```
 enum ICURegex {
-    /// General categories, which ICU and PCRE spell and mean the same.
+    /// General categories (and `Alphabetic`), which ICU and PCRE2 (10.40+)
+    /// spell and mean the same.
     static let generalCategories: Set<String> = [
+        "Alphabetic",
         "L", "Lu", "Ll", "Lt", "Lm", "Lo", "L&", "M", "Mn", "Mc", "Me", "N", "Nd", "Nl", "No",
         "P", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "S", "Sm", "Sc", "Sk", "So",
         "Z", "Zs", "Zl", "Zp", "C", "Cc", "Cf", "Cs", "Co", "Cn",
@@ -68,6 +70,12 @@ enum ICURegex {
                     continue
                 case "Z":
                     out += lineEnd
+                    i += 2
+                    continue
+                case "w", "W", "s", "S", "h", "H", "b", "B":
+                    // ICU defines these classes differently from PCRE's Unicode
+                    // mode: spell out ICU's definition.
+                    out += try classEscape(e, inSet: inSet, fail)
                     i += 2
                     continue
                 case "N":
@@ -167,6 +175,38 @@ enum ICURegex {
     /// terminator at the end (`\r\n` counts as one).
     static let lineEnd = #"(?=(?:\r\n|[\n\r\x{85}\x{2028}\x{2029}])?\z)"#
 
+    /// ICU's `\w` members: `[\p{Alphabetic}\p{Mark}\p{Decimal_Number}\p{Connector_Punctuation}\u200c\u200d]`.
+    static let wordMembers = #"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\x{200c}\x{200d}"#
+    /// ICU's `\s` members: `[\t\n\f\r\p{Z}]` (PCRE's also has `\x0B` and U+0085).
+    static let spaceMembers = #"\t\n\f\r\p{Z}"#
+    /// ICU's `\h` members: `[\p{Zs}\t]`.
+    static let horizontalMembers = #"\p{Zs}\t"#
+    static var wordBoundary: String {
+        "(?:(?<=[\(wordMembers)])(?![\(wordMembers)])|(?<![\(wordMembers)])(?=[\(wordMembers)]))"
+    }
+    static var notWordBoundary: String {
+        "(?:(?<=[\(wordMembers)])(?=[\(wordMembers)])|(?<![\(wordMembers)])(?![\(wordMembers)]))"
+    }
+
+    /// `\w \W \s \S \h \H \b \B` with ICU's meaning, written for PCRE.
+    static func classEscape(_ e: Unicode.Scalar, inSet: Bool, _ fail: (String) -> QueryError) throws(QueryError) -> String {
+        let members: String
+        switch e {
+        case "w", "W": members = wordMembers
+        case "s", "S": members = spaceMembers
+        case "h", "H": members = horizontalMembers
+        default:
+            if inSet { throw fail("\\\(e) inside a set is not a character") }
+            return e == "b" ? wordBoundary : notWordBoundary
+        }
+        let negated = e == "W" || e == "S" || e == "H"
+        if inSet {
+            if negated { throw fail("\\\(e) inside a set has no PCRE form with ICU's meaning; write the set with [^...]") }
+            return members
+        }
+        return (negated ? "[^" : "[") + members + "]"
+    }
+
     /// The flags in force: `s` (dot matches all) and `m` (multiline).
     struct Flags {
         var dotAll = false
@@ -189,7 +229,16 @@ enum ICURegex {
     /// back to `.` and `$` where that translates to the same pattern (the
     /// NSPredicate formatter writes MATCHES with it).
     static func untranslate(_ pcre: String) -> String {
-        let candidate = pcre.replacingAll(lineDot, with: ".").replacingAll(lineEnd, with: "$")
+        var candidate = pcre
+        for (pcreText, icu) in [
+            (wordBoundary, #"\b"#), (notWordBoundary, #"\B"#),
+            ("[^" + wordMembers + "]", #"\W"#), ("[" + wordMembers + "]", #"\w"#), (wordMembers, #"\w"#),
+            ("[^" + spaceMembers + "]", #"\S"#), ("[" + spaceMembers + "]", #"\s"#),
+            ("[^" + horizontalMembers + "]", #"\H"#), ("[" + horizontalMembers + "]", #"\h"#),
+            (lineDot, "."), (lineEnd, "$"),
+        ] {
+            candidate = candidate.replacingAll(pcreText, with: icu)
+        }
         if let again = try? translate(candidate, at: SourceRange(0, 0)), again == pcre { return candidate }
         return pcre
     }
