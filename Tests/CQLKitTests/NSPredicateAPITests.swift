@@ -17,6 +17,14 @@ final class NSPredicateAPITests: XCTestCase {
         XCTAssertEqual(try NSPredicateFormatter.format(q), #"score > 80 AND name IN {"a", "b"}"#)
     }
 
+    /// SQL LIKE becomes NSPredicate's LIKE (`%` `*`, `_` `?`, `*` `?` `\\` escaped); a class is a named error.
+    func testSQLLikeToNSPredicate() throws {
+        let q = try CQLParser.parse(#"select * from T where a like 'd_n%' and b like 'x*?\\'"#)
+        XCTAssertEqual(try NSPredicateFormatter.format(q), #"a LIKE "d?n*" AND b LIKE "x\\*\\?\\\\""#)
+        let c = try CQLParser.parse("select * from T where a like '[ab]%'")
+        XCTAssertThrowsError(try NSPredicateFormatter.format(c)) { XCTAssertEqual(($0 as? QueryError)?.kind, .unsupported) }
+    }
+
     func testLexerExamples() throws {
         XCTAssertEqual(try NSPredicateLexer.tokenize("name ==[c] %@ && age > 3").map(\.kind),
                        [.identifier, .equal, .leftBracket, .identifier, .rightBracket, .placeholder, .and, .identifier, .greater, .integer, .end])

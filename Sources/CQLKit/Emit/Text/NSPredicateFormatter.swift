@@ -106,6 +106,21 @@ struct NSPredicateWriter {
         case .regex(let p, let pattern, let options):
             guard case .string(let s) = try value(pattern, c) else { throw unsupported("a regular expression that is not a string", c) }
             return (try key(p, c) + " " + (try NSPredicateRegexForms.operation(s, options, c)), 2)
+        case .like(let p, let pattern):
+            // SQL LIKE: `%` is `*`, `_` is `?`; its `[..]` classes have no NSPredicate form.
+            guard case .string(let s) = try value(pattern, c), !s.contains("[") else {
+                throw unsupported("SQL LIKE with a [..] class or a pattern that is not a string", c)
+            }
+            var like = ""
+            for ch in s.unicodeScalars {
+                switch ch {
+                case "%": like += "*"
+                case "_": like += "?"
+                case "*", "?", "\\": like += "\\"; like.unicodeScalars.append(ch)
+                default: like.unicodeScalars.append(ch)
+                }
+            }
+            return (try key(p, c) + " LIKE " + NSPredicateLiterals.string(like), 2)
         case .inQuery, .select:
             throw QueryError(.unsupported, "a sub-query has no NSPredicate text (pass it as a %@ argument: "
                              + "{\"__type\":\"Query\",\"className\":...,\"where\":{...}})", range: c.range)
