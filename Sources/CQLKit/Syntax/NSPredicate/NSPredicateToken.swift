@@ -99,6 +99,6 @@ enum NSPredicateKeywords {
 
     static func kind(of word: String) -> NSPredicateToken.Kind? { words[UsergridKeywords.asciiLowercased(word)] }
 
-    /// The canonical spelling of a word operator (how the formatter writes it).
+    /// Whether `word` is reserved (a key of that name is written `#word`).
     static func isReserved(_ word: String) -> Bool { kind(of: word) != nil }
 }
