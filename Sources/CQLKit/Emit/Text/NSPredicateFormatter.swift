@@ -62,17 +62,23 @@ struct NSPredicateWriter {
                 parts.append(l < 1 || isOr(item) ? "(" + t + ")" : t)
             }
             return (parts.joined(separator: " OR "), 0)
-        case .not(let inner):
-            // NOT of a negated IN / IN SELF is the positive form (the parser
-            // reads `NOT (NOT k IN {..})` as that too).
-            if let positive = positiveForm(inner) { return try write(positive, depth: depth + 1) }
+        case .not:
+            // The parser folds NOT into IN / IN SELF / sub-query membership
+            // (``NSPredicateMapping/negate(_:range:)``): fold the same way, so
+            // the text reads back to the same tree and is canonical.
+            let folded = Self.folded(c)
+            guard case .not(let inner) = folded.predicate else { return try write(folded, depth: depth + 1) }
             let (t, l) = try write(inner, depth: depth + 1)
             return ("NOT " + (l < 2 ? "(" + t + ")" : t), 2)
         case .constant(let b):
             return (b ? "TRUEPREDICATE" : "FALSEPREDICATE", 2)
         case .compare(let p, let op, let t):
             let v = try value(t, c)
-            if case .array = v { throw unsupported("an equality with an array", c) }
+            if case .array = v { throw unsupported("a comparison with an array", c) }
+            if v == .null && op != .equal && op != .notEqual {
+                // It matches nothing; NSPredicate text says so with FALSEPREDICATE, not k < nil.
+                throw unsupported("a range against null ('\(op.rawValue) null')", c)
+            }
             let symbol = op == .equal ? "==" : op.rawValue
             return (try key(p, c) + " " + symbol + " " + (try literal(v, c)), 2)
         case .in(let p, let terms, let negated):
@@ -131,12 +137,10 @@ struct NSPredicateWriter {
 
     func isOr(_ c: Condition) -> Bool { if case .or = c.predicate { return true } else { return false } }
 
-    func positiveForm(_ c: Condition) -> Condition? {
-        switch c.predicate {
-        case .in(let p, let list, true): return Condition(.in(p, list, negated: false), range: c.range)
-        case .exists(let p, false): return Condition(.exists(p, true), range: c.range)
-        default: return nil
-        }
+    /// `c` with its NOTs folded as the parser folds them.
+    static func folded(_ c: Condition) -> Condition {
+        guard case .not(let inner) = c.predicate else { return c }
+        return NSPredicateMapping.negate(folded(inner), range: c.range)
     }
 
     func value(_ t: Term, _ c: Condition) throws(QueryError) -> Value {

@@ -22,7 +22,7 @@ enum NSPredicateMapping {
     /// `NOT inner`: `IN`, `IN SELF` and sub-query membership take their
     /// negated forms (so `NOT (NOT (a IN {..}))` is `a IN {..}` again);
     /// everything else is kept as a negation node, never flipped into a range.
-    static func negate(_ inner: Condition, range: SourceRange) -> Condition {
+    static func negate(_ inner: Condition, range: SourceRange?) -> Condition {
         switch inner.predicate {
         case .in(let p, let list, let negated): return Condition(.in(p, list, negated: !negated), range: range)
         case .exists(let p, let present): return Condition(.exists(p, !present), range: range)
