@@ -135,7 +135,29 @@ func benchEvaluator(objects n: Int) throws {
     print("  two in-lists           \(fmt(Double(n) / tIn)) objects/s; closure with Sets \(fmt(Double(n) / tInHand)) objects/s (best of \(runs))")
 }
 
-// Usage: cql-bench [ROOT] [--only front|eval] [--objects N]
+// MARK: Sorting: order keys over 1M in-memory objects (sort keys computed once per object).
+
+func benchSort(objects n: Int) throws {
+    var objects = makeObjects(n)
+    // A tenth of the objects hold arrays, so the multikey path is exercised too.
+    for i in stride(from: 0, to: n, by: 10) { objects[i]["tags"] = .array([.int(Int64(i % 7)), .int(Int64(i % 3))]) }
+    let runs = 3
+    print("sorting \(n) in-memory objects, best of \(runs):")
+    for text in [
+        "select * from GameScore order by score",
+        "select * from GameScore order by -score limit 10",
+        "select * from GameScore order by level, -score",
+        "select * from GameScore order by tags, score",
+    ] {
+        let plan = try QueryPlan(try Binder.bind(try CQLParser.parse(text), parameters: []))
+        var best = Double.infinity
+        var count = 0
+        for _ in 0..<runs { best = min(best, try seconds { count = try plan.run(over: objects).objects.count }) }
+        print("  \(text.dropFirst("select * from GameScore ".count)): \(fmt(Double(n) / best)) objects/s (\(count) results)")
+    }
+}
+
+// Usage: cql-bench [ROOT] [--only front|eval|sort] [--objects N]
 // (--only and a smaller --objects make profiling runs short: perf, callgrind.)
 var root = FileManager.default.currentDirectoryPath
 var only: String?
@@ -150,3 +172,4 @@ while let a = args.popFirst() {
 }
 if only == nil || only == "front" { try benchFrontEnd(root: root) }
 if only == nil || only == "eval" { try benchEvaluator(objects: objectCount) }
+if only == nil || only == "sort" { try benchSort(objects: objectCount) }

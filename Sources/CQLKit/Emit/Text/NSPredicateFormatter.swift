@@ -108,6 +108,9 @@ struct NSPredicateWriter {
                 return (try key(p, c) + " LIKE[c] " + NSPredicateLiterals.string(pattern), 2)
             case .word, .wordPrefix:
                 throw unsupported("Usergrid's word match ('contains')", c)
+            case .lessThanIgnoringCase, .lessThanOrEqualIgnoringCase, .greaterThanIgnoringCase, .greaterThanOrEqualIgnoringCase:
+                let op = match.rangeOperator?.rawValue ?? ""
+                return (try key(p, c) + " " + op + "[c] " + NSPredicateLiterals.string(s), 2)
             }
         case .regex(let p, let pattern, let options):
             guard case .string(let s) = try value(pattern, c) else { throw unsupported("a regular expression that is not a string", c) }

@@ -72,9 +72,15 @@ enum ICURegex {
                     out += lineEnd
                     i += 2
                     continue
+                case "d", "D":
+                    // ICU's \d is \p{Nd}; the evaluator and MongoDB compile
+                    // without UCP, where \d is ASCII only.
+                    out += e == "d" ? #"\p{Nd}"# : #"\P{Nd}"#
+                    i += 2
+                    continue
                 case "w", "W", "s", "S", "h", "H", "b", "B":
-                    // ICU defines these classes differently from PCRE's Unicode
-                    // mode: spell out ICU's definition.
+                    // ICU defines these classes differently from PCRE's (ASCII
+                    // without UCP, other Unicode sets with it): spell out ICU's.
                     out += try classEscape(e, inSet: inSet, fail)
                     i += 2
                     continue
@@ -235,7 +241,7 @@ enum ICURegex {
             ("[^" + wordMembers + "]", #"\W"#), ("[" + wordMembers + "]", #"\w"#), (wordMembers, #"\w"#),
             ("[^" + spaceMembers + "]", #"\S"#), ("[" + spaceMembers + "]", #"\s"#),
             ("[^" + horizontalMembers + "]", #"\H"#), ("[" + horizontalMembers + "]", #"\h"#),
-            (lineDot, "."), (lineEnd, "$"),
+            (lineDot, "."), (lineEnd, "$"), (#"\p{Nd}"#, #"\d"#), (#"\P{Nd}"#, #"\D"#),
         ] {
             candidate = candidate.replacingAll(pcreText, with: icu)
         }

@@ -111,7 +111,7 @@ enum NSPredicateMapping {
             guard case .aggregate(let values, _) = right.asAggregate, values.count == 2 else {
                 throw QueryError(.syntax, "BETWEEN needs exactly two items: k BETWEEN {low, high}", range: right.range)
             }
-            if !m.isEmpty { throw unsupportedModifier(m, "BETWEEN") }
+            if m.diacriticInsensitive { throw unsupportedModifier(m, "BETWEEN") }
             for v in values where v == .null {
                 throw QueryError(.syntax, "BETWEEN with nil: nothing is ordered against nil", range: right.range)
             }
@@ -135,8 +135,8 @@ enum NSPredicateMapping {
     }
 
     static func unsupportedModifier(_ m: NSPredicateModifiers, _ what: String) -> QueryError {
-        QueryError(.unsupported, "\(m.text) with \(what) is not supported: case- and diacritic-insensitive "
-                   + "ordering has no exact form; drop \(m.text) or use ==\(m.text), BEGINSWITH\(m.text), LIKE\(m.text)", range: m.range)
+        QueryError(.unsupported, "\(m.text) with \(what) is not supported: diacritic-insensitive ordering has no exact form; "
+                   + "use [c] alone, or ==\(m.text), BEGINSWITH\(m.text), LIKE\(m.text)", range: m.range)
     }
 
     /// `k op v` with the key on the left (after any swap).
@@ -147,7 +147,14 @@ enum NSPredicateMapping {
             let eq = try equality(path, v, op: op, m, r, at: valueRange)
             return eq
         }
-        if !m.isEmpty { throw unsupportedModifier(m, op.rawValue) }
+        if m.diacriticInsensitive { throw unsupportedModifier(m, op.rawValue) }
+        if m.caseInsensitive {
+            // `k <[c] 'x'`: Usergrid's case-insensitive range (case-folded, by code point).
+            guard case .string(let s) = v, let match = TextMatch.ignoringCase(op) else {
+                throw QueryError(.syntax, "[c] applies to strings; the value is \(v.typeDescription)", range: valueRange)
+            }
+            return Condition(.text(path, match, s), range: r)
+        }
         switch v {
         case .null:
             throw QueryError(.syntax, "k \(op.rawValue) nil matches nothing: nothing is ordered against nil; write k == nil or k != nil",
