@@ -27,6 +27,9 @@ struct Translate: ParsableCommand {
     @Option(help: "where-JSON dialect: leancloud, parse or mongo (default: leancloud for CQL input, parse otherwise).")
     var dialect: WhereJSONDialect?
 
+    @Flag(name: .customLong("condition-only"), help: "nspredicate output: write the condition alone, leaving out order, limit, skip and keys (set them on the query object).")
+    var conditionOnly = false
+
     @Flag(help: "Indent the JSON output.")
     var pretty = false
 
@@ -37,6 +40,7 @@ struct Translate: ParsableCommand {
     var lines: String?
 
     func validate() throws {
+        if conditionOnly && to != .nspredicate { throw ValidationError("--condition-only applies to --to nspredicate.") }
         if lines != nil && input.query != nil { throw ValidationError("Give either a QUERY or --lines FILE, not both.") }
         if lines == nil && input.query == nil { throw ValidationError("Missing expected argument '<query>' (or --lines FILE).") }
     }
@@ -62,7 +66,7 @@ struct Translate: ParsableCommand {
                 return JSONWriter.string(request, pretty: pretty)
             case .cql: return try CQLFormatter.format(query)
             case .usergrid: return try UsergridFormatter.format(query, literal: input.literal)
-            case .nspredicate: return try NSPredicateFormatter.format(query)
+            case .nspredicate: return try NSPredicateFormatter.format(query, conditionOnly: conditionOnly)
             }
         } catch {
             throw CommandFailure(error.withSource(text))

@@ -16,6 +16,14 @@ extension CLITests {
         XCTAssertEqual(r.stdout, "a != 1 AND a != 2 AND NOT b < 3\n")
     }
 
+    func testNSPredicateConditionOnly() throws {
+        let r = try cql(["translate", "--from", "usergrid", "--to", "nspredicate", "--condition-only", "name = 'fred' and age > 3"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "name ==[c] \"fred\" AND age > 3\n")
+        let u = try cql(["translate", "--to", "where", "--condition-only", "select * from T"])
+        XCTAssertEqual(u.status, 2)
+    }
+
     func testNSPredicateToNSPredicateNamedError() throws {
         let r = try cql(["translate", "--to", "nspredicate", "select * from T where a = 1 order by b"])
         XCTAssertEqual(r.status, 1)

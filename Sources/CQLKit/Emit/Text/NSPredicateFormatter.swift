@@ -10,11 +10,19 @@
 /// try NSPredicateFormatter.format(q)   // score > 80 AND name IN {"a", "b"}
 /// ```
 public enum NSPredicateFormatter {
-    public static func format(_ query: Query) throws(QueryError) -> String {
+    /// The canonical format string of `query`'s condition.
+    ///
+    /// - Parameter conditionOnly: write the condition and leave out what a
+    ///   predicate cannot hold (order, skip, limit, keys, include, count), which
+    ///   the SDK sets on the query object (`[query orderByDescending:...]`);
+    ///   without it those clauses are a named error, so nothing is dropped
+    ///   silently. Usergrid queries always carry an order and a page size.
+    public static func format(_ query: Query, conditionOnly: Bool = false) throws(QueryError) -> String {
         func clause(_ what: String) -> QueryError {
             QueryError(.unsupported, "\(what) cannot be expressed in NSPredicate (a predicate is only the condition; "
                        + "set it on the query object)", range: query.range)
         }
+        if conditionOnly { return try condition(query) }
         if !query.keys.isEmpty { throw clause("selected keys") }
         if !query.includes.isEmpty { throw clause("'include'") }
         if query.count != .none { throw clause("'count'") }
@@ -22,6 +30,13 @@ public enum NSPredicateFormatter {
         if query.skip != nil { throw clause("'skip'") }
         if query.limit != nil { throw clause("'limit'") }
         if !query.direct.isEmpty { throw clause("'direct'") }
+        return try condition(query)
+    }
+
+    private static func condition(_ query: Query) throws(QueryError) -> String {
+        if !query.direct.isEmpty {
+            throw QueryError(.unsupported, "'direct' (entities by name) cannot be expressed in NSPredicate", range: query.range)
+        }
         guard let c = query.condition else { return "TRUEPREDICATE" }
         do throws(QueryError) {
             return try NSPredicateWriter().write(c, depth: 0).text
