@@ -12,11 +12,13 @@
 public enum NSPredicateFormatter {
     /// The canonical format string of `query`'s condition.
     ///
-    /// - Parameter conditionOnly: write the condition and leave out what a
-    ///   predicate cannot hold (order, skip, limit, keys, include, count), which
-    ///   the SDK sets on the query object (`[query orderByDescending:...]`);
-    ///   without it those clauses are a named error, so nothing is dropped
-    ///   silently. Usergrid queries always carry an order and a page size.
+    /// - Parameters:
+    ///   - query: the query whose condition is written.
+    ///   - conditionOnly: write the condition and leave out what a
+    ///     predicate cannot hold (order, skip, limit, keys, include, count), which
+    ///     the SDK sets on the query object (`[query orderByDescending:...]`);
+    ///     without it those clauses are a named error, so nothing is dropped
+    ///     silently. Usergrid queries always carry an order and a page size.
     public static func format(_ query: Query, conditionOnly: Bool = false) throws(QueryError) -> String {
         func clause(_ what: String) -> QueryError {
             QueryError(.unsupported, "\(what) cannot be expressed in NSPredicate (a predicate is only the condition; "
