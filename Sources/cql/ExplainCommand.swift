@@ -66,6 +66,7 @@ struct Explain: ParsableCommand {
         }
         Output.line("  cql: " + attempt { () throws(QueryError) -> String in try CQLFormatter.format(textQuery) })
         Output.line("  usergrid: " + attempt { () throws(QueryError) -> String in try UsergridFormatter.format(textQuery, literal: input.literal) })
+        Output.line("  nspredicate: " + attempt { () throws(QueryError) -> String in try NSPredicateFormatter.format(textQuery) })
     }
 
     private func attempt(_ body: () throws(QueryError) -> String) -> String {
@@ -79,6 +80,8 @@ struct Explain: ParsableCommand {
             for t in try CQLLexer.tokenize(text) { rows.append((position(t.range, text), "\(t.kind)", t.text)) }
         case .usergrid:
             for t in try UsergridLexer.tokenize(text) { rows.append((position(t.range, text), "\(t.kind)", t.text)) }
+        case .nspredicate:
+            for t in try NSPredicateLexer.tokenize(text) { rows.append((position(t.range, text), "\(t.kind)", t.text)) }
         case .whereJSON:
             break
         }

@@ -3,17 +3,18 @@ import CQLKit
 
 /// Output languages of `translate`.
 enum TargetLanguage: String, ExpressibleByArgument, CaseIterable {
-    case `where`, cql, usergrid
+    case `where`, cql, usergrid, nspredicate
 }
 
 struct Translate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Translate a query to REST where-JSON, CQL or Usergrid text.",
+        abstract: "Translate a query to REST where-JSON, CQL, Usergrid or NSPredicate text.",
         discussion: """
             Examples:
               cql translate "select * from GameScore where score > 80 order by -score limit 10"
               cql translate --dialect mongo --pretty "select * from T where name regexp 'a.c'"
               cql translate --from usergrid --to where "name = 'fred*' order by age desc"
+              cql translate --from nspredicate --class GameScore --args '["Dan", 18]' "playerName = %@ AND playerAge > %d"
               cql translate --lines queries.txt
             """
     )
@@ -22,11 +23,14 @@ struct Translate: ParsableCommand {
 
     @OptionGroup var optimizer: OptimizeOption
 
-    @Option(help: "Output: where, cql or usergrid.")
+    @Option(help: "Output: where, cql, usergrid or nspredicate.")
     var to: TargetLanguage = .where
 
     @Option(help: "where-JSON dialect: leancloud, parse or mongo (default: leancloud for CQL input, parse otherwise).")
     var dialect: WhereJSONDialect?
+
+    @Flag(name: .customLong("condition-only"), help: "nspredicate output: write the condition alone, leaving out order, limit, skip and keys (set them on the query object).")
+    var conditionOnly = false
 
     @Flag(help: "Indent the JSON output.")
     var pretty = false
@@ -38,6 +42,7 @@ struct Translate: ParsableCommand {
     var lines: String?
 
     func validate() throws {
+        if conditionOnly && to != .nspredicate { throw ValidationError("--condition-only applies to --to nspredicate.") }
         if lines != nil && input.query != nil { throw ValidationError("Give either a QUERY or --lines FILE, not both.") }
         if lines == nil && input.query == nil { throw ValidationError("Missing expected argument '<query>' (or --lines FILE).") }
     }
@@ -63,6 +68,7 @@ struct Translate: ParsableCommand {
                 return JSONWriter.string(request, pretty: pretty)
             case .cql: return try CQLFormatter.format(query)
             case .usergrid: return try UsergridFormatter.format(query, literal: input.literal)
+            case .nspredicate: return try NSPredicateFormatter.format(query, conditionOnly: conditionOnly)
             }
         } catch {
             throw CommandFailure(error.withSource(text))

@@ -181,7 +181,8 @@ public indirect enum Predicate: Hashable, Sendable {
     case size(FieldPath, Term)
     /// `k is exists` (`true`) / `k is not exists` (`false`).
     case exists(FieldPath, Bool)
-    /// `k regexp 'p'` / `$regex` with `$options` drawn from `imxs`.
+    /// `k regexp 'p'` / `$regex` with `$options` drawn from `imxs`, and `d`
+    /// (NSPredicate's `[d]`: diacritic-insensitive; evaluated in memory only).
     case regex(FieldPath, pattern: Term, options: String)
     /// `k like 'p%'`: anchored, case-sensitive SQL LIKE.
     case like(FieldPath, pattern: Term)

@@ -1,4 +1,5 @@
-/// The three query languages the library reads.
+/// The query languages the library reads. NSPredicate is never detected
+/// (its text reads like Usergrid): name it.
 ///
 /// ```swift
 /// QueryLanguage.detect("select * from T")            // .cql
@@ -10,6 +11,7 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     case cql
     case usergrid
     case whereJSON = "where"
+    case nspredicate
 
     /// Guesses the language from the text, as `cql translate` does without
     /// `--from` (design.md): where-JSON starts with `{` or `[`; CQL starts with
@@ -55,8 +57,12 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     ///   - limit: Usergrid only: the `limit` URL parameter beside `ql`
     ///     (see ``UsergridOptions``).
     ///   - cursor: Usergrid only: the `cursor` URL parameter beside `ql`.
+    ///   - arguments: NSPredicate only: the values of `%@ %K %d ...`, in
+    ///     order (see ``NSPredicateParser``).
+    ///   - variables: NSPredicate only: the values of the `$NAME` variables.
     public func parse(
-        _ text: String, className: String = "", literal: Bool = false, limit: Int? = nil, cursor: String? = nil
+        _ text: String, className: String = "", literal: Bool = false, limit: Int? = nil, cursor: String? = nil,
+        arguments: [Value] = [], variables: [String: Value] = [:]
     ) throws(QueryError) -> Query {
         switch self {
         case .cql: return try CQLParser.parse(text)
@@ -64,6 +70,8 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
             let options = UsergridOptions(className: className, literal: literal, limit: limit, cursor: cursor)
             return try UsergridParser.parse(text, options: options)
         case .whereJSON: return try WhereJSONReader.read(text, className: className)
+        case .nspredicate:
+            return try NSPredicateParser.parse(format: text, argumentArray: arguments, variables: variables, className: className)
         }
     }
 }

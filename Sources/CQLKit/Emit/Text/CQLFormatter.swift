@@ -169,6 +169,9 @@ struct CQLWriter {
         case .exists(let p, let present):
             out += try path(p) + (present ? " is exists" : " is not exists")
         case .regex(let p, let pattern, let options):
+            if options.contains("d") {
+                throw QueryError(.unsupported, "diacritic-insensitive matching (NSPredicate's [d]) cannot be expressed in CQL", range: r)
+            }
             out += try path(p) + " regexp "
             if options.isEmpty {
                 try term(pattern, at: r)
