@@ -157,7 +157,7 @@ func benchSort(objects n: Int) throws {
     }
 }
 
-// Usage: cql-bench [ROOT] [--only front|eval|sort] [--objects N]
+// Usage: cql-bench [ROOT] [--only front|eval|sort|optimizer] [--objects N]
 // (--only and a smaller --objects make profiling runs short: perf, callgrind.)
 var root = FileManager.default.currentDirectoryPath
 var only: String?
@@ -173,3 +173,4 @@ while let a = args.popFirst() {
 if only == nil || only == "front" { try benchFrontEnd(root: root) }
 if only == nil || only == "eval" { try benchEvaluator(objects: objectCount) }
 if only == nil || only == "sort" { try benchSort(objects: objectCount) }
+if only == nil || only == "optimizer" { try benchOptimizer(objects: objectCount, root: root) }

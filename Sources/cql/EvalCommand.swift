@@ -18,6 +18,8 @@ struct Eval: ParsableCommand {
 
     @OptionGroup var input: QueryInput
 
+    @OptionGroup var optimizer: OptimizeOption
+
     @Option(help: "The data: an .ndjson or .json file, or a directory of <Class>.ndjson|.json files.")
     var data: String
 
@@ -31,7 +33,7 @@ struct Eval: ParsableCommand {
             throw CommandFailure(QueryError(.unsupported, "'\(statement.verb)' is a write: eval runs queries; apply writes with exec",
                                             range: statement.range, source: text))
         }
-        let query = try input.bind(parsed, source: text, resolveTime: true)
+        let query = try optimizer.apply(try input.bind(parsed, source: text, resolveTime: true), source: text)
         let total: Int?
         do {
             // A directory without the class is exit 0 (no matches), but said

@@ -1,4 +1,5 @@
-/// The three query languages the library reads.
+/// The query languages the library reads. NSPredicate is never detected
+/// (its text reads like Usergrid): name it.
 ///
 /// ```swift
 /// QueryLanguage.detect("select * from T")            // .cql
@@ -10,6 +11,7 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     case cql
     case usergrid
     case whereJSON = "where"
+    case nspredicate
     /// A LeanCloud REST write request (`{"method":"PUT","path":...}`), read
     /// by ``RESTReader`` into a write ``Statement``; never detected (it looks
     /// like where-JSON), always asked for with `--from rest`.
@@ -59,8 +61,12 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     ///   - limit: Usergrid only: the `limit` URL parameter beside `ql`
     ///     (see ``UsergridOptions``).
     ///   - cursor: Usergrid only: the `cursor` URL parameter beside `ql`.
+    ///   - arguments: NSPredicate only: the values of `%@ %K %d ...`, in
+    ///     order (see ``NSPredicateParser``).
+    ///   - variables: NSPredicate only: the values of the `$NAME` variables.
     public func parse(
-        _ text: String, className: String = "", literal: Bool = false, limit: Int? = nil, cursor: String? = nil
+        _ text: String, className: String = "", literal: Bool = false, limit: Int? = nil, cursor: String? = nil,
+        arguments: [Value] = [], variables: [String: Value] = [:]
     ) throws(QueryError) -> Query {
         switch self {
         case .cql: return try CQLParser.parse(text)
@@ -68,6 +74,8 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
             let options = UsergridOptions(className: className, literal: literal, limit: limit, cursor: cursor)
             return try UsergridParser.parse(text, options: options)
         case .whereJSON: return try WhereJSONReader.read(text, className: className)
+        case .nspredicate:
+            return try NSPredicateParser.parse(format: text, argumentArray: arguments, variables: variables, className: className)
         case .rest:
             let statement = try RESTReader.read(text)
             if case .select(let q) = statement { return q }
@@ -76,20 +84,23 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     }
 
     /// Parses `text` in this language into a ``Statement``: CQL and REST
-    /// requests may hold writes; the other languages are queries.
+    /// requests may hold writes; the other languages are queries (parameters
+    /// as for ``parse(_:className:literal:limit:cursor:arguments:variables:)``).
     ///
     /// ```swift
     /// try QueryLanguage.cql.parseStatement("delete from T where objectId = 'a1'")   // .delete(...)
     /// try QueryLanguage.usergrid.parseStatement("name = 'x'", className: "T")      // .select(...)
     /// ```
     public func parseStatement(
-        _ text: String, className: String = "", literal: Bool = false, limit: Int? = nil, cursor: String? = nil
+        _ text: String, className: String = "", literal: Bool = false, limit: Int? = nil, cursor: String? = nil,
+        arguments: [Value] = [], variables: [String: Value] = [:]
     ) throws(QueryError) -> Statement {
         switch self {
         case .cql: return try CQLParser.parseStatement(text)
         case .rest: return try RESTReader.read(text)
-        case .usergrid, .whereJSON:
-            return .select(try parse(text, className: className, literal: literal, limit: limit, cursor: cursor))
+        case .usergrid, .whereJSON, .nspredicate:
+            return .select(try parse(text, className: className, literal: literal, limit: limit, cursor: cursor,
+                                     arguments: arguments, variables: variables))
         }
     }
 }
