@@ -55,15 +55,25 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     ///   - limit: Usergrid only: the `limit` URL parameter beside `ql`
     ///     (see ``UsergridOptions``).
     ///   - cursor: Usergrid only: the `cursor` URL parameter beside `ql`.
+    ///   - limits: the size limits (text length, nesting, lists, conditions,
+    ///     patterns, subqueries) the query must stay within.
     public func parse(
-        _ text: String, className: String = "", literal: Bool = false, limit: Int? = nil, cursor: String? = nil
+        _ text: String, className: String = "", literal: Bool = false, limit: Int? = nil, cursor: String? = nil,
+        limits: QueryLimits = .default
     ) throws(QueryError) -> Query {
+        try limits.check(text: text)
+        let query: Query
         switch self {
-        case .cql: return try CQLParser.parse(text)
+        case .cql:
+            var options = CQLParser.Options()
+            options.maxLength = limits.maxQueryLength
+            query = try CQLParser.parse(text, options: options)
         case .usergrid:
             let options = UsergridOptions(className: className, literal: literal, limit: limit, cursor: cursor)
-            return try UsergridParser.parse(text, options: options)
-        case .whereJSON: return try WhereJSONReader.read(text, className: className)
+            query = try UsergridParser.parse(text, options: options)
+        case .whereJSON: query = try WhereJSONReader.read(text, className: className)
         }
+        try limits.check(query)
+        return query
     }
 }
