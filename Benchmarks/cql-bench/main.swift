@@ -144,7 +144,29 @@ func benchEvaluator(objects n: Int) throws -> [String: Double] {
     ]
 }
 
-// Usage: cql-bench [ROOT] [--only front|eval|anchors] [--objects N] [--runs N]
+// MARK: Sorting: order keys over 1M in-memory objects (sort keys computed once per object).
+
+func benchSort(objects n: Int) throws {
+    var objects = makeObjects(n)
+    // A tenth of the objects hold arrays, so the multikey path is exercised too.
+    for i in stride(from: 0, to: n, by: 10) { objects[i]["tags"] = .array([.int(Int64(i % 7)), .int(Int64(i % 3))]) }
+    let runs = 3
+    print("sorting \(n) in-memory objects, best of \(runs):")
+    for text in [
+        "select * from GameScore order by score",
+        "select * from GameScore order by -score limit 10",
+        "select * from GameScore order by level, -score",
+        "select * from GameScore order by tags, score",
+    ] {
+        let plan = try QueryPlan(try Binder.bind(try CQLParser.parse(text), parameters: []))
+        var best = Double.infinity
+        var count = 0
+        for _ in 0..<runs { best = min(best, try seconds { count = try plan.run(over: objects).objects.count }) }
+        print("  \(text.dropFirst("select * from GameScore ".count)): \(fmt(Double(n) / best)) objects/s (\(count) results)")
+    }
+}
+
+// Usage: cql-bench [ROOT] [--only front|eval|sort|anchors] [--objects N] [--runs N]
 // (--only and a smaller --objects make profiling runs short: perf, callgrind.)
 // The last line is `RESULTS {json}`: the figures scripts/bench puts in its table.
 var root = FileManager.default.currentDirectoryPath
@@ -162,6 +184,7 @@ while let a = args.popFirst() {
 var results: [String: Double] = ["runs": Double(runs)]
 if only == nil || only == "front" { results.merge(try benchFrontEnd(root: root)) { $1 } }
 if only == nil || only == "eval" { results.merge(try benchEvaluator(objects: objectCount)) { $1 } }
+if only == nil || only == "sort" { try benchSort(objects: objectCount) }
 if only == nil || only == "anchors" {
     results.merge(try benchRegexEngines(strings: objectCount)) { $1 }
     results.merge(try benchNear(points: objectCount)) { $1 }

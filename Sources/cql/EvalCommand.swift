@@ -30,7 +30,11 @@ struct Eval: ParsableCommand {
         let query = try input.bind(parsed, source: text, resolveTime: true)
         let total: Int?
         do {
-            total = try Evaluation.run(query, dataPath: data, countOnly: count, source: text) { Output.line($0) }
+            // A directory without the class is exit 0 (no matches), but said
+            // on stderr: silence looked like a bug to new users.
+            total = try Evaluation.run(
+                query, dataPath: data, countOnly: count, source: text,
+                warning: { Output.warning($0) }, output: { Output.line($0) })
         } catch {
             // Data errors name their file and line in the message itself; query
             // errors point into the query text.

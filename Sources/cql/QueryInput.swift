@@ -16,10 +16,10 @@ struct QueryInput: ParsableArguments {
     @Option(name: .customLong("class"), help: "Class (collection) name for Usergrid queries and bare where-JSON conditions.")
     var className: String = ""
 
-    @Flag(help: "Usergrid: string '=' is exact and case-sensitive instead of Usergrid's case-insensitive match.")
+    @Flag(help: "Usergrid: string '=' and ranges are exact and case-sensitive instead of Usergrid's case-insensitive matches.")
     var literal = false
 
-    @Option(help: "Usergrid: the 'limit' URL parameter (1...1000; larger values are cut to 1000).")
+    @Option(help: "Usergrid: the 'limit' URL parameter (1...1000, default 10; larger values are cut to 1000).")
     var limit: Int?
 
     @Option(help: "Usergrid: the 'cursor' URL parameter (an opaque token for the next page).")

@@ -30,8 +30,8 @@ final class EvalCorpusTests: XCTestCase {
             XCTFail("\(label): no query")
             return false
         }
-        guard c["ids"] != nil || c["count"] != nil || c["error"] != nil else {
-            XCTFail("\(label): needs ids, count or error")
+        guard c["ids"] != nil || c["count"] != nil || c["error"] != nil || c["results"] != nil else {
+            XCTFail("\(label): needs ids, results, count or error")
             return false
         }
         let result: QueryResult
@@ -56,6 +56,15 @@ final class EvalCorpusTests: XCTestCase {
             let got = result.objects.map { $0["objectId"]?.stringValue ?? JSONWriter.string(.object($0)) }
             if got != want {
                 XCTFail("\(label): ids\n  want: \(want.joined(separator: ", "))\n  got:  \(got.joined(separator: ", "))")
+                ok = false
+            }
+        }
+        if let expected = c["results"] {
+            // Whole objects, one compact sorted-key JSON line each, in order.
+            let want = expected.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let got = result.objects.map { JSONWriter.string(.object($0)) }
+            if got != want {
+                XCTFail("\(label): results\n  want: \(want.joined(separator: "\n        "))\n  got:  \(got.joined(separator: "\n        "))")
                 ok = false
             }
         }

@@ -89,9 +89,11 @@ final class PredicateTests: XCTestCase {
         XCTAssertEqual(ids(T.cmp("k", .lessThanOrEqual, 4.5), d), ["f", "a"])
         XCTAssertEqual(ids(T.cmp("k", .greaterThan, "1"), d), ["s", "a"])
         XCTAssertEqual(ids(T.cmp("k", .greaterThanOrEqual, false), d), ["b"])
-        // Null and missing never match a range, not even against null.
-        XCTAssertEqual(ids(T.cmp("k", .greaterThanOrEqual, nil), d), [])
-        XCTAssertEqual(ids(T.cmp("k", .lessThanOrEqual, nil), d), [])
+        // Against null (MongoDB): <= and >= mean = null, < and > match nothing.
+        XCTAssertEqual(ids(T.cmp("k", .greaterThanOrEqual, nil), d), ["n", "m"])
+        XCTAssertEqual(ids(T.cmp("k", .lessThanOrEqual, nil), d), ["n", "m"])
+        XCTAssertEqual(ids(T.cmp("k", .greaterThan, nil), d), [])
+        XCTAssertEqual(ids(T.cmp("k", .lessThan, nil), d), [])
     }
 
     func testStringRangesAreCodePointOrder() {

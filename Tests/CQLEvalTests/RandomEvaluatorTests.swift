@@ -57,6 +57,7 @@ final class RandomEvaluatorTests: XCTestCase {
 ///   → `not (...)`, `in ()` → `false`;
 /// - `k <= v` → `k < v or k = v` and `k >= v` likewise, for `v` not null
 ///   (ranges vs equality: type brackets, number and object orders);
+/// - `k <= null` and `k >= null` → `k = null`; `k < null`, `k > null` → `false`;
 /// - `k != v` → `not (k = v)`; `k all (a, b)` → `k = a and k = b`;
 /// - `within box` → `within polygon` of its four corners (both inclusive);
 /// - `near p max r` (no minimum) → `$centerSphere [p, r radians]` when the
@@ -82,6 +83,10 @@ enum EquivalentForms {
             return Condition.or([Condition(.compare(path, .lessThan, t)), Condition(.compare(path, .equal, t))])
         case .compare(let path, .greaterThanOrEqual, let t) where t.value != .null:
             return Condition.or([Condition(.compare(path, .greaterThan, t)), Condition(.compare(path, .equal, t))])
+        case .compare(let path, .lessThanOrEqual, .value(.null)), .compare(let path, .greaterThanOrEqual, .value(.null)):
+            return Condition(.compare(path, .equal, .value(.null)))
+        case .compare(_, .lessThan, .value(.null)), .compare(_, .greaterThan, .value(.null)):
+            return Condition(.constant(false))
         case .compare(let path, .notEqual, let t):
             return Condition.not(Condition(.compare(path, .equal, t)))
         case .all(let path, let terms) where !terms.isEmpty:

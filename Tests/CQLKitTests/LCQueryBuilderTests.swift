@@ -200,11 +200,14 @@ final class LCQueryBuilderTests: XCTestCase {
             buildError(LCQuery("T").where("loc", .locatedNear(GeoPoint(latitude: 0, longitude: 0), within: .miles(.nan))))?.message,
             "locatedNear on key 'loc': the maximal distance must be a finite number, found nan"
         )
+    }
+
+    func testInvertedBoxCornersAreNormalized() throws {
+        // semantics.md: like MongoDB's $box, min/max of the corners' coordinates.
         let sw = GeoPoint(latitude: 40, longitude: 116.33), ne = GeoPoint(latitude: 39.99, longitude: 116.37)
-        XCTAssertEqual(
-            buildError(LCQuery("T").where("loc", .locatedWithin(southwest: sw, northeast: ne)))?.message,
-            "locatedWithin on key 'loc': the southwest corner (40.0, 116.33) must not lie north or east of the northeast corner (39.99, 116.37)"
-        )
+        let q = try LCQuery("T").where("loc", .locatedWithin(southwest: sw, northeast: ne)).build()
+        XCTAssertEqual(q.condition?.predicate, .withinBox("loc", southwest: .value(.geoPoint(GeoPoint(latitude: 39.99, longitude: 116.33))),
+                                                          northeast: .value(.geoPoint(GeoPoint(latitude: 40, longitude: 116.37)))))
     }
 
     func testProjectionIncludeAndOrder() throws {

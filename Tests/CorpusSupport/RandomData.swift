@@ -93,8 +93,8 @@ public enum RandomPools {
 /// | `createdAt` | ISO string (a Date by semantics.md) | typed Date, missing |
 /// | `n` | Int64 / Double, equal pairs (1, 1.0), big values | numeric strings, bools, null, arrays |
 /// | `s` | strings from ``RandomPools/strings`` | arrays of strings, numbers, null |
-/// | `tags` | arrays: empty, nested, mixed | scalars, null |
-/// | `items` | arrays of objects `{name, n}` | one object, `[]`, `[1, {...}]` |
+/// | `tags` | arrays: empty, nested, mixed | scalars, null, `[[1, 2], 3, {"0": 1}]` |
+/// | `items` | arrays of objects `{name, n}` | one object, `[]`, `[1, {...}]`, `[{"1": {...}}, {...}]` |
 /// | `o` | `{a, b: {c}}` | null, arrays of objects |
 /// | `at` | typed Date | ISO string (not a Date), null |
 /// | `p` | Pointer to the second class | Pointer elsewhere, array of Pointers, string |
@@ -266,12 +266,17 @@ public struct RandomDataGenerator {
     }
 
     mutating func tags() -> Value {
-        switch rng.weighted([2, 4, 2, 1, 1, 1]) {
+        switch rng.weighted([2, 4, 2, 1, 1, 1, 1]) {
         case 0: return .array([])
         case 1: return .array((0..<(1 + rng.below(3))).map { _ in rng.chance(0.7) ? string() : smallNumber() })
         case 2: return .array((0..<(1 + rng.below(3))).map { _ in scalar() })
         case 3: return .array([.array([string(), smallNumber()]), string(), .null])
         case 4: return string()
+        case 5:
+            // Nested arrays of numbers beside a number and an object with a
+            // numeric key: `$elemMatch` takes elements whole, `tags.0` reaches
+            // both the element and the field "0".
+            return .array([.array((0..<rng.below(3)).map { _ in smallNumber() }), smallNumber(), .object(["0": smallNumber(), "name": string()])])
         default: return .null
         }
     }
@@ -283,11 +288,13 @@ public struct RandomDataGenerator {
             if g.rng.chance(0.7) { o["n"] = g.smallNumber() }
             return .object(o)
         }
-        switch rng.weighted([6, 1, 1, 1, 1]) {
+        switch rng.weighted([6, 1, 1, 1, 1, 1]) {
         case 0: return .array((0..<(1 + rng.below(3))).map { _ in item(&self) })
         case 1: return item(&self)
         case 2: return .array([])
         case 3: return .array([smallNumber(), item(&self)])
+        // An object element with the numeric key "1": `items.1.n` reaches it too.
+        case 4: return .array([.object(["1": item(&self)]), item(&self)])
         default: return .array([item(&self), .array([item(&self)])])
         }
     }

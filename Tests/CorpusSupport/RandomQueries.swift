@@ -137,7 +137,7 @@ public struct RandomQueries {
         objects = data.collections[data.mainClass] ?? []
         if rng.chance(0.92) { q.condition = condition(data, depth: 0, subqueryDepth: 0) }
         if features.contains(.paging) {
-            if rng.chance(0.4) { q.order = orderKeys() }
+            if rng.chance(0.4) { q.order = orderKeys(over: objects) }
             if rng.chance(0.2) { q.skip = .value(count(rng.below(4))) }
             if rng.chance(0.3) { q.limit = .value(count(rng.below(7))) }
             if rng.chance(0.15) { q.keys = selectedKeys() }
@@ -167,16 +167,6 @@ public struct RandomQueries {
 
     /// A count, rarely as a whole double (`2.0`), which means the same.
     mutating func count(_ n: Int) -> Value { rng.chance(0.1) ? .double(Double(n)) : .int(Int64(n)) }
-
-    mutating func orderKeys() -> [OrderKey] {
-        let candidates: [FieldPath] = ["n", "s", "tags", "items.n", "at", "createdAt", "b", "o.a", "objectId", "nope", "loc", "名前"]
-        var keys: [OrderKey] = []
-        for _ in 0..<(1 + rng.below(2)) {
-            let p = rng.chance(0.1) ? rng.pick(Self.oddNames) : rng.pick(candidates)
-            if !keys.contains(where: { $0.path == p }) { keys.append(OrderKey(p, descending: rng.chance(0.4))) }
-        }
-        return keys
-    }
 
     /// A random condition; compound below `maxDepth`.
     public mutating func condition(_ data: RandomDataset, depth: Int, subqueryDepth: Int) -> Condition {
@@ -211,7 +201,8 @@ public struct RandomQueries {
         case .select, .inQuery: return subqueryDepth < 2 ? on(.subqueries, 3) : 0
         case .related: return subqueryDepth == 0 ? on(.relations, 2) : 0
         case .constant: return on(.constants, 1)
-        case .containedBy, .elementMatch, .type, .modulo: return on(.mongoOperators, 1)
+        case .containedBy, .type, .modulo: return on(.mongoOperators, 1)
+        case .elementMatch: return on(.mongoOperators, 2)
         }
     }
 
@@ -223,6 +214,10 @@ public struct RandomQueries {
         if rng.chance(0.03) { (path, pathKind) = (rng.pick(Self.oddNames), .number) }
         switch kind {
         case .compare:
+            if features.contains(.typedConstants), rng.chance(0.06) {
+                // Ranges against null: <= and >= mean = null, < and > nothing.
+                return .compare(path, rng.pick([.lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual]), .value(.null))
+            }
             return .compare(path, rng.pick(ComparisonOperator.allCases), .value(constant(pathKind, at: path)))
         case .in:
             return .in(path, list(pathKind, at: path, max: 4), negated: rng.chance(0.4))
@@ -282,15 +277,7 @@ public struct RandomQueries {
         case .containedBy:
             return .containedBy(rng.chance(0.7) ? "tags" : path, list(.string, max: 4))
         case .elementMatch:
-            if rng.chance(0.5) {
-                // Conditions on the element itself: one, or a range of two.
-                let first = Condition(.compare(FieldPath([]), rng.pick(ComparisonOperator.allCases), .value(constant(.any))))
-                let second = Condition(.compare(FieldPath([]), rng.pick(ComparisonOperator.allCases), .value(constant(.any))))
-                return .elementMatch(rng.pick(["tags", "n", "s"]), rng.chance(0.5) ? first : Condition.and([first, second]))
-            }
-            let a = Condition(.compare("name", rng.pick(ComparisonOperator.allCases), .value(constant(.string))))
-            let b = Condition(.compare("n", rng.pick(ComparisonOperator.allCases), .value(constant(.number))))
-            return .elementMatch("items", rng.chance(0.5) ? a : Condition.and([a, b]))
+            return elementMatchPredicate()
         case .type:
             return .type(path, rng.pick(Self.typeNames))
         case .modulo:
@@ -313,7 +300,7 @@ public struct RandomQueries {
             (maxDepth, objects) = saved
         }
         if features.contains(.paging), rng.chance(0.3) {
-            q.order = orderKeys()
+            q.order = orderKeys(over: data.collections[q.className] ?? [])
             q.limit = .value(.int(Int64(1 + rng.below(3))))
             if rng.chance(0.3) { q.skip = .value(.int(Int64(rng.below(2)))) }
         }

@@ -17,13 +17,12 @@ extension Planner {
             }
             return .geo(Accessor(path), .near(center: center, minAngle: minAngle, maxAngle: maxAngle))
         case .withinBox(let path, let swTerm, let neTerm):
-            let sw = try point(swTerm, r), ne = try point(neTerm, r)
-            guard sw.latitude <= ne.latitude, sw.longitude <= ne.longitude else {
-                throw error(
-                    .invalidValue,
-                    "invalid box: the southwest corner (\(sw.longitude), \(sw.latitude)) must be south and west of the northeast corner (\(ne.longitude), \(ne.latitude))",
-                    r)
-            }
+            // Corners the wrong way round are normalized (min and max of
+            // each coordinate), as MongoDB's `$box` does; the front ends do
+            // it too, a hand-built AST reaches the planner without them.
+            let a = try point(swTerm, r), b = try point(neTerm, r)
+            let sw = GeoPoint(latitude: min(a.latitude, b.latitude), longitude: min(a.longitude, b.longitude))
+            let ne = GeoPoint(latitude: max(a.latitude, b.latitude), longitude: max(a.longitude, b.longitude))
             return .geo(Accessor(path), .box(southwest: sw, northeast: ne))
         case .withinPolygon(let path, let terms):
             var vertices: [GeoPoint] = []

@@ -4,7 +4,9 @@ import CQLKit
 /// (semantics.md, "Field paths"):
 ///
 /// - a step on an object reads the member; an absent member is **missing**;
-/// - a numeric step on an array indexes it (out of range: missing);
+/// - a numeric step on an array reaches the element at that index and the
+///   field of that name in every object element (``walkNumeric``; out of
+///   range: nothing from the index);
 /// - any other step on an array fans out: the same step is applied to every
 ///   element that is an object; elements that are not objects (scalars,
 ///   nulls, nested arrays) contribute nothing, and neither does an empty
@@ -92,9 +94,7 @@ struct Accessor: Sendable {
             guard let child = Accessor.member(o, step) else { return missing() }
             return walk(child, i + 1, present, missing)
         case .array(let items):
-            if let index = step.index {
-                return index < items.count ? walk(items[index], i + 1, present, missing) : missing()
-            }
+            if let index = step.index { return walkNumeric(items, index, i, present, missing) }
             for item in items {
                 switch item {
                 case .object, .typedObject:
@@ -107,6 +107,39 @@ struct Accessor: Sendable {
         default:
             return missing()
         }
+    }
+
+    /// A numeric step on an array, as MongoDB's path iterator takes it
+    /// (semantics.md): the step names the field `"1"` of every object
+    /// element (an element without it is a missing branch), **and** the
+    /// element at that index, from which the rest of the path goes on if it
+    /// is an object or array (a scalar there has no keys: it reaches
+    /// nothing). An index past the end reaches nothing either, like an
+    /// empty array; so `a.1 = 4` matches `{"a": [{"1": 4}, 5]}`, and
+    /// `a.1 = null` does not match `{"a": [5]}`.
+    @inline(never)
+    private func walkNumeric(_ items: [Value], _ index: Int, _ i: Int, _ present: (Value) -> Bool, _ missing: () -> Bool) -> Bool {
+        let last = i + 1 == steps.count
+        for (k, item) in items.enumerated() {
+            switch item {
+            case .object, .typedObject:
+                if walk(item, i, present, missing) { return true }
+            default:
+                break
+            }
+            guard k == index else { continue }
+            if last {
+                if reached(item, present) { return true }
+                continue
+            }
+            switch item {
+            case .object, .typedObject, .array:
+                if walk(item, i + 1, present, missing) { return true }
+            default:
+                continue
+            }
+        }
+        return false
     }
 
     /// The member `step.key` of `o`, matched by bytes like every string

@@ -29,8 +29,9 @@ indirect enum Node: Sendable {
     case exists(Accessor)
     /// A string value (or array element) in which the regex is found.
     case regex(Accessor, PCRE2Regex)
-    /// `$elemMatch`: an array value with an element matching the node.
-    case elementMatch(Accessor, Node)
+    /// `$elemMatch`: an array value with an element, taken whole, matching
+    /// the node in the given form (``ElementMatchForm``).
+    case elementMatch(Accessor, Node, ElementMatchForm)
     /// `$type`
     case type(Accessor, TypeTest)
     /// `$mod`
@@ -45,6 +46,9 @@ indirect enum Node: Sendable {
     case geo(Accessor, GeoTest)
     /// `$geoIntersects`: a stored polygon containing the point.
     case geoIntersects(Accessor, GeoPoint)
+    /// Usergrid's case-insensitive string range: a string value (or array
+    /// element) whose case folding compares as the test says.
+    case foldedRange(Accessor, FoldedRangeTest)
 }
 
 /// A range comparison against a constant of a given class.

@@ -1,7 +1,7 @@
 import CQLKit
 
 /// Compiles a bound condition tree into ``Node``s once, raising every error a
-/// query can have (bad regex, bad GeoPoint, inverted box, unbound
+/// query can have (bad regex, bad GeoPoint, inverted `near` range, unbound
 /// placeholder) before evaluation starts. Subqueries run here, against the
 /// store, so evaluation never touches other collections.
 struct Planner {
@@ -43,8 +43,11 @@ struct Planner {
             case .equal: return Planner.equal(acc, v)
             case .notEqual: return .not(Planner.equal(acc, v))
             default:
-                // semantics.md: null and missing never match a range.
-                if v == .null { return .constant(false) }
+                // semantics.md (MongoDB): against null, `<=` and `>=` match
+                // exactly what `= null` matches, `<` and `>` match nothing.
+                if v == .null {
+                    return op == .lessThanOrEqual || op == .greaterThanOrEqual ? .isNull(acc) : .constant(false)
+                }
                 if let test = ScalarTest(op, v) { return .scalar(acc, test) }
                 return .range(acc, RangeTest(op: op, constant: v, constantClass: ValueOrder.rangeClass(v)))
             }
@@ -74,12 +77,15 @@ struct Planner {
             // The pattern ends in `\z`, so it is anchored at the true end.
             return .regex(Accessor(path), try compile(LikePattern.regex(p), LikePattern.options, r))
         case .text(let path, let match, let text):
-            let (p, options) = TextRegex.regex(match, text)
+            guard let (p, options) = TextRegex.regex(match, text) else {
+                // A case-insensitive range: folded strings, compared by code point.
+                return .foldedRange(Accessor(path), FoldedRangeTest(match.rangeOperator ?? .equal, text))
+            }
             return .regex(Accessor(path), try compile(p, options, r))
         case .containedBy(let path, let terms):
             return .containedBy(Accessor(path), MemberSet(try values(terms, r)))
         case .elementMatch(let path, let inner):
-            return .elementMatch(Accessor(path), try plan(inner, depth: depth + 1))
+            return .elementMatch(Accessor(path), try plan(inner, depth: depth + 1), ElementMatchForm(inner))
         case .type(let path, let name):
             guard let test = TypeTest.named(name) else {
                 let known = TypeTest.allCases.map(\.rawValue).joined(separator: ", ")

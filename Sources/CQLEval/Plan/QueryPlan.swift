@@ -5,7 +5,7 @@ import CQLKit
 ///
 /// Everything that can be wrong with the query — an unbound placeholder, a
 /// bad regular expression or option, a GeoPoint out of range, an inverted
-/// box — is raised by `init`, before any object is looked at. Subqueries
+/// `near` range — is raised by `init`, before any object is looked at. Subqueries
 /// (`$inQuery`, `$select`) and relations run in `init` too.
 ///
 /// The plan is immutable and `Sendable`: several threads may call
@@ -75,7 +75,7 @@ public final class QueryPlan: Sendable {
             keys: query.order.map { Ordering.Key(path: Accessor($0.path), descending: $0.descending) },
             nearPath: near?.0, nearCenter: near?.1)
         self.includer = Includer(paths: query.includes.map(\.components), store: store)
-        self.projection = Projection(query.keys)
+        self.projection = Projection(query.keys, keepingACL: query.returnACL)
         self.source = source
     }
 
@@ -121,6 +121,11 @@ public final class QueryPlan: Sendable {
     }
 
     /// Runs the query over the store's collection of `query.className`.
+    ///
+    /// - Throws: `.pattern` when a regular expression exceeds its match
+    ///   limit; `.data` when two order keys reach two different arrays of one
+    ///   matching object (MongoDB's "parallel arrays": `order by a, b` over
+    ///   `{"a": [1], "b": [2]}`), naming both keys and the object.
     public func run() throws(QueryError) -> QueryResult {
         try run(over: store.objects(in: query.className))
     }
@@ -189,7 +194,7 @@ public final class QueryPlan: Sendable {
         var heap = end.map { BoundedHeap<Ordering.Entry>(capacity: $0, precedes: ordering.precedes) }
         for (index, object) in objects.enumerated() {
             guard try matches(object, context) else { continue }
-            let e = ordering.entry(object, index: index)
+            let e = try ordering.entry(object, index: index)
             total += 1
             if heap != nil { heap?.offer(e) } else { entries.append(e) }
         }

@@ -43,6 +43,8 @@ extension Node {
             }
         case .scalar(let path, let test):
             return path.anyPresent(root) { test.matches($0) }
+        case .foldedRange(let path, let test):
+            return path.anyPresent(root) { test.matches($0) }
         case .isNull(let path):
             return path.visit(root, present: { x in
                 if case .null = x { return true }
@@ -78,10 +80,18 @@ extension Node {
                 default: return false
                 }
             }
-        case .elementMatch(let path, let node):
+        case .elementMatch(let path, let node, let form):
             return path.anyPresent(root) { x in
                 guard case .array(let items) = x else { return false }
-                return items.contains { node.matches($0, context) }
+                switch form {
+                case .operators:
+                    return items.contains { node.matchesWhole($0, context) }
+                case .fields:
+                    return items.contains { item in
+                        guard let document = ElementMatchForm.document(item) else { return false }
+                        return node.matches(document, context)
+                    }
+                }
             }
         case .type(let path, let test):
             return path.anyPresent(root) { x in

@@ -1,8 +1,15 @@
 import CPCRE2
 import CQLKit
 
-/// A compiled PCRE2 pattern (UTF-8, Unicode properties), compiled once per
-/// plan and shared.
+/// A compiled PCRE2 pattern, compiled once per plan and shared.
+///
+/// Compiled as MongoDB compiles `$regex` (semantics.md): UTF mode **without**
+/// UCP, so `\w \d \s \b` and POSIX classes match ASCII only (`\w` does not
+/// match Hangul), `\p{L}` and friends always work, a leading `(*UCP)` turns
+/// Unicode classes on, and option `i` still folds non-ASCII letters (PCRE2's
+/// caseless matching in UTF mode uses Unicode case folding either way).
+/// Usergrid's word matches spell their classes out (`[\p{L}\p{N}]`), so
+/// they do not depend on UCP.
 ///
 /// Sendable story: the compiled code (including its JIT code) is read-only
 /// after `init` and PCRE2 documents it as safe to use from several threads at
@@ -34,7 +41,7 @@ final class PCRE2Regex: @unchecked Sendable {
     init(
         pattern: String, options: String, range: SourceRange? = nil, useJIT: Bool = true, limits: EvaluationLimits = .default
     ) throws(QueryError) {
-        var flags: UInt32 = PCRE2_UTF | PCRE2_UCP
+        var flags: UInt32 = PCRE2_UTF
         for ch in options.unicodeScalars {
             switch ch {
             case "i": flags |= PCRE2_CASELESS

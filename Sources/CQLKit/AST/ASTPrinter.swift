@@ -52,6 +52,7 @@ public enum ASTPrinter {
         }
         if let s = q.skip { out.append(p + "skip: " + term(s)) }
         if let l = q.limit { out.append(p + "limit: " + term(l)) }
+        if q.returnACL { out.append(p + "returnACL: true") }
     }
 
     static func term(_ t: Term) -> String {

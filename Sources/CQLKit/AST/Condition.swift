@@ -74,9 +74,20 @@ public enum ComparisonOperator: String, Hashable, Sendable, CaseIterable {
 /// Usergrid's string matches (<doc:UsergridQL>), compared with Unicode simple
 /// case folding.
 ///
+/// The four ranges are Usergrid's string `<`, `<=`, `>`, `>=`: its server
+/// lowercases the value and the literal before comparing, so
+/// `name < 'delta'` takes `"Alpha"` and `"bravo"` but not `"Echo"`. They
+/// compare the case-folded strings by code point; no regex says that, so
+/// where-JSON and CQL cannot express them (an
+/// ``QueryError/Kind/unsupported`` error) — the Usergrid `literal` option
+/// gives a case-sensitive ``Predicate/compare(_:_:_:)`` instead.
+///
 /// ```swift
 /// let q = try UsergridParser.parse("name = 'Morg*'", options: UsergridOptions(className: "users"))
 /// q.condition?.predicate   // .text("name", .wildcard, "Morg*")
+/// try UsergridParser.parse("name < 'delta'").condition?.predicate
+/// // .text("name", .lessThanIgnoringCase, "delta")
+/// TextMatch.lessThanIgnoringCase.rangeOperator   // .lessThan
 /// ```
 public enum TextMatch: String, Hashable, Sendable, CaseIterable {
     /// `name = 'Morgan'`: the whole value equals, ignoring case.
@@ -87,6 +98,36 @@ public enum TextMatch: String, Hashable, Sendable, CaseIterable {
     case word
     /// `text contains 'bl*'`: some word starts with the text, ignoring case.
     case wordPrefix
+    /// `name < 'delta'`: the case-folded value sorts before the case-folded text.
+    case lessThanIgnoringCase
+    /// `name <= 'delta'`, ignoring case.
+    case lessThanOrEqualIgnoringCase
+    /// `name > 'delta'`, ignoring case.
+    case greaterThanIgnoringCase
+    /// `name >= 'delta'`, ignoring case.
+    case greaterThanOrEqualIgnoringCase
+
+    /// The comparison of a case-insensitive range; `nil` for the other matches.
+    public var rangeOperator: ComparisonOperator? {
+        switch self {
+        case .lessThanIgnoringCase: return .lessThan
+        case .lessThanOrEqualIgnoringCase: return .lessThanOrEqual
+        case .greaterThanIgnoringCase: return .greaterThan
+        case .greaterThanOrEqualIgnoringCase: return .greaterThanOrEqual
+        case .equalsIgnoringCase, .wildcard, .word, .wordPrefix: return nil
+        }
+    }
+
+    /// The case-insensitive range for `<`, `<=`, `>`, `>=`; `nil` for `=` and `!=`.
+    public static func ignoringCase(_ op: ComparisonOperator) -> TextMatch? {
+        switch op {
+        case .lessThan: return .lessThanIgnoringCase
+        case .lessThanOrEqual: return .lessThanOrEqualIgnoringCase
+        case .greaterThan: return .greaterThanIgnoringCase
+        case .greaterThanOrEqual: return .greaterThanOrEqualIgnoringCase
+        case .equal, .notEqual: return nil
+        }
+    }
 }
 
 /// Parse Server's `$text: {$search: {...}}`.
@@ -148,8 +189,13 @@ public indirect enum Predicate: Hashable, Sendable {
     case text(FieldPath, TextMatch, String)
     /// Parse's `$containedBy`: every element of the array field is in the list.
     case containedBy(FieldPath, [Term])
-    /// MongoDB's `$elemMatch`: some element satisfies `condition`, whose paths
-    /// are relative to the element (an empty path is the element itself).
+    /// MongoDB's `$elemMatch`: some element, taken whole, satisfies
+    /// `condition`, whose paths are relative to the element. When the
+    /// condition reads the element itself (an empty path: the operator form
+    /// `{$gt: 4, $lt: 6}`) every element is tested and a nested array is
+    /// compared as an array; otherwise (the field form `{b: null}`, or a
+    /// constant `true` for `{}`) only object and array elements are tested.
+    /// MongoDB's `$all` of `$elemMatch` objects is an AND of these on one path.
     case elementMatch(FieldPath, Condition)
     /// MongoDB's `$type` (`"string"`, `"number"`, `"array"`, ...).
     case type(FieldPath, String)

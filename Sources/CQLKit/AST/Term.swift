@@ -1,7 +1,9 @@
 /// A dotted key path such as `post.author.name`.
 ///
 /// Where a step meets an array at evaluation time, the path fans out over the
-/// elements; numeric steps (`tags.0`) index arrays (<doc:EvaluationSemantics>).
+/// elements; a numeric step (`tags.0`) on an array reaches both the element
+/// at that index and the field `"0"` of each object element
+/// (<doc:EvaluationSemantics>).
 ///
 /// ```swift
 /// let path = FieldPath(dotted: "post.author.name")

@@ -239,9 +239,10 @@ final class BindingContext {
             if let minimum, let maximum { try OperandChecks.distanceBounds(min: minimum, max: maximum, range: r) }
             p = .near(path, point: try bindGeo(point, what: "'near'", fallback: r), min: minimum, max: maximum)
         case .withinBox(let path, let sw, let ne):
-            let a = try bindGeo(sw, what: "'within'", fallback: r), b = try bindGeo(ne, what: "'within'", fallback: r)
+            var a = try bindGeo(sw, what: "'within'", fallback: r), b = try bindGeo(ne, what: "'within'", fallback: r)
             if case .value(.geoPoint(let x)) = a, case .value(.geoPoint(let y)) = b {
-                try OperandChecks.box(southwest: x, northeast: y, range: r)
+                let corners = OperandChecks.box(x, y)
+                (a, b) = (.value(.geoPoint(corners.southwest)), .value(.geoPoint(corners.northeast)))
             }
             p = .withinBox(path, southwest: a, northeast: b)
         case .withinPolygon(let path, let items):

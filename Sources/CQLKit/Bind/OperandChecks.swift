@@ -91,16 +91,23 @@ enum OperandChecks {
         }
     }
 
-    /// `within sw and ne`: the first corner is the southwest one (semantics.md).
-    static func box(southwest sw: GeoPoint, northeast ne: GeoPoint, range: SourceRange?) throws(QueryError) {
-        guard sw.latitude <= ne.latitude && sw.longitude <= ne.longitude else {
-            throw QueryError(.invalidValue, "'within' needs the southwest corner first: its longitude and latitude must not exceed the northeast corner's",
-                             range: range)
-        }
+    /// `within a and b` / `$box: [a, b]` as its true southwest and northeast
+    /// corners: the min and max of the corners' latitudes and longitudes, as
+    /// MongoDB's `$box` normalizes corners given the wrong way round
+    /// (semantics.md; the box never wraps the antimeridian).
+    ///
+    /// ```swift
+    /// OperandChecks.box(GeoPoint(latitude: 10, longitude: 0), GeoPoint(latitude: 0, longitude: 20))
+    /// // (southwest: (lat 0, lng 0), northeast: (lat 10, lng 20))
+    /// ```
+    static func box(_ a: GeoPoint, _ b: GeoPoint) -> (southwest: GeoPoint, northeast: GeoPoint) {
+        (GeoPoint(latitude: min(a.latitude, b.latitude), longitude: min(a.longitude, b.longitude)),
+         GeoPoint(latitude: max(a.latitude, b.latitude), longitude: max(a.longitude, b.longitude)))
     }
 
-    /// `near ... min a max b`: an inverted distance range is a query error, as
-    /// an inverted box is (it could never match and is surely a mistake).
+    /// `near ... min a max b`: an inverted distance range is a query error (it
+    /// could never match and is surely a mistake; a box's corners, by
+    /// contrast, are normalized as MongoDB does).
     /// Bounds in different units are compared as central angles.
     static func distanceBounds(min lo: Distance, max hi: Distance, range: SourceRange?) throws(QueryError) {
         guard let a = lo.value.value?.numberValue, let b = hi.value.value?.numberValue else { return }

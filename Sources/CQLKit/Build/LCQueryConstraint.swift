@@ -189,16 +189,14 @@ public struct LCQueryConstraint: Sendable {
     }
 
     /// `{"k": {"$within": {"$box": [southwest, northeast]}}}` (inclusive).
+    /// Corners given the wrong way round are normalized, as MongoDB's `$box`
+    /// does (semantics.md).
     public static func locatedWithin(southwest: GeoPoint, northeast: GeoPoint) -> Self {
         Self("locatedWithin") { () throws(QueryError) in
             try BuilderSupport.checkPoint(southwest)
             try BuilderSupport.checkPoint(northeast)
-            guard southwest.latitude <= northeast.latitude, southwest.longitude <= northeast.longitude else {
-                throw BuilderSupport.invalid(
-                    "the southwest corner (\(southwest.latitude), \(southwest.longitude)) must not lie north or east of the northeast corner (\(northeast.latitude), \(northeast.longitude))"
-                )
-            }
-            return .withinBox(southwest: southwest, northeast: northeast)
+            let corners = OperandChecks.box(southwest, northeast)
+            return .withinBox(southwest: corners.southwest, northeast: corners.northeast)
         }
     }
 

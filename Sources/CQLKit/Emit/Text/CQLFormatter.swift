@@ -68,6 +68,9 @@ struct CQLWriter {
             }
             if let key { fields.append(try CQLLiterals.path(key, range: q.range)) } else { fields.append("*") }
         case .top:
+            // LeanCloud's request parameter has no CQL spelling; dropping it
+            // would silently drop the ACLs from the results.
+            if q.returnACL { throw CQLWriter.unsupported("returnACL", q.range) }
             if q.count != .none { fields.append("count(*)") }
             for p in q.includes { fields.append("include " + (try CQLLiterals.path(p, range: q.range))) }
             // The count alone returns no objects, so keys select nothing; and
@@ -177,7 +180,9 @@ struct CQLWriter {
             out += try path(p) + " like "
             try term(pattern, at: r)
         case .text(let p, let match, let text):
-            let (pattern, options) = TextRegex.regex(match, text)
+            guard let (pattern, options) = TextRegex.regex(match, text) else {
+                throw TextRegex.rangeUnsupported(p, match, text, target: "CQL", range: r)
+            }
             out += try path(p) + " regexp " + CQLLiterals.string("(?" + options + ")" + pattern)
         case .select(let p, let key, let query, let negated):
             out += try path(p) + (negated ? " not in (" : " in (")

@@ -95,7 +95,9 @@ struct ConditionEmitter {
             let like = try string(pattern, "like", at: r)
             return regexDoc(try key(path, r), LikePattern.regex(like), LikePattern.options)
         case .text(let path, let match, let text):
-            let (pattern, options) = TextRegex.regex(match, text)
+            guard let (pattern, options) = TextRegex.regex(match, text) else {
+                throw TextRegex.rangeUnsupported(path, match, text, target: "the \(table.name) where-JSON dialect", range: r)
+            }
             return regexDoc(try key(path, r), pattern, options)
         case .containedBy(let path, let terms):
             try require(.containedBy, c)

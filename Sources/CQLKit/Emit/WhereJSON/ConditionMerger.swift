@@ -131,13 +131,60 @@ enum ConditionMerger {
     private static func mergeField(_ a: WhereDoc.FieldValue, _ b: WhereDoc.FieldValue, eq: Bool) -> WhereDoc.FieldValue? {
         switch (a, b) {
         case (.operators(let x), .operators(let y)):
-            let names = Set(x.map(\.0))
-            guard !y.contains(where: { names.contains($0.0) }) else { return nil }
-            return .operators(x + y)
+            return mergeOperators(x, y)
         case (.equals(let v), .operators(let y)) where eq && !y.contains(where: { $0.0 == "$eq" }):
             return .operators([("$eq", v)] + y)
         case (.operators(let x), .equals(let v)) where eq && !x.contains(where: { $0.0 == "$eq" }):
             return .operators(x + [("$eq", v)])
+        default:
+            return nil
+        }
+    }
+
+    /// Two operator objects of one key as one, when no operator repeats;
+    /// several `$elemMatch`es become MongoDB's `{"$all": [{"$elemMatch":
+    /// ...}, ...]}` (each must match, semantics.md), so an AND of them stays
+    /// on its key, and an `$all` written that way merges with more of them.
+    private static func mergeOperators(_ x: [(String, Value)], _ y: [(String, Value)]) -> WhereDoc.FieldValue? {
+        var bodies: [Value] = []
+        var rest: [(String, Value)] = []
+        var position: Int?
+        for op in x + y {
+            if let b = elementMatchBodies(op) {
+                if position == nil { position = rest.count }
+                bodies += b
+            } else {
+                rest.append(op)
+            }
+        }
+        let names = rest.map(\.0)
+        guard Set(names).count == names.count else { return nil }
+        guard let position else { return .operators(rest) }
+        if bodies.count == 1 {
+            rest.insert(("$elemMatch", bodies[0]), at: position)
+        } else {
+            guard !names.contains("$all") else { return nil }
+            rest.insert(("$all", .array(bodies.map { .object(["$elemMatch": $0]) })), at: position)
+        }
+        return .operators(rest)
+    }
+
+    /// The `$elemMatch` bodies an operator stands for: its own, or the items
+    /// of an `$all` made only of `{"$elemMatch": ...}` objects; `nil` for any
+    /// other operator (a list of values never holds such objects: the
+    /// emitter refuses `$`-keyed constants there).
+    private static func elementMatchBodies(_ op: (String, Value)) -> [Value]? {
+        switch op.0 {
+        case "$elemMatch":
+            return [op.1]
+        case "$all":
+            guard case .array(let items) = op.1, !items.isEmpty else { return nil }
+            var bodies: [Value] = []
+            for item in items {
+                guard case .object(let o) = item, o.count == 1, let body = o["$elemMatch"] else { return nil }
+                bodies.append(body)
+            }
+            return bodies
         default:
             return nil
         }

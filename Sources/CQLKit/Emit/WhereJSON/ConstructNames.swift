@@ -20,6 +20,9 @@ extension Predicate {
             case .wildcard: return "wildcard ="
             case .word: return "contains"
             case .wordPrefix: return "contains prefix"
+            case .lessThanIgnoringCase, .lessThanOrEqualIgnoringCase, .greaterThanIgnoringCase,
+                .greaterThanOrEqualIgnoringCase:
+                return "case-insensitive " + (match.rangeOperator?.rawValue ?? "")
             }
         case .containedBy: return "$containedBy"
         case .elementMatch: return "$elemMatch"

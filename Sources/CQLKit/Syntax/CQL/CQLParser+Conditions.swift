@@ -323,12 +323,14 @@ extension CQLParserState {
     @inline(never)
     func parseWithin(_ path: FieldPath) throws -> Predicate {
         skip()
-        let (sw, swRange) = try parseGeoOperand(what: "'within'")
+        let (sw, _) = try parseGeoOperand(what: "'within'")
         guard isKeyword(.and) else { throw fail(expected: "'and' between the two corners of 'within'") }
         skip()
-        let (ne, neRange) = try parseGeoOperand(what: "'within'")
+        let (ne, _) = try parseGeoOperand(what: "'within'")
         if case .value(.geoPoint(let a)) = sw, case .value(.geoPoint(let b)) = ne {
-            try OperandChecks.box(southwest: a, northeast: b, range: swRange.union(neRange))
+            // Corners the wrong way round are normalized, as MongoDB's `$box` does.
+            let corners = OperandChecks.box(a, b)
+            return .withinBox(path, southwest: .value(.geoPoint(corners.southwest)), northeast: .value(.geoPoint(corners.northeast)))
         }
         return .withinBox(path, southwest: sw, northeast: ne)
     }

@@ -68,11 +68,10 @@ extension WhereJSONReading {
             guard case .array(let corners) = shapeValue, corners.count == 2 else {
                 throw fail(.syntax, sp, "expected two points [southwest, northeast], found \(Self.countDescription(shapeValue))")
             }
-            let sw = try geoPoint(corners[0], path: Self.join(sp, index: 0))
-            let ne = try geoPoint(corners[1], path: Self.join(sp, index: 1))
-            if sw.latitude > ne.latitude || sw.longitude > ne.longitude {
-                throw fail(.invalidValue, sp, "the box's southwest corner (\(sw.longitude), \(sw.latitude)) is north or east of its northeast corner (\(ne.longitude), \(ne.latitude))")
-            }
+            let a = try geoPoint(corners[0], path: Self.join(sp, index: 0))
+            let b = try geoPoint(corners[1], path: Self.join(sp, index: 1))
+            // Corners the wrong way round are normalized, as MongoDB's `$box` does.
+            let (sw, ne) = OperandChecks.box(a, b)
             return .withinBox(field, southwest: .value(.geoPoint(sw)), northeast: .value(.geoPoint(ne)))
         case "$polygon":
             guard case .array(let vertices) = shapeValue else { throw expected("an array of points", sp, found: shapeValue) }

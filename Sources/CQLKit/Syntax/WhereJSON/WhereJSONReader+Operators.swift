@@ -41,6 +41,10 @@ extension WhereJSONReading {
             case "$in", "$nin":
                 predicate = .in(field, try operandList(value, path: p), negated: key == "$nin")
             case "$all":
+                if let matches = try readAllOfElementMatches(field, value, path: p, scope: scope) {
+                    parts += matches
+                    continue
+                }
                 predicate = .all(field, try operandList(value, path: p))
             case "$containedBy":
                 predicate = .containedBy(field, try operandList(value, path: p))
@@ -51,8 +55,14 @@ extension WhereJSONReading {
                 }
                 predicate = .size(field, .value(value))
             case "$exists":
-                guard case .bool(let b) = value else { throw expected("true or false", p, found: value) }
-                predicate = .exists(field, b)
+                // MongoDB reads the operand's truth value: a number counts,
+                // 0 (or -0.0) is false, any other number true.
+                switch value {
+                case .bool(let b): predicate = .exists(field, b)
+                case .int(let n): predicate = .exists(field, n != 0)
+                case .double(let d): predicate = .exists(field, d != 0)
+                default: throw expected("true, false or a number", p, found: value)
+                }
             case "$type":
                 parts.append(try readType(field, value, path: p))
                 continue
@@ -162,6 +172,29 @@ extension WhereJSONReading {
             return Condition.and(try readOperators(FieldPath([]), o, path: path, scope: inner), range: exactRange(path))
         }
         return try readConditionObject(o, path: path, scope: inner) ?? Condition(.constant(true), range: exactRange(path))
+    }
+
+    /// MongoDB's `{"$all": [{"$elemMatch": ...}, ...]}`: every `$elemMatch`
+    /// matches (each by some element), read as one `elementMatch` per item,
+    /// which the caller ANDs. `nil` when no item is an `$elemMatch` object
+    /// (a list of values); items mixing both are an error, as in MongoDB.
+    private func readAllOfElementMatches(_ field: FieldPath, _ value: Value, path: String, scope: Scope) throws(QueryError) -> [Condition]? {
+        guard case .array(let items) = value else { return nil }
+        func isElementMatch(_ item: Value) -> Bool {
+            if case .object(let o) = item, o.count == 1, o["$elemMatch"] != nil { return true }
+            return false
+        }
+        guard let first = items.firstIndex(where: isElementMatch) else { return nil }
+        var matches: [Condition] = []
+        for (i, item) in items.enumerated() {
+            let ip = Self.join(path, index: i)
+            guard case .object(let o) = item, o.count == 1, let body = o["$elemMatch"] else {
+                throw fail(.syntax, ip, "'$all' mixes values with '$elemMatch' objects (item \(first) is one); its items must be all values or all '$elemMatch' objects")
+            }
+            let ep = Self.join(ip, "$elemMatch")
+            matches.append(Condition(.elementMatch(field, try readElementMatch(body, path: ep, scope: scope)), range: exactRange(ip)))
+        }
+        return matches
     }
 
     /// Parse's `$text: {"$search": {"$term": "...", "$language": ..., "$caseSensitive": ..., "$diacriticSensitive": ...}}`.
