@@ -21,7 +21,8 @@ enum CQLLiterals {
     /// Digits without a leading zero (or `0`): a path step that reads back as itself.
     static func isIndex(_ s: String) -> Bool {
         guard !s.isEmpty, s.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return false }
-        return s == "0" || !s.hasPrefix("0")
+        // The CQL lexer reads a bare step as a 64-bit integer; longer ones are backquoted.
+        return (s == "0" || !s.hasPrefix("0")) && Int64(s) != nil
     }
 
     /// A class name or key component: bare when it is a word that is not
