@@ -30,8 +30,10 @@ enum CQLLiterals {
     static func name(_ s: String, afterDot: Bool = false, range: SourceRange?) throws(QueryError) -> String {
         if isWord(s) && !reservedWords.contains(s.lowercased()) { return s }
         if afterDot && isIndex(s) { return s }
-        guard !s.isEmpty, !s.contains("."), !s.contains("`") else {
-            let why = s.isEmpty ? "is empty" : s.contains(".") ? "contains '.'" : "contains '`'"
+        // Scalars, not Characters: a `.` or a backquote a combining mark follows is still one.
+        let dot = s.unicodeScalars.contains("."), tick = s.unicodeScalars.contains("`")
+        guard !s.isEmpty, !dot, !tick else {
+            let why = s.isEmpty ? "is empty" : dot ? "contains '.'" : "contains '`'"
             throw QueryError(.unsupported, "the name '\(s)' \(why), which CQL cannot write", range: range)
         }
         return "`" + s + "`"
