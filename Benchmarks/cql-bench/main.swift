@@ -166,7 +166,7 @@ func benchSort(objects n: Int) throws {
     }
 }
 
-// Usage: cql-bench [ROOT] [--only front|eval|sort|anchors] [--objects N] [--runs N]
+// Usage: cql-bench [ROOT] [--only front|eval|sort|optimizer|anchors] [--objects N] [--runs N]
 // (--only and a smaller --objects make profiling runs short: perf, callgrind.)
 // The last line is `RESULTS {json}`: the figures scripts/bench puts in its table.
 var root = FileManager.default.currentDirectoryPath
@@ -185,6 +185,7 @@ var results: [String: Double] = ["runs": Double(runs)]
 if only == nil || only == "front" { results.merge(try benchFrontEnd(root: root)) { $1 } }
 if only == nil || only == "eval" { results.merge(try benchEvaluator(objects: objectCount)) { $1 } }
 if only == nil || only == "sort" { try benchSort(objects: objectCount) }
+if only == nil || only == "optimizer" { try benchOptimizer(objects: objectCount, root: root) }
 if only == nil || only == "anchors" {
     results.merge(try benchRegexEngines(strings: objectCount)) { $1 }
     results.merge(try benchNear(points: objectCount)) { $1 }

@@ -5,7 +5,7 @@ import CQLKit
 struct CQL: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cql",
-        abstract: "Translate, explain and run LeanCloud CQL, Usergrid ql and REST where-JSON queries.",
+        abstract: "Translate, explain and run LeanCloud CQL, Usergrid ql, REST where-JSON and NSPredicate queries.",
         subcommands: [Translate.self, Eval.self, Fmt.self, Explain.self]
     )
 }

@@ -18,6 +18,8 @@ struct Eval: ParsableCommand {
 
     @OptionGroup var input: QueryInput
 
+    @OptionGroup var optimizer: OptimizeOption
+
     @Option(help: "The data: an .ndjson or .json file, or a directory of <Class>.ndjson|.json files.")
     var data: String
 
@@ -27,7 +29,7 @@ struct Eval: ParsableCommand {
     func run() throws {
         let text = try input.text()
         let (parsed, _) = try input.parse(text)
-        let query = try input.bind(parsed, source: text, resolveTime: true)
+        let query = try optimizer.apply(try input.bind(parsed, source: text, resolveTime: true), source: text)
         let total: Int?
         do {
             // A directory without the class is exit 0 (no matches), but said

@@ -3,10 +3,17 @@ import CQLKit
 
 struct Explain: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show how a query is read: tokens, AST, and each backend's output."
+        abstract: "Show how a query is read: tokens, AST, the optimizer's rewrites, and each backend's output.",
+        discussion: """
+            Each optimizer rule that changed the query is listed with the query in canonical CQL
+            before and after it; the backends' outputs are those of `translate` (optimized unless
+            --no-optimize).
+            """
     )
 
     @OptionGroup var input: QueryInput
+
+    @OptionGroup var optimizer: OptimizeOption
 
     func run() throws {
         let text = try input.text()
@@ -28,12 +35,38 @@ struct Explain: ParsableCommand {
             Output.line("bound ast:")
             for line in ASTPrinter.describe(bound).split(separator: "\n") { Output.line("  " + line) }
         }
+        var final = bound
+        // Text outputs as `translate --to cql` makes them: time functions stay unresolved.
+        var textQuery = try input.bind(parsed, source: text, resolveTime: false)
+        if optimizer.optimize {
+            let result: Optimizer.Result
+            do {
+                result = try Optimizer().optimize(bound)
+            } catch {
+                throw CommandFailure(error.withSource(text))
+            }
+            Output.line(result.steps.isEmpty ? "optimizer: no rule applies" : "optimizer:")
+            for step in result.steps {
+                Output.line("  \(step.rule)")
+                Output.line("    before: " + attempt { () throws(QueryError) -> String in try CQLFormatter.format(step.before) })
+                Output.line("    after:  " + attempt { () throws(QueryError) -> String in try CQLFormatter.format(step.after) })
+            }
+            final = result.query
+            if !result.steps.isEmpty {
+                Output.line("optimized ast:")
+                for line in ASTPrinter.describe(final).split(separator: "\n") { Output.line("  " + line) }
+            }
+            textQuery = try optimizer.apply(textQuery, source: text)
+        } else {
+            Output.line("optimizer: off (--no-optimize)")
+        }
         Output.line("output:")
         for dialect in WhereJSONDialect.allCases {
-            Output.line("  where (\(dialect.rawValue)): " + attempt { () throws(QueryError) -> String in JSONWriter.string(try WhereJSONEmitter.emit(bound, dialect: dialect)) })
+            Output.line("  where (\(dialect.rawValue)): " + attempt { () throws(QueryError) -> String in JSONWriter.string(try WhereJSONEmitter.emit(final, dialect: dialect)) })
         }
-        Output.line("  cql: " + attempt { () throws(QueryError) -> String in try CQLFormatter.format(parsed) })
-        Output.line("  usergrid: " + attempt { () throws(QueryError) -> String in try UsergridFormatter.format(parsed, literal: input.literal) })
+        Output.line("  cql: " + attempt { () throws(QueryError) -> String in try CQLFormatter.format(textQuery) })
+        Output.line("  usergrid: " + attempt { () throws(QueryError) -> String in try UsergridFormatter.format(textQuery, literal: input.literal) })
+        Output.line("  nspredicate: " + attempt { () throws(QueryError) -> String in try NSPredicateFormatter.format(textQuery) })
     }
 
     private func attempt(_ body: () throws(QueryError) -> String) -> String {
@@ -47,6 +80,8 @@ struct Explain: ParsableCommand {
             for t in try CQLLexer.tokenize(text) { rows.append((position(t.range, text), "\(t.kind)", t.text)) }
         case .usergrid:
             for t in try UsergridLexer.tokenize(text) { rows.append((position(t.range, text), "\(t.kind)", t.text)) }
+        case .nspredicate:
+            for t in try NSPredicateLexer.tokenize(text) { rows.append((position(t.range, text), "\(t.kind)", t.text)) }
         case .whereJSON:
             break
         }

@@ -5,7 +5,7 @@ struct Fmt: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print a query in the canonical text of its own language.",
         discussion: """
-            CQL and Usergrid queries are printed canonically (lowercase keywords, normalized spacing);
+            CQL, Usergrid and NSPredicate queries are printed canonically (lowercase keywords, normalized spacing);
             where-JSON is read and written back idiomatically (parse dialect, pretty-printed).
             """
     )
@@ -20,6 +20,7 @@ struct Fmt: ParsableCommand {
             case .cql: Output.line(try CQLFormatter.format(query))
             case .usergrid: Output.line(try UsergridFormatter.format(query, literal: input.literal))
             case .whereJSON: Output.line(JSONWriter.string(try WhereJSONEmitter.emit(query, dialect: .parse), pretty: true))
+            case .nspredicate: Output.line(try NSPredicateFormatter.format(query))
             }
         } catch {
             throw CommandFailure(error.withSource(text))

@@ -3,28 +3,34 @@ import CQLKit
 
 /// Output languages of `translate`.
 enum TargetLanguage: String, ExpressibleByArgument, CaseIterable {
-    case `where`, cql, usergrid
+    case `where`, cql, usergrid, nspredicate
 }
 
 struct Translate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Translate a query to REST where-JSON, CQL or Usergrid text.",
+        abstract: "Translate a query to REST where-JSON, CQL, Usergrid or NSPredicate text.",
         discussion: """
             Examples:
               cql translate "select * from GameScore where score > 80 order by -score limit 10"
               cql translate --dialect mongo --pretty "select * from T where name regexp 'a.c'"
               cql translate --from usergrid --to where "name = 'fred*' order by age desc"
+              cql translate --from nspredicate --class GameScore --args '["Dan", 18]' "playerName = %@ AND playerAge > %d"
               cql translate --lines queries.txt
             """
     )
 
     @OptionGroup var input: QueryInput
 
-    @Option(help: "Output: where, cql or usergrid.")
+    @OptionGroup var optimizer: OptimizeOption
+
+    @Option(help: "Output: where, cql, usergrid or nspredicate.")
     var to: TargetLanguage = .where
 
     @Option(help: "where-JSON dialect: leancloud, parse or mongo (default: leancloud for CQL input, parse otherwise).")
     var dialect: WhereJSONDialect?
+
+    @Flag(name: .customLong("condition-only"), help: "nspredicate output: write the condition alone, leaving out order, limit, skip and keys (set them on the query object).")
+    var conditionOnly = false
 
     @Flag(help: "Indent the JSON output.")
     var pretty = false
@@ -36,6 +42,7 @@ struct Translate: ParsableCommand {
     var lines: String?
 
     func validate() throws {
+        if conditionOnly && to != .nspredicate { throw ValidationError("--condition-only applies to --to nspredicate.") }
         if lines != nil && input.query != nil { throw ValidationError("Give either a QUERY or --lines FILE, not both.") }
         if lines == nil && input.query == nil { throw ValidationError("Missing expected argument '<query>' (or --lines FILE).") }
     }
@@ -49,7 +56,7 @@ struct Translate: ParsableCommand {
     /// One query's output text.
     func translate(_ text: String) throws(CommandFailure) -> String {
         let (parsed, language) = try input.parse(text)
-        let query = try input.bind(parsed, source: text, resolveTime: to == .where)
+        let query = try optimizer.apply(try input.bind(parsed, source: text, resolveTime: to == .where), source: text)
         // CQL is LeanCloud's language, so its queries target LeanCloud unless told
         // otherwise; Usergrid and where-JSON input default to Parse Server's
         // dialect, the most expressive REST one (it has `$nor` for Usergrid's `not`).
@@ -61,6 +68,7 @@ struct Translate: ParsableCommand {
                 return JSONWriter.string(request, pretty: pretty)
             case .cql: return try CQLFormatter.format(query)
             case .usergrid: return try UsergridFormatter.format(query, literal: input.literal)
+            case .nspredicate: return try NSPredicateFormatter.format(query, conditionOnly: conditionOnly)
             }
         } catch {
             throw CommandFailure(error.withSource(text))

@@ -12,7 +12,8 @@
 /// - `near` distances in meters (Usergrid's unit) are written in kilometers;
 /// - counts (`size(k) = n`, `limit`, `skip`) given as whole doubles come back
 ///   as integers;
-/// - `count(*)` alone drops keys (there are no results to select from).
+/// - `count(*)` alone drops keys (there are no results to select from);
+/// - the constants `false` / `true` are written `objectId in ()` / `objectId not in ()`.
 enum CQLRoundTrip {
     static func normalized(_ q: Query) -> Query {
         var out = q
@@ -35,6 +36,8 @@ enum CQLRoundTrip {
             return Condition(.regex(path, pattern: .value(.string(lifted.pattern)), options: lifted.options))
         case .size(let path, let n):
             return Condition(.size(path, wholeCount(n)))
+        case .constant(let b):
+            return Condition(.in("objectId", [], negated: b))
         case .text(let path, let match, let text):
             // The case-insensitive ranges have no CQL spelling (never formatted).
             guard let (pattern, options) = TextRegex.regex(match, text) else { return c }

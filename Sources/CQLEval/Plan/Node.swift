@@ -27,6 +27,8 @@ indirect enum Node: Sendable {
     case size(Accessor, Int)
     /// `k is exists`
     case exists(Accessor)
+    /// A string value (or array element) whose UTF-8 bytes start with these.
+    case prefix(Accessor, [UInt8])
     /// A string value (or array element) in which the regex is found.
     case regex(Accessor, PCRE2Regex)
     /// `$elemMatch`: an array value with an element, taken whole, matching

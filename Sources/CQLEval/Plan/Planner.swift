@@ -76,6 +76,8 @@ struct Planner {
             let p = try string(pattern, r, what: "a LIKE pattern")
             // The pattern ends in `\z`, so it is anchored at the true end.
             return .regex(Accessor(path), try compile(LikePattern.regex(p), LikePattern.options, r))
+        case .prefix(let path, let prefix):
+            return .prefix(Accessor(path), Array(prefix.utf8))
         case .text(let path, let match, let text):
             guard let (p, options) = TextRegex.regex(match, text) else {
                 // A case-insensitive range: folded strings, compared by code point.

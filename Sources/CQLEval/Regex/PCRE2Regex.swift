@@ -32,7 +32,13 @@ final class PCRE2Regex: @unchecked Sendable {
     private let matchContext: OpaquePointer
     private let jitted: Bool
 
-    /// Compiles `pattern` with `options` drawn from `i m x s`.
+    /// Whether subjects (and the pattern) are matched with diacritics folded
+    /// away: option `d`, NSPredicate's `[d]`.
+    let foldsDiacritics: Bool
+
+    /// Compiles `pattern` with `options` drawn from `i m x s`, and `d`
+    /// (diacritic-insensitive: pattern and subject are compared with their
+    /// diacritics folded away, as NSPredicate's `[d]`).
     ///
     /// - Parameters:
     ///   - range: where the pattern is in the query text, for errors.
@@ -42,8 +48,10 @@ final class PCRE2Regex: @unchecked Sendable {
         pattern: String, options: String, range: SourceRange? = nil, useJIT: Bool = true, limits: EvaluationLimits = .default
     ) throws(QueryError) {
         var flags: UInt32 = PCRE2_UTF
+        var folds = false
         for ch in options.unicodeScalars {
             switch ch {
+            case "d": folds = true
             case "i": flags |= PCRE2_CASELESS
             case "m": flags |= PCRE2_MULTILINE
             case "x": flags |= PCRE2_EXTENDED
@@ -52,6 +60,7 @@ final class PCRE2Regex: @unchecked Sendable {
                 throw QueryError(.pattern, "unknown regular expression option '\(ch)'; only i, m, x and s are allowed", range: range)
             }
         }
+        let pattern = folds ? DiacriticFolding.fold(pattern) : pattern
         var errorCode: Int32 = 0
         var errorOffset: Int = 0
         // Pass the length: a pattern may contain NUL characters.
@@ -75,6 +84,7 @@ final class PCRE2Regex: @unchecked Sendable {
         self.pattern = pattern
         self.options = options
         self.range = range
+        self.foldsDiacritics = folds
         self.code = compiled
         self.matchContext = context
         // JIT is an optimization: when unavailable (unsupported CPU, no
@@ -100,6 +110,7 @@ final class PCRE2Regex: @unchecked Sendable {
     ///
     /// - Throws: `.pattern` when the match or depth limit is exceeded.
     func firstMatch(in subject: String, scratch: RegexScratch) throws(QueryError) -> Bool {
+        let subject = foldsDiacritics ? DiacriticFolding.fold(subject) : subject
         // Native strings (all strings on Linux) are contiguous UTF-8, small
         // ones included: no copy. The fallback copies.
         let rc = subject.utf8.withContiguousStorageIfAvailable { match($0, scratch) }

@@ -181,10 +181,17 @@ public indirect enum Predicate: Hashable, Sendable {
     case size(FieldPath, Term)
     /// `k is exists` (`true`) / `k is not exists` (`false`).
     case exists(FieldPath, Bool)
-    /// `k regexp 'p'` / `$regex` with `$options` drawn from `imxs`.
+    /// `k regexp 'p'` / `$regex` with `$options` drawn from `imxs`, and `d`
+    /// (NSPredicate's `[d]`: diacritic-insensitive; evaluated in memory only).
     case regex(FieldPath, pattern: Term, options: String)
     /// `k like 'p%'`: anchored, case-sensitive SQL LIKE.
     case like(FieldPath, pattern: Term)
+    /// The value (or some array element) is a string that starts with these
+    /// exact characters (UTF-8 bytes, case-sensitive). The optimizer's one
+    /// form of `like 'abc%'` and `regexp '^abc'` (CanonicalPrefix), which SQL
+    /// backends can serve with an index range; emitted as `^abc` / `^\Q..\E`
+    /// in where-JSON and as an escaped `like` in CQL.
+    case prefix(FieldPath, String)
     /// Usergrid's case-insensitive matches.
     case text(FieldPath, TextMatch, String)
     /// Parse's `$containedBy`: every element of the array field is in the list.

@@ -1,4 +1,5 @@
-/// The three query languages the library reads.
+/// The query languages the library reads. NSPredicate is never detected
+/// (its text reads like Usergrid): name it.
 ///
 /// ```swift
 /// QueryLanguage.detect("select * from T")            // .cql
@@ -10,6 +11,7 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     case cql
     case usergrid
     case whereJSON = "where"
+    case nspredicate
 
     /// Guesses the language from the text, as `cql translate` does without
     /// `--from` (design.md): where-JSON starts with `{` or `[`; CQL starts with
@@ -55,11 +57,14 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     ///   - limit: Usergrid only: the `limit` URL parameter beside `ql`
     ///     (see ``UsergridOptions``).
     ///   - cursor: Usergrid only: the `cursor` URL parameter beside `ql`.
+    ///   - arguments: NSPredicate only: the values of `%@ %K %d ...`, in
+    ///     order (see ``NSPredicateParser``).
+    ///   - variables: NSPredicate only: the values of the `$NAME` variables.
     ///   - limits: the size limits (text length, nesting, lists, conditions,
     ///     patterns, subqueries) the query must stay within.
     public func parse(
         _ text: String, className: String = "", literal: Bool = false, limit: Int? = nil, cursor: String? = nil,
-        limits: QueryLimits = .default
+        arguments: [Value] = [], variables: [String: Value] = [:], limits: QueryLimits = .default
     ) throws(QueryError) -> Query {
         try limits.check(text: text)
         let query: Query
@@ -72,6 +77,8 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
             let options = UsergridOptions(className: className, literal: literal, limit: limit, cursor: cursor)
             query = try UsergridParser.parse(text, options: options)
         case .whereJSON: query = try WhereJSONReader.read(text, className: className)
+        case .nspredicate:
+            query = try NSPredicateParser.parse(format: text, argumentArray: arguments, variables: variables, className: className)
         }
         try limits.check(query)
         return query

@@ -44,6 +44,8 @@ extension UsergridWriter {
         case .exists(_, let present): throw unsupported(present ? "'exists'" : "'not exists'", c.range)
         case .regex: throw unsupported("'regexp'", c.range)
         case .like: throw unsupported("'like'", c.range)
+        // Usergrid's `name = 'abc*'` ignores case; a case-sensitive prefix has no form.
+        case .prefix: throw unsupported("a case-sensitive prefix match ('like 'abc%'')", c.range)
         case .containedBy: throw unsupported("'$containedBy'", c.range)
         case .elementMatch: throw unsupported("'$elemMatch'", c.range)
         case .type: throw unsupported("'$type'", c.range)

@@ -14,6 +14,7 @@ extension Predicate {
         case .exists(_, let present): return present ? "is exists" : "is not exists"
         case .regex: return "regexp"
         case .like: return "like"
+        case .prefix: return "like"  // how CQL writes a prefix match
         case .text(_, let match, _):
             switch match {
             case .equalsIgnoringCase: return "case-insensitive ="
