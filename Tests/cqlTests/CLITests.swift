@@ -160,6 +160,24 @@ extension CLITests {
         XCTAssertTrue(r.stderr.contains("T.ndjson:3"), r.stderr)
     }
 
+    /// A 200,000-deep array on line 2: a data error naming line 2 (the JSON
+    /// reader's nesting limit), no crash, and nothing printed, not even the
+    /// match on line 1.
+    func testEvalDeeplyNestedDataLineIsAnErrorNamingItsLine() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cql-eval-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("T.ndjson")
+        let deep = String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000)
+        try Data("{\"objectId\":\"a\",\"x\":1}\n{\"objectId\":\"b\",\"x\":\(deep)}\n{\"x\":1}\n".utf8).write(to: file)
+        for extra in [[], ["--count"]] {
+            let r = try cql(["eval", "--data", file.path] + extra + ["select * from T where x = 1"])
+            XCTAssertEqual(r.status, 1)
+            XCTAssertEqual(r.stdout, "")
+            XCTAssertTrue(r.stderr.contains("T.ndjson:2:532: JSON nesting deeper than 512 levels"), r.stderr)
+        }
+    }
+
     func testEvalOrderByParallelArraysIsAnErrorNamingBothKeys() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cql-eval-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -7,12 +7,11 @@ import CQLKit
 struct Planner {
     /// How deep conditions may nest (the parsers have their own, lower, limits).
     static let maxConditionDepth = 500
-    /// How deep subqueries may nest.
-    static let maxSubqueryDepth = 32
 
     let store: DocumentStore
     let source: String?
     let subqueryDepth: Int
+    let limits: EvaluationLimits
 
     func error(_ kind: QueryError.Kind, _ message: String, _ range: SourceRange?) -> QueryError {
         QueryError(kind, message, range: range, source: source)
@@ -141,7 +140,7 @@ struct Planner {
 
     private func compile(_ pattern: String, _ options: String, _ range: SourceRange?) throws(QueryError) -> PCRE2Regex {
         do {
-            return try PCRE2Regex(pattern: pattern, options: options, range: range)
+            return try PCRE2Regex(pattern: pattern, options: options, range: range, limits: limits)
         } catch {
             var e = error
             if e.source == nil { e.source = source }
@@ -152,11 +151,16 @@ struct Planner {
     // MARK: Subqueries and relations
 
     private func subqueryResults(_ query: Query, _ range: SourceRange?) throws(QueryError) -> [[String: Value]] {
-        guard subqueryDepth < Planner.maxSubqueryDepth else {
-            throw error(.limit, "subqueries are nested more than \(Planner.maxSubqueryDepth) levels deep", range)
+        let maxDepth = limits.query.maxSubqueryDepth
+        guard subqueryDepth < maxDepth else {
+            throw error(.limit, "subqueries are nested more than \(maxDepth) levels deep", range)
         }
-        let plan = try QueryPlan(query, store: store, source: source, subqueryDepth: subqueryDepth + 1)
-        return try plan.orderedMatches()
+        let plan = try QueryPlan(query, store: store, source: source, subqueryDepth: subqueryDepth + 1, limits: limits)
+        let rows = try plan.orderedMatches()
+        guard rows.count <= limits.maxSubqueryRows else {
+            throw error(.limit, "the subquery yields \(rows.count) rows; the limit is \(limits.maxSubqueryRows)", range)
+        }
+        return rows
     }
 
     /// `relatedId`s of the `_Join:<key>:<Owner>` rows whose `owningId` is the owner.

@@ -41,13 +41,22 @@ public final class QueryPlan: Sendable {
     /// - Parameter source: the query text, attached to errors so they render
     ///   with line, column and caret; defaults to `query.source` (set by the
     ///   parsers).
+    /// - Parameter limits: query sizes, subquery rows and regex work
+    ///   (``EvaluationLimits``).
     /// - Throws: `QueryError` (`.binding`, `.pattern`, `.invalidValue`, `.limit`).
-    public convenience init(_ query: Query, store: DocumentStore = DocumentStore(), source: String? = nil) throws(QueryError) {
-        try self.init(query, store: store, source: source ?? query.source, subqueryDepth: 0)
+    public convenience init(
+        _ query: Query, store: DocumentStore = DocumentStore(), source: String? = nil, limits: EvaluationLimits = .default
+    ) throws(QueryError) {
+        do throws(QueryError) {
+            try limits.query.check(query)
+        } catch {
+            throw (source ?? query.source).map { error.withSource($0) } ?? error
+        }
+        try self.init(query, store: store, source: source ?? query.source, subqueryDepth: 0, limits: limits)
     }
 
-    init(_ query: Query, store: DocumentStore, source: String?, subqueryDepth: Int) throws(QueryError) {
-        let planner = Planner(store: store, source: source, subqueryDepth: subqueryDepth)
+    init(_ query: Query, store: DocumentStore, source: String?, subqueryDepth: Int, limits: EvaluationLimits) throws(QueryError) {
+        let planner = Planner(store: store, source: source, subqueryDepth: subqueryDepth, limits: limits)
         var node = Node.constant(true)
         if let condition = query.condition { node = try planner.plan(condition) }
         if !query.direct.isEmpty {

@@ -20,17 +20,10 @@ import CQLKit
 ///
 /// A hostile pattern cannot hang the process: the match context carries a
 /// match limit and a depth limit, and exceeding either is a `.pattern` error
-/// ("regular expression exceeded its match limit"). JIT code runs on a small
+/// ("regex too expensive: ... exceeded its match limit"). JIT code runs on a small
 /// machine stack; if it runs out, the match is retried with the interpreter,
 /// which is bounded by the same limits.
 final class PCRE2Regex: @unchecked Sendable {
-    /// How many backtracking steps one match may take (PCRE2's default is 10 000 000).
-    static let matchLimit: UInt32 = 1_000_000
-    /// How deep the interpreter's backtracking may nest.
-    static let depthLimit: UInt32 = 10_000
-    /// Heap for the interpreter's backtracking frames, in KiB.
-    static let heapLimit: UInt32 = 64 * 1024
-
     let pattern: String
     let options: String
     /// Where the predicate is in the query text; match-time errors point here.
@@ -50,7 +43,10 @@ final class PCRE2Regex: @unchecked Sendable {
     /// - Parameters:
     ///   - range: where the pattern is in the query text, for errors.
     ///   - useJIT: `false` forces the interpreter (tests cover both engines).
-    init(pattern: String, options: String, range: SourceRange? = nil, useJIT: Bool = true) throws(QueryError) {
+    ///   - limits: the match, depth and heap limits (``EvaluationLimits``).
+    init(
+        pattern: String, options: String, range: SourceRange? = nil, useJIT: Bool = true, limits: EvaluationLimits = .default
+    ) throws(QueryError) {
         var flags: UInt32 = PCRE2_UTF
         var folds = false
         for ch in options.unicodeScalars {
@@ -82,9 +78,9 @@ final class PCRE2Regex: @unchecked Sendable {
             pcre2_code_free_8(compiled)
             throw QueryError(.limit, "out of memory while compiling a regular expression", range: range)
         }
-        pcre2_set_match_limit_8(context, PCRE2Regex.matchLimit)
-        pcre2_set_depth_limit_8(context, PCRE2Regex.depthLimit)
-        pcre2_set_heap_limit_8(context, PCRE2Regex.heapLimit)
+        pcre2_set_match_limit_8(context, limits.regexMatchLimit)
+        pcre2_set_depth_limit_8(context, limits.regexDepthLimit)
+        pcre2_set_heap_limit_8(context, limits.regexHeapLimitKiB)
         self.pattern = pattern
         self.options = options
         self.range = range
@@ -123,9 +119,9 @@ final class PCRE2Regex: @unchecked Sendable {
         if rc == PCRE2_ERROR_NOMATCH { return false }
         switch rc {
         case PCRE2_ERROR_MATCHLIMIT, PCRE2_ERROR_JIT_STACKLIMIT:
-            throw QueryError(.pattern, "regular expression exceeded its match limit: '\(pattern)'", range: range)
+            throw QueryError(.pattern, "regex too expensive: '\(pattern)' exceeded its match limit", range: range)
         case PCRE2_ERROR_DEPTHLIMIT, PCRE2_ERROR_HEAPLIMIT:
-            throw QueryError(.pattern, "regular expression exceeded its depth limit: '\(pattern)'", range: range)
+            throw QueryError(.pattern, "regex too expensive: '\(pattern)' exceeded its depth limit", range: range)
         default:
             throw QueryError(.pattern, "regular expression '\(pattern)' failed: \(PCRE2Regex.message(for: rc))", range: range)
         }

@@ -23,8 +23,11 @@ public enum Binder {
     /// The query with every placeholder replaced and every call evaluated.
     /// - Throws: ``QueryError`` (`.binding` when the number of values does not
     ///   match the placeholders, `.invalidValue` for a bad value), positioned at
-    ///   the placeholder or construct concerned, with the query's source.
-    public static func bind(_ query: Query, parameters: [Value], now: DateValue? = nil) throws(QueryError) -> Query {
+    ///   the placeholder or construct concerned, with the query's source;
+    ///   `.limit` when a bound list or pattern exceeds `limits`.
+    public static func bind(
+        _ query: Query, parameters: [Value], now: DateValue? = nil, limits: QueryLimits = .default
+    ) throws(QueryError) -> Query {
         do throws(QueryError) {
             let ranges = PlaceholderScan.ranges(in: query)
             let count = query.placeholderCount
@@ -49,6 +52,7 @@ public enum Binder {
                 throw QueryError(.binding, "internal error: \(error)", range: query.range)
             }
             bound.source = query.source
+            if !parameters.isEmpty { try limits.check(bound) }
             return bound
         } catch {
             throw query.source.map { error.withSource($0) } ?? error
