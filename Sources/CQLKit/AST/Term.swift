@@ -35,7 +35,7 @@ public struct FieldPath: Hashable, Sendable, CustomStringConvertible, Expressibl
 ///
 /// Parsers fold constant function calls at parse time (`date('2011-08-20')`
 /// is a `.value(.date(...))`); a call becomes a `.call` only when one of its
-/// arguments is a placeholder. After ``Binder/bind(_:parameters:now:)->Query`` every
+/// arguments is a placeholder. After `Binder.bind(_:parameters:now:)` every
 /// term of a query is a `.value`.
 ///
 /// ```swift

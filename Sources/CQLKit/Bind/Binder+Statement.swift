@@ -1,6 +1,6 @@
 extension Binder {
     /// A statement with every placeholder replaced and every call evaluated:
-    /// a query as ``bind(_:parameters:now:)->Query`` binds it; a write's values, op
+    /// a query as `bind(_:parameters:now:)` binds it; a write's values, op
     /// arguments, objectId and condition likewise, with the checks the parser
     /// applies to constants (an op's argument, no `__op` objects as values,
     /// a string objectId).

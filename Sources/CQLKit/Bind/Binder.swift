@@ -77,7 +77,7 @@ public enum Binder {
 /// The recursive rewrite; `parameters` are decoded and their number checked.
 ///
 /// Like the parser, a class with untyped `throws` inside (every error is a
-/// ``QueryError``; ``Binder/bind(_:parameters:now:)->Query`` restores the type), and
+/// ``QueryError``; `Binder.bind(_:parameters:now:)` restores the type), and
 /// the recursive functions only dispatch: leaf predicates are bound in a
 /// separate function, so one nesting level of subqueries costs little stack.
 final class BindingContext {

@@ -1,5 +1,5 @@
 extension Query {
-    /// How many values ``Binder/bind(_:parameters:now:)->Query`` needs: one more than
+    /// How many values `Binder.bind(_:parameters:now:)` needs: one more than
     /// the highest placeholder index anywhere in the query (conditions,
     /// subqueries, function arguments, `limit`/`skip`); 0 without placeholders.
     ///

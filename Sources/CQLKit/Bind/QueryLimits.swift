@@ -1,6 +1,6 @@
 /// The size limits a query must stay within, so that hostile or runaway input
 /// ends with a clear `.limit` error instead of exhausting time, memory or the
-/// stack. Every front end enforces them through ``QueryLanguage/parse(_:className:literal:limit:cursor:limits:)``,
+/// stack. Every front end enforces them through ``QueryLanguage/parse(_:className:literal:limit:cursor:arguments:variables:limits:)``,
 /// the binder through ``Binder/bind(_:parameters:now:limits:)`` (parameters can
 /// lengthen lists), and the evaluator when it plans a query.
 ///
