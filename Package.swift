@@ -47,7 +47,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Benchmarks (scripts/bench.sh): not tests, never asserted.
+        // Benchmarks (scripts/bench): not tests, never asserted.
         .executableTarget(name: "cql-bench", dependencies: ["CQLKit", "CQLEval"], path: "Benchmarks/cql-bench"),
         // Reader of the Corpus/ case files, shared by the test targets.
         .target(name: "CorpusSupport", dependencies: ["CQLKit"], path: "Tests/CorpusSupport"),

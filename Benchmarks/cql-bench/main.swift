@@ -1,5 +1,5 @@
 // Benchmarks, kept apart from the tests (tests never assert timings).
-// Run through scripts/bench.sh, which builds in release mode and also times the
+// Run through scripts/bench (Benchmarks/bench.py), which builds in release mode and also times the
 // `cql` command itself. Each figure is printed beside its reference, in one run.
 import CQLEval
 import CQLKit
@@ -12,6 +12,17 @@ func seconds(_ body: () throws -> Void) rethrows -> Double {
 }
 
 func fmt(_ x: Double) -> String { String(format: "%.3g", x) }
+
+/// How many times each figure is measured; the median is reported.
+nonisolated(unsafe) var runs = 5
+
+/// The median time of `runs` runs of `body`.
+func median(_ body: () throws -> Void) rethrows -> Double {
+    var times: [Double] = []
+    for _ in 0..<runs { times.append(try seconds(body)) }
+    times.sort()
+    return times[times.count / 2]
+}
 
 // MARK: Front end: lex / parse / bind / emit over the CQL corpus queries.
 
@@ -30,7 +41,8 @@ func corpusQueries(root: String) throws -> [String] {
     return queries.filter { (try? CQLParser.parse($0)) != nil }
 }
 
-func benchFrontEnd(root: String) throws {
+@discardableResult
+func benchFrontEnd(root: String) throws -> [String: Double] {
     let queries = try corpusQueries(root: root)
     let bytes = queries.reduce(0) { $0 + $1.utf8.count }
     let rounds = 200
@@ -56,6 +68,7 @@ func benchFrontEnd(root: String) throws {
     print("  lex+parse            \(fmt(n / parse)) queries/s  \(fmt(mb / parse)) MB/s")
     print("  parse+bind+emit JSON \(fmt(n / full)) queries/s  \(fmt(mb / full)) MB/s")
     if sink == 42 { print("") }
+    return ["front_parse_bind_emit_queries_per_s": n / full]
 }
 
 // MARK: Evaluator: a 3-predicate filter over 1M in-memory objects vs a hand-written closure.
@@ -76,7 +89,7 @@ func makeObjects(_ n: Int) -> [[String: Value]] {
     return out
 }
 
-func benchEvaluator(objects n: Int) throws {
+func benchEvaluator(objects n: Int) throws -> [String: Double] {
     let objects = makeObjects(n)
     let text = "select * from GameScore where score > 500 and cheatMode = false and level < 5"
     let plan = try QueryPlan(try Binder.bind(try CQLParser.parse(text), parameters: []))
@@ -88,14 +101,10 @@ func benchEvaluator(objects n: Int) throws {
         return true
     }
     var planned = 0, reference = 0
-    let runs = 3
-    var tPlan = Double.infinity, tHand = Double.infinity
-    for _ in 0..<runs {
-        tHand = min(tHand, seconds { reference = objects.reduce(0) { $0 + (handWritten($1) ? 1 : 0) } })
-        tPlan = min(tPlan, try seconds { planned = try plan.run(over: objects).objects.count })
-    }
+    let tHand = median { reference = objects.reduce(0) { $0 + (handWritten($1) ? 1 : 0) } }
+    let tPlan = try median { planned = try plan.run(over: objects).objects.count }
     precondition(planned == reference, "plan and closure disagree: \(planned) vs \(reference)")
-    print("evaluator, 3-predicate filter over \(n) in-memory objects (\(planned) match), best of \(runs):")
+    print("evaluator, 3-predicate filter over \(n) in-memory objects (\(planned) match), median of \(runs):")
     print("  QueryPlan.run          \(fmt(Double(n) / tPlan)) objects/s")
     print("  hand-written closure   \(fmt(Double(n) / tHand)) objects/s")
     print("  ratio plan/closure     \(fmt(tPlan / tHand))x the closure's time")
@@ -103,40 +112,63 @@ func benchEvaluator(objects n: Int) throws {
     let regexText = "select * from GameScore where name regexp '^(al|ca)' and score >= 100"
     let regexPlan = try QueryPlan(try Binder.bind(try CQLParser.parse(regexText), parameters: []))
     var rCount = 0, rHand = 0
-    var tRegex = Double.infinity, tRegexHand = Double.infinity
-    for _ in 0..<runs {
-        tRegex = min(tRegex, try seconds { rCount = try regexPlan.run(over: objects).objects.count })
-        tRegexHand = min(tRegexHand, seconds {
-            rHand = objects.reduce(0) { acc, o in
-                guard case .string(let s)? = o["name"], s.hasPrefix("al") || s.hasPrefix("ca"),
-                    case .int(let sc)? = o["score"], sc >= 100 else { return acc }
-                return acc + 1
-            }
-        })
+    let tRegex = try median { rCount = try regexPlan.run(over: objects).objects.count }
+    let tRegexHand = median {
+        rHand = objects.reduce(0) { acc, o in
+            guard case .string(let s)? = o["name"], s.hasPrefix("al") || s.hasPrefix("ca"),
+                case .int(let sc)? = o["score"], sc >= 100 else { return acc }
+            return acc + 1
+        }
     }
     precondition(rCount == rHand, "regex plan and closure disagree")
     let inText = "select * from GameScore where name in ('alice', 'carol', 'erin') and level in (1, 3, 5, 7.0)"
     let inPlan = try QueryPlan(try Binder.bind(try CQLParser.parse(inText), parameters: []))
     let names: Set<String> = ["alice", "carol", "erin"], levels: Set<Int64> = [1, 3, 5, 7]
     var iCount = 0, iHand = 0
-    var tIn = Double.infinity, tInHand = Double.infinity
-    for _ in 0..<runs {
-        tIn = min(tIn, try seconds { iCount = try inPlan.run(over: objects).objects.count })
-        tInHand = min(tInHand, seconds {
-            iHand = objects.reduce(0) { acc, o in
-                guard case .string(let s)? = o["name"], names.contains(s), case .int(let l)? = o["level"], levels.contains(l)
-                else { return acc }
-                return acc + 1
-            }
-        })
+    let tIn = try median { iCount = try inPlan.run(over: objects).objects.count }
+    let tInHand = median {
+        iHand = objects.reduce(0) { acc, o in
+            guard case .string(let s)? = o["name"], names.contains(s), case .int(let l)? = o["level"], levels.contains(l)
+            else { return acc }
+            return acc + 1
+        }
     }
     precondition(iCount == iHand, "in-list plan and closure disagree")
-    print("  regex + range (PCRE2 JIT) \(fmt(Double(n) / tRegex)) objects/s; closure with hasPrefix \(fmt(Double(n) / tRegexHand)) objects/s (best of \(runs))")
-    print("  two in-lists           \(fmt(Double(n) / tIn)) objects/s; closure with Sets \(fmt(Double(n) / tInHand)) objects/s (best of \(runs))")
+    print("  regex + range (PCRE2 JIT) \(fmt(Double(n) / tRegex)) objects/s; closure with hasPrefix \(fmt(Double(n) / tRegexHand)) objects/s")
+    print("  two in-lists           \(fmt(Double(n) / tIn)) objects/s; closure with Sets \(fmt(Double(n) / tInHand)) objects/s")
+    return [
+        "memory_objects": Double(n), "memory_matches": Double(planned),
+        "memory_plan_s": tPlan, "memory_closure_s": tHand,
+        "memory_regex_plan_s": tRegex, "memory_regex_closure_s": tRegexHand,
+        "memory_in_plan_s": tIn, "memory_in_closure_s": tInHand,
+    ]
 }
 
-// Usage: cql-bench [ROOT] [--only front|eval] [--objects N]
+// MARK: Sorting: order keys over 1M in-memory objects (sort keys computed once per object).
+
+func benchSort(objects n: Int) throws {
+    var objects = makeObjects(n)
+    // A tenth of the objects hold arrays, so the multikey path is exercised too.
+    for i in stride(from: 0, to: n, by: 10) { objects[i]["tags"] = .array([.int(Int64(i % 7)), .int(Int64(i % 3))]) }
+    let runs = 3
+    print("sorting \(n) in-memory objects, best of \(runs):")
+    for text in [
+        "select * from GameScore order by score",
+        "select * from GameScore order by -score limit 10",
+        "select * from GameScore order by level, -score",
+        "select * from GameScore order by tags, score",
+    ] {
+        let plan = try QueryPlan(try Binder.bind(try CQLParser.parse(text), parameters: []))
+        var best = Double.infinity
+        var count = 0
+        for _ in 0..<runs { best = min(best, try seconds { count = try plan.run(over: objects).objects.count }) }
+        print("  \(text.dropFirst("select * from GameScore ".count)): \(fmt(Double(n) / best)) objects/s (\(count) results)")
+    }
+}
+
+// Usage: cql-bench [ROOT] [--only front|eval|sort|optimizer|anchors] [--objects N] [--runs N]
 // (--only and a smaller --objects make profiling runs short: perf, callgrind.)
+// The last line is `RESULTS {json}`: the figures scripts/bench puts in its table.
 var root = FileManager.default.currentDirectoryPath
 var only: String?
 var objectCount = 1_000_000
@@ -145,8 +177,18 @@ while let a = args.popFirst() {
     switch a {
     case "--only": only = args.popFirst()
     case "--objects": objectCount = args.popFirst().flatMap { Int($0) } ?? objectCount
+    case "--runs": runs = args.popFirst().flatMap { Int($0) } ?? runs
     default: root = a
     }
 }
-if only == nil || only == "front" { try benchFrontEnd(root: root) }
-if only == nil || only == "eval" { try benchEvaluator(objects: objectCount) }
+var results: [String: Double] = ["runs": Double(runs)]
+if only == nil || only == "front" { results.merge(try benchFrontEnd(root: root)) { $1 } }
+if only == nil || only == "eval" { results.merge(try benchEvaluator(objects: objectCount)) { $1 } }
+if only == nil || only == "sort" { try benchSort(objects: objectCount) }
+if only == nil || only == "optimizer" { try benchOptimizer(objects: objectCount, root: root) }
+if only == nil || only == "anchors" {
+    results.merge(try benchRegexEngines(strings: objectCount)) { $1 }
+    results.merge(try benchNear(points: objectCount)) { $1 }
+}
+let json = try JSONSerialization.data(withJSONObject: results, options: [.sortedKeys])
+print("RESULTS " + String(decoding: json, as: UTF8.self))

@@ -40,10 +40,13 @@ public enum SQLRunner {
         let docs: [String]
         do {
             docs = try db.documents(translation.select)
-        } catch where translation.orderIsExact && error.message.contains(PostgreSQLDialect.orderFailure) {
+        } catch where translation.orderIsExact
+            && (error.message.contains(PostgreSQLDialect.orderFailure) || error.message.contains("parallel arrays")) {
             // PostgreSQL met an array or object at an order key, which its
             // ORDER BY cannot rank exactly (the statement fails rather than
-            // answer in another order): filter there, order here.
+            // answer in another order), or SQLite's compound sort key met
+            // parallel arrays: filter there, order here (where parallel
+            // arrays give the evaluator's own error).
             var unordered = Query(className: q.className, condition: q.condition)
             unordered.direct = q.direct
             let filter = try SQLGenerator.pushdown(unordered, dialect: db.dialect)
@@ -67,6 +70,7 @@ public enum SQLRunner {
             // The database filtered, ordered and paged: only shape here.
             var shape = Query(className: q.className, keys: q.keys, includes: q.includes)
             shape.source = q.source
+            shape.returnACL = q.returnACL
             let shaped = q.count == .only ? [] : try QueryPlan(shape, store: store, source: source).run(over: objects).objects
             var count: Int?
             if q.count != .none, let c = translation.count { count = try db.integer(c) }

@@ -56,6 +56,28 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
             let path = FieldPath(items.compactMap(\.stringValue))
             return EvaluatorFunctions.sortValue(of: object, path: path, descending: Int64.fromDatabaseValue(args[2]) == 1)
         })
+        db.add(function: DatabaseFunction("cql_sort_key", argumentCount: 2, pure: true) { args in
+            guard let doc = String.fromDatabaseValue(args[0]), let spec = String.fromDatabaseValue(args[1]),
+                case .array(let items) = try JSONReader.parse(spec)
+            else { return nil }
+            var keys: [(path: FieldPath, descending: Bool)] = []
+            for case .array(let k) in items {
+                keys.append((FieldPath(k.dropFirst().compactMap(\.stringValue)), k.first == .bool(true)))
+            }
+            let object = try DataFiles.object(json: doc)
+            do throws(QueryError) {
+                return try EvaluatorFunctions.sortKey(of: object, keys: keys)
+            } catch {
+                throw DatabaseError(message: error.message)
+            }
+        })
+        db.add(collation: DatabaseCollation("cql_order_keys") { a, b in
+            switch EvaluatorFunctions.compareSortKeys(a, b) {
+            case ..<0: return .orderedAscending
+            case 0: return .orderedSame
+            default: return .orderedDescending
+            }
+        })
         db.add(collation: DatabaseCollation("cql_order") { a, b in
             switch EvaluatorFunctions.compareSortValues(a, b) {
             case ..<0: return .orderedAscending

@@ -18,6 +18,8 @@ struct Eval: ParsableCommand {
 
     @OptionGroup var input: QueryInput
 
+    @OptionGroup var optimizer: OptimizeOption
+
     @Option(help: "The data: an .ndjson or .json file, or a directory of <Class>.ndjson|.json files.")
     var data: String
 
@@ -26,11 +28,19 @@ struct Eval: ParsableCommand {
 
     func run() throws {
         let text = try input.text()
-        let (parsed, _) = try input.parse(text)
-        let query = try input.bind(parsed, source: text, resolveTime: true)
+        let (statement, _) = try input.parseStatement(text)
+        guard case .select(let parsed) = statement else {
+            throw CommandFailure(QueryError(.unsupported, "'\(statement.verb)' is a write: eval runs queries; apply writes with exec",
+                                            range: statement.range, source: text))
+        }
+        let query = try optimizer.apply(try input.bind(parsed, source: text, resolveTime: true), source: text)
         let total: Int?
         do {
-            total = try Evaluation.run(query, dataPath: data, countOnly: count, source: text) { Output.line($0) }
+            // A directory without the class is exit 0 (no matches), but said
+            // on stderr: silence looked like a bug to new users.
+            total = try Evaluation.run(
+                query, dataPath: data, countOnly: count, source: text,
+                warning: { Output.warning($0) }, output: { Output.line($0) })
         } catch {
             // Data errors name their file and line in the message itself; query
             // errors point into the query text.

@@ -50,6 +50,9 @@ enum Output {
         buffer.removeAll(keepingCapacity: true)
     }
 
+    /// `warning: <message>` on stderr; the run goes on (exit status unchanged).
+    static func warning(_ s: String) { error("warning: " + s) }
+
     static func error(_ s: String) {
         let text = s.hasSuffix("\n") ? s : s + "\n"
         var bytes = Array(text.utf8)

@@ -102,6 +102,7 @@ struct Run: ParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var input: QueryInput
+    @OptionGroup var optimizer: OptimizeOption
 
     @Flag(help: "Print only {\"count\":N}.")
     var count = false
@@ -111,8 +112,12 @@ struct Run: ParsableCommand {
 
     func run() throws {
         let text = try input.text()
-        let (parsed, _) = try input.parse(text)
-        let query = try input.bind(parsed, source: text, resolveTime: true)
+        let (statement, _) = try input.parseStatement(text)
+        guard case .select(let parsed) = statement else {
+            throw CommandFailure(QueryError(.unsupported, "'\(statement.verb)' is a write: run runs queries; apply writes with exec",
+                                            range: statement.range, source: text))
+        }
+        let query = try optimizer.apply(try input.bind(parsed, source: text, resolveTime: true), source: text)
         let db = try database.open()
         do {
             if explain {

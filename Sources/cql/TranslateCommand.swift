@@ -3,7 +3,9 @@ import CQLKit
 
 /// Output languages of `translate`.
 enum TargetLanguage: String, ExpressibleByArgument, CaseIterable {
-    case `where`, cql, usergrid, sql
+    case `where`, cql, usergrid, nspredicate, sql
+    /// The REST request(s) of a write (insert, update, delete).
+    case rest
 }
 
 /// `--dialect`: a where-JSON dialect or an SQL dialect.
@@ -16,24 +18,30 @@ enum OutputDialect: String, ExpressibleByArgument, CaseIterable {
 
 struct Translate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Translate a query to REST where-JSON, SQL (SQLite, PostgreSQL), CQL or Usergrid text.",
+        abstract: "Translate a query to REST where-JSON, SQL (SQLite, PostgreSQL), CQL, Usergrid or NSPredicate text.",
         discussion: """
             Examples:
               cql translate "select * from GameScore where score > 80 order by -score limit 10"
               cql translate --dialect mongo --pretty "select * from T where name regexp 'a.c'"
               cql translate --from usergrid --to where "name = 'fred*' order by age desc"
               cql translate --to sql --dialect postgres "select * from GameScore where score > 80 limit 5"
+              cql translate --from nspredicate --class GameScore --args '["Dan", 18]' "playerName = %@ AND playerAge > %d"
               cql translate --lines queries.txt
             """
     )
 
     @OptionGroup var input: QueryInput
 
-    @Option(help: "Output: where, sql, cql or usergrid.")
+    @OptionGroup var optimizer: OptimizeOption
+
+    @Option(help: "Output: where, sql, cql, usergrid, nspredicate, or rest (the REST request of an insert, update or delete).")
     var to: TargetLanguage = .where
 
     @Option(help: "where-JSON dialect: leancloud, parse or mongo (default: leancloud for CQL input, parse otherwise); SQL dialect: sqlite (default) or postgres.")
     var dialect: OutputDialect?
+
+    @Flag(name: .customLong("condition-only"), help: "nspredicate output: write the condition alone, leaving out order, limit, skip and keys (set them on the query object).")
+    var conditionOnly = false
 
     @Flag(help: "Indent the JSON output.")
     var pretty = false
@@ -47,8 +55,9 @@ struct Translate: ParsableCommand {
     func validate() throws {
         if let dialect {
             if to == .sql && dialect.sql == nil { throw ValidationError("--to sql takes --dialect sqlite or postgres") }
-            if to == .where && dialect.whereJSON == nil { throw ValidationError("--to where takes --dialect leancloud, parse or mongo") }
+            if (to == .where || to == .rest) && dialect.whereJSON == nil { throw ValidationError("--to \(to.rawValue) takes --dialect leancloud, parse or mongo") }
         }
+        if conditionOnly && to != .nspredicate { throw ValidationError("--condition-only applies to --to nspredicate.") }
         if lines != nil && input.query != nil { throw ValidationError("Give either a QUERY or --lines FILE, not both.") }
         if lines == nil && input.query == nil { throw ValidationError("Missing expected argument '<query>' (or --lines FILE).") }
     }
@@ -61,8 +70,9 @@ struct Translate: ParsableCommand {
 
     /// One query's output text.
     func translate(_ text: String) throws(CommandFailure) -> String {
-        let (parsed, language) = try input.parse(text)
-        let query = try input.bind(parsed, source: text, resolveTime: to == .where || to == .sql)
+        let (statement, language) = try input.parseStatement(text)
+        guard case .select(let parsed) = statement, to != .rest else { return try translateWrite(statement, language, text) }
+        let query = try optimizer.apply(try input.bind(parsed, source: text, resolveTime: to == .where || to == .sql), source: text)
         // CQL is LeanCloud's language, so its queries target LeanCloud unless told
         // otherwise; Usergrid and where-JSON input default to Parse Server's
         // dialect, the most expressive REST one (it has `$nor` for Usergrid's `not`).
@@ -77,9 +87,34 @@ struct Translate: ParsableCommand {
                 return JSONWriter.string(translation.json, pretty: pretty)
             case .cql: return try CQLFormatter.format(query)
             case .usergrid: return try UsergridFormatter.format(query, literal: input.literal)
+            case .nspredicate: return try NSPredicateFormatter.format(query, conditionOnly: conditionOnly)
+            case .rest: return ""
             }
         } catch {
             throw CommandFailure(error.withSource(text))
+        }
+    }
+
+    /// A write statement's output: `--to rest` (default for writes) or `--to cql`.
+    func translateWrite(_ statement: Statement, _ language: QueryLanguage, _ text: String) throws(CommandFailure) -> String {
+        do {
+            switch to {
+            case .cql:
+                return try CQLFormatter.format(statement)
+            case .rest where statement.isWrite, .where where statement.isWrite:
+                let bound = try input.bind(statement, source: text)
+                return JSONWriter.string(try RESTEmitter.emit(bound, dialect: dialect?.whereJSON ?? .leancloud), pretty: pretty)
+            case .rest:
+                throw QueryError(.unsupported, "--to rest translates writes (insert, update, delete); translate a select --to where", range: statement.range)
+            case .where, .usergrid, .nspredicate, .sql:
+                throw QueryError(.unsupported, "'\(statement.verb)' is a write: translate it --to rest or --to cql", range: statement.range)
+            }
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch let error as QueryError {
+            throw CommandFailure(error.withSource(text))
+        } catch {
+            throw CommandFailure("error: \(error)")
         }
     }
 

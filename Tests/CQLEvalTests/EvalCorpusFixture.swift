@@ -15,12 +15,23 @@ final class EvalCorpusFixture {
     static func allCases(root: URL) throws -> [CorpusCase] { try Corpus.cases(in: "eval") }
 
     /// The case's query: `from:` names the language (default CQL), `class:`
-    /// the class for Usergrid and bare where-JSON, `options: literal` Usergrid's
-    /// exact string `=`.
+    /// the class for Usergrid, NSPredicate and bare where-JSON, `options: literal`
+    /// Usergrid's exact string `=`, `args:` / `vars:` NSPredicate's arguments.
     func parse(_ c: CorpusCase) throws(QueryError) -> Query {
         let text = c["query"] ?? ""
         let language = c["from"].flatMap { QueryLanguage(rawValue: $0.trimmingCharacters(in: .whitespaces)) } ?? .cql
-        return try language.parse(text, className: c["class"] ?? "", literal: c["options"]?.contains("literal") ?? false)
+        var arguments: [Value] = []
+        if let a = c["args"] {
+            guard case .array(let items) = try JSONReader.parse(a) else { throw QueryError(.binding, "args must be a JSON array") }
+            arguments = items
+        }
+        var variables: [String: Value] = [:]
+        if let v = c["vars"] {
+            guard case .object(let o) = try JSONReader.parse(v) else { throw QueryError(.binding, "vars must be a JSON object") }
+            variables = o
+        }
+        return try language.parse(text, className: c["class"] ?? "", literal: c["options"]?.contains("literal") ?? false,
+                                  arguments: arguments, variables: variables)
     }
 
     func parseParams(_ text: String) throws(QueryError) -> [Value] {

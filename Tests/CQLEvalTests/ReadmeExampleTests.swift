@@ -26,6 +26,10 @@ final class ReadmeExampleTests: XCTestCase {
         let ug = try UsergridQuery("dogs").eq("color", value: "brown").or().gt("age", value: 3).build()
         XCTAssertEqual(ug.className, "dogs")
 
+        // The optimizer: what the `cql` command runs before every backend
+        let optimized = try Optimizer.optimize(try CQLParser.parse("select * from T where a = 1 or a = 2"))
+        XCTAssertEqual(try CQLFormatter.format(optimized), "select * from T where a in (1, 2)")
+
         // Evaluate in memory
         let store = try DocumentStore.load(path: Corpus.root.appendingPathComponent("data").path)
         let plan = try QueryPlan(bound, store: store)

@@ -12,7 +12,8 @@
 /// - `near` distances in meters (Usergrid's unit) are written in kilometers;
 /// - counts (`size(k) = n`, `limit`, `skip`) given as whole doubles come back
 ///   as integers;
-/// - `count(*)` alone drops keys (there are no results to select from).
+/// - `count(*)` alone drops keys (there are no results to select from);
+/// - the constants `false` / `true` are written `objectId in ()` / `objectId not in ()`.
 enum CQLRoundTrip {
     static func normalized(_ q: Query) -> Query {
         var out = q
@@ -35,8 +36,11 @@ enum CQLRoundTrip {
             return Condition(.regex(path, pattern: .value(.string(lifted.pattern)), options: lifted.options))
         case .size(let path, let n):
             return Condition(.size(path, wholeCount(n)))
+        case .constant(let b):
+            return Condition(.in("objectId", [], negated: b))
         case .text(let path, let match, let text):
-            let (pattern, options) = TextRegex.regex(match, text)
+            // The case-insensitive ranges have no CQL spelling (never formatted).
+            guard let (pattern, options) = TextRegex.regex(match, text) else { return c }
             let lifted = OperandChecks.liftRegexOptions("(?\(options))" + pattern)
             return Condition(.regex(path, pattern: .value(.string(lifted.pattern)), options: lifted.options))
         case .near(let path, let point, let minimum, let maximum):
@@ -64,13 +68,17 @@ enum CQLRoundTrip {
 /// - `k in (a, b)` → `k = a or k = b`, `not in` → `not (...)`;
 /// - `near` with a maximum → `within <meters>` (a zero minimum is dropped);
 /// - class, `limit` and `skip` come from the options (not part of `ql`), so
-///   counts come back as integers;
+///   counts come back as integers; no limit is sent as Usergrid's largest
+///   page, 1000 (the random collections are smaller);
+/// - no order without a `within` comes back as Usergrid's default, newest
+///   first (`created` descending; the random data has no `created`, so the
+///   stable sort keeps store order);
 /// - a condition that is the constant `true` is no condition.
 enum UsergridRoundTrip {
     /// The request parameters that carry class, limit and skip; `nil` when
     /// Usergrid cannot carry them (a limit of 0).
     static func options(for q: Query, literal: Bool) -> UsergridOptions? {
-        var options = UsergridOptions(className: q.className, literal: literal)
+        var options = UsergridOptions(className: q.className, literal: literal, limit: UsergridOptions.maxLimit)
         if let limit = q.limit {
             guard case .int(let n)? = limit.value.map(OperandChecks.wholeCount), n >= 1, n <= Int64(UsergridOptions.maxLimit)
             else { return nil }
@@ -88,7 +96,8 @@ enum UsergridRoundTrip {
         out.condition = q.condition.map(condition)
         if out.condition?.predicate == .constant(true) { out.condition = nil }
         out.skip = q.skip.map(CQLRoundTrip.wholeCount)
-        out.limit = q.limit.map(CQLRoundTrip.wholeCount)
+        out.limit = q.limit.map(CQLRoundTrip.wholeCount) ?? .value(.int(Int64(UsergridOptions.maxLimit)))
+        if out.order.isEmpty && UsergridMeaning.firstWithin(out.condition) == nil { out.order = UsergridMeaning.defaultOrder }
         return out
     }
 

@@ -6,7 +6,8 @@ import XCTest
 
 /// Translation must not change meaning: for every eval corpus case that runs,
 /// the query is carried through each other form the library writes — canonical
-/// CQL, and where-JSON in each dialect read back by the where-JSON reader — and
+/// CQL, where-JSON in each dialect read back by the where-JSON reader, and
+/// NSPredicate text read back by the NSPredicate parser — and
 /// evaluated again over the same data. Results (ids in order, count) must be
 /// identical. A form that cannot express the query (a named `unsupported`
 /// error) is skipped and counted; any other failure is a test failure.
@@ -55,6 +56,9 @@ final class TranslationDifferentialTests: XCTestCase {
                 return try WhereJSONReader.read(json)
             }))
         }
+        list.append(("NSPredicate", { q throws(QueryError) in
+            try NSPredicateParser.parse(format: try NSPredicateFormatter.format(q), className: q.className)
+        }))
         return list
     }
 

@@ -33,7 +33,9 @@ final class CQLFormatterTests: XCTestCase {
         XCTAssertEqual(fmt(Condition.or([Condition.and([a, b]), d])), "select * from T where a = 1 and b = 2 or d = 3")
         XCTAssertEqual(fmt(Condition.and([c(.not(Condition.or([a, b]))), d])), "select * from T where not (a = 1 or b = 2) and d = 3")
         XCTAssertEqual(fmt(c(.not(c(.like("name", pattern: v("x%")))))), "select * from T where not (name like 'x%')")
-        XCTAssertEqual(fmt(c(.constant(true))), "error: 'true' cannot be expressed in CQL")
+        // CQL has no true/false: `in ()` matches nothing, `not in ()` everything.
+        XCTAssertEqual(fmt(c(.constant(true))), "select * from T where objectId not in ()")
+        XCTAssertEqual(fmt(Condition.and([a, c(.constant(false))])), "select * from T where a = 1 and objectId in ()")
     }
 
     func testLiteralsAndStrings() {

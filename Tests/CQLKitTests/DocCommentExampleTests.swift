@@ -55,6 +55,8 @@ final class DocCommentExampleTests: XCTestCase {
                        .compare("a", .notEqual, .value(1)))
         let ug = try UsergridParser.parse("name = 'Morg*'", options: UsergridOptions(className: "users"))
         XCTAssertEqual(ug.condition?.predicate, .text("name", .wildcard, "Morg*"))
+        XCTAssertEqual(try UsergridParser.parse("name < 'delta'").condition?.predicate, .text("name", .lessThanIgnoringCase, "delta"))
+        XCTAssertEqual(TextMatch.lessThanIgnoringCase.rangeOperator, .lessThan)
         let text = try WhereJSONReader.read(#"{"title":{"$text":{"$search":{"$term":"coffee"}}}}"#, className: "Post")
         XCTAssertEqual(text.condition?.predicate, .fullText("title", FullTextSearch(term: "coffee")))
         let q = try CQLParser.parse("select * from T where tags all ('a', 'b') or size(tags) = 0")

@@ -97,6 +97,13 @@ final class UsergridFormatterTests: XCTestCase {
                 "exact, case-sensitive string equality ('k' = 'Fido') (Usergrid's '=' ignores case; use the literal option)"),
             (.text(k, .equalsIgnoringCase, "a*b"), "case-insensitive equality with a text containing '*' (Usergrid reads '*' as a wildcard)"),
             (.text(k, .word, "a*"), "a 'contains' word containing '*' (Usergrid reads a final '*' as a prefix match)"),
+            // usergrid.md "Meaning": string ranges ignore case, literals are trimmed.
+            (.compare(k, .lessThan, .value(.string("m"))),
+                "a case-sensitive string range ('k' < 'm') (Usergrid's string ranges ignore case; use the literal option)"),
+            (.text(k, .equalsIgnoringCase, "Fido "),
+                "the string \"Fido \" (it has whitespace at an end, and Usergrid trims string literals)"),
+            (.text(k, .greaterThanIgnoringCase, "\tm"),
+                "the string \"\\tm\" (it has whitespace at an end, and Usergrid trims string literals)"),
             (.compare("first name", .equal, .value(.int(1))),
                 "the property name 'first name' (names are [A-Za-z_][A-Za-z0-9_.-]* with no empty step, not reserved words)"),
         ]
@@ -107,11 +114,38 @@ final class UsergridFormatterTests: XCTestCase {
         }
         XCTAssertEqual(failure(.text(k, .equalsIgnoringCase, "a"), literal: true)?.kind, .unsupported)
         XCTAssertEqual(failure(.text(k, .wildcard, "a*"), literal: true)?.kind, .unsupported)
+        XCTAssertEqual(
+            failure(.text(k, .lessThanIgnoringCase, "m"), literal: true)?.message,
+            "a case-insensitive string range ('k' < 'm') in literal mode (there ranges are case-sensitive) cannot be expressed in Usergrid ql")
+        XCTAssertEqual(failure(.compare(k, .equal, .value(.string(" x"))), literal: true)?.kind, .unsupported)
+        // Written back: the case-insensitive ranges, and case-sensitive ones with literal.
+        XCTAssertEqual(try where_(.text(k, .lessThanOrEqualIgnoringCase, "it's")), #"select * where k <= 'it\'s'"#)
+        XCTAssertEqual(try where_(.compare(k, .greaterThan, .value(.string("m"))), literal: true), "select * where k > 'm'")
         for bad in ["desc", "Order", "1a", "a..b", "a.", "", "c6ee8a1c-3ef4-11e2-8861-02e81adcf3d0"] where bad != "Order" {
             XCTAssertEqual(failure(.compare(FieldPath(dotted: bad), .equal, .value(.int(1))))?.kind, .unsupported, bad)
         }
         // 'order' is a property name unless 'by' follows.
         XCTAssertEqual(try? where_(.compare("Order", .equal, .value(.int(1)))), "select * where Order = 1")
+    }
+
+    var near: CQLKit.Predicate {
+        .near("location", point: .value(.geoPoint(GeoPoint(latitude: 1, longitude: 2))), min: nil, max: Distance(.value(.int(5)), .meters))
+    }
+
+    /// usergrid.md "Meaning": no `order by` is newest first, or nearest first
+    /// with a `within`; those orders are not written.
+    func testDefaultOrders() throws {
+        let newest = [OrderKey("created", descending: true)]
+        XCTAssertEqual(try UsergridFormatter.format(Query(className: "T", order: newest)), "select *")
+        XCTAssertEqual(try UsergridFormatter.format(Query(className: "T", order: [OrderKey("created")])), "select * order by created")
+        XCTAssertEqual(
+            try UsergridFormatter.format(Query(className: "T", condition: Condition(near))), "select * where location within 5 of 1.0, 2.0")
+        // With a within, newest first must be written (no order would be nearest first).
+        XCTAssertEqual(
+            try UsergridFormatter.format(Query(className: "T", condition: Condition(near), order: newest)),
+            "select * where location within 5 of 1.0, 2.0 order by created desc")
+        let back = try UsergridParser.parse("select * where location within 5 of 1.0, 2.0 order by created desc")
+        XCTAssertEqual(back.order, newest)
     }
 
     func testQueryLevel() throws {
@@ -130,6 +164,10 @@ final class UsergridFormatterTests: XCTestCase {
             (Query(className: "T", keys: [SelectedKey("a", alias: "x"), SelectedKey("b")]), "a projection mixing renamed and plain keys"),
             (Query(className: "T", condition: Condition(.constant(false)), direct: [.string("a")]), "'direct' together with a condition"),
             (Query(className: "T", direct: [.int(5)]), "a 'direct' name that is an integer"),
+            (Query(className: "T", condition: nil, order: []).withReturnACL, "'returnACL'"),
+            // `order by location` with a `within` on location is the distance order in ql.
+            (Query(className: "T", condition: Condition(near), order: [OrderKey("location")]),
+                "ordering by the value of the 'within' field 'location' (in Usergrid, 'order by location' means nearest first)"),
         ]
         for (q, what) in bad {
             XCTAssertThrowsError(try UsergridFormatter.format(q)) { e in
@@ -159,5 +197,13 @@ final class UsergridFormatterTests: XCTestCase {
         XCTAssertThrowsError(try UsergridFormatter.format(Query(className: "", condition: cond))) { e in
             XCTAssertEqual((e as? QueryError)?.kind, .limit)
         }
+    }
+}
+
+extension Query {
+    fileprivate var withReturnACL: Query {
+        var q = self
+        q.returnACL = true
+        return q
     }
 }

@@ -55,7 +55,14 @@ final class UsergridParserTests: XCTestCase {
         XCTAssertEqual(try condition("name = 'Fido'"), .text("name", .equalsIgnoringCase, "Fido"))
         XCTAssertEqual(try condition("name eq 'Fi*'"), .text("name", .wildcard, "Fi*"))
         XCTAssertEqual(try condition("name = 'Fi*'", .init(literal: true)), .compare("name", .equal, .value(.string("Fi*"))))
-        XCTAssertEqual(try condition("name < 'Fi'"), .compare("name", .lessThan, .value(.string("Fi"))))
+        // String ranges ignore case too (usergrid.md, "Meaning"); literal makes them exact.
+        XCTAssertEqual(try condition("name < 'Fi'"), .text("name", .lessThanIgnoringCase, "Fi"))
+        XCTAssertEqual(try condition("name gte 'Fi'"), .text("name", .greaterThanOrEqualIgnoringCase, "Fi"))
+        XCTAssertEqual(try condition("name < 'Fi'", .init(literal: true)), .compare("name", .lessThan, .value(.string("Fi"))))
+        // Strings are trimmed (Java's String.trim: code points up to U+0020).
+        XCTAssertEqual(try condition("name = ' \tMorgan* \n'"), .text("name", .wildcard, "Morgan*"))
+        XCTAssertEqual(try condition("name = ' Fi '", .init(literal: true)), .compare("name", .equal, .value(.string("Fi"))))
+        XCTAssertEqual(try condition("t contains ' bl* '"), .text("t", .wordPrefix, "bl"))
         XCTAssertEqual(
             try condition("id = 0b8f8d2e-0a8e-11e5-a6c0-1697f925ec7b"),
             .compare("id", .equal, .value(.string("0b8f8d2e-0a8e-11e5-a6c0-1697f925ec7b"))))
@@ -100,7 +107,8 @@ final class UsergridParserTests: XCTestCase {
         XCTAssertEqual(d.keys, [SelectedKey("a"), SelectedKey("b")])
         XCTAssertEqual(d.direct, [.string("fido"), .string("Rex Jr"), .string("0b8f8d2e-0a8e-11e5-a6c0-1697f925ec7b")])
         XCTAssertNil(d.condition)
-        XCTAssertEqual(try parse(""), Query(className: ""))
+        // Nothing written: Usergrid's page of 10, newest first.
+        XCTAssertEqual(try parse(""), Query(className: "", order: [OrderKey("created", descending: true)], limit: .value(.int(10))))
         XCTAssertEqual(try parse("select *").keys, [])
     }
 
@@ -120,7 +128,7 @@ final class UsergridParserTests: XCTestCase {
         XCTAssertEqual(q.limit, .value(.int(5)))
         XCTAssertEqual(q.skip, .value(.int(40)))
         XCTAssertEqual(try parse("", .init(limit: 1_000_000)).limit, .value(.int(1000)))
-        XCTAssertNil(try parse("").limit)
+        XCTAssertEqual(try parse("").limit, .value(.int(10)))
         for offset: Int64 in [0, 1, 7, 255, 65_536, Int64.max] {
             XCTAssertEqual(try UsergridOptions.offset(ofCursor: UsergridOptions.cursor(offset: offset)), offset)
         }

@@ -23,7 +23,10 @@ final class UsergridQueryBuilderTests: XCTestCase {
     private func c(_ p: Predicate) -> Condition { Condition(p) }
 
     func testEmptyQueryAndCollection() throws {
-        XCTAssertEqual(try UsergridQuery("pets").build(), Query(className: "pets"))
+        // Nothing asked: Usergrid's page of 10, newest first.
+        XCTAssertEqual(
+            try UsergridQuery("pets").build(),
+            Query(className: "pets", order: [OrderKey("created", descending: true)], limit: .value(10)))
         XCTAssertEqual(try UsergridQuery().collection("users").build().className, "users")
         XCTAssertEqual(try UsergridQuery("x").type("dogs").build().className, "dogs")
         XCTAssertEqual(try UsergridQuery().build().className, "")
@@ -71,7 +74,12 @@ final class UsergridQueryBuilderTests: XCTestCase {
         for (query, op) in cases {
             XCTAssertEqual(try condition(query), c(.compare("age", op, .value(3))))
         }
-        XCTAssertEqual(try condition(q.gt("name", value: "m")), c(.compare("name", .greaterThan, .value("m"))))
+        // A string range ignores case, as the parser reads `name > 'm'`; literal keeps it exact.
+        XCTAssertEqual(try condition(q.gt("name", value: " m ")), c(.text("name", .greaterThanIgnoringCase, "m")))
+        XCTAssertEqual(
+            try condition(UsergridQuery("pets", literal: true).gt("name", value: "m")),
+            c(.compare("name", .greaterThan, .value("m"))))
+        XCTAssertEqual(try UsergridQuery("pets").lte("name", value: "Delta").build(), try UsergridParser.parse("name <= 'Delta'", options: .init(className: "pets")))
     }
 
     func testContains() throws {
@@ -95,6 +103,16 @@ final class UsergridQueryBuilderTests: XCTestCase {
             try condition(UsergridQuery("pets").locationWithin(12.5, latitude: 37.776753, longitude: -122.407846)),
             c(.near("location", point: .value(.geoPoint(p)), min: nil, max: Distance(.value(12.5), .meters)))
         )
+        // Sorting by the within field is nearest first (no order key), as the parser reads it.
+        let nearest = UsergridQuery("pets").locationWithin(500, latitude: 1, longitude: 2)
+        XCTAssertEqual(try nearest.desc("location").build().order, [])
+        XCTAssertEqual(try nearest.build().order, [])
+        XCTAssertEqual(
+            try nearest.desc("location").build(),
+            try UsergridParser.parse("location within 500 of 1, 2 order by location desc", options: .init(className: "pets")))
+        XCTAssertEqual(buildError(nearest.asc("location").asc("name"))?.kind, .unsupported)
+        XCTAssertEqual(
+            try UsergridQuery("pets").fromString("location within 500 of 1, 2 order by location").build().order, [])
         XCTAssertEqual(
             buildError(UsergridQuery().locationWithin(5, latitude: -122.4, longitude: 37.7))?.message,
             "clause on 'location': invalid GeoPoint: latitude -122.4 is outside -90...90"
@@ -176,7 +194,7 @@ final class UsergridQueryBuilderTests: XCTestCase {
         XCTAssertEqual(q.cursor, cursor)
         XCTAssertNil(q.cursor(nil).cursor)
         XCTAssertNil(try q.cursor(nil).build().skip)
-        XCTAssertNil(try UsergridQuery("t").build().limit)
+        XCTAssertEqual(try UsergridQuery("t").build().limit, .value(10))
         // Usergrid clamps the page size to 1000.
         XCTAssertEqual(try UsergridQuery("t").limit(5000).build().limit, .value(1000))
         XCTAssertEqual(buildError(UsergridQuery("t").limit(0))?.message, "limit must be at least 1, found 0")
@@ -246,33 +264,33 @@ final class UsergridQueryBuilderTests: XCTestCase {
     func testWhereJSON() throws {
         let q = UsergridQuery("pets")
         let cases: [(UsergridQuery, String)] = [
-            (q, #"{"className":"pets"}"#),
-            (q.eq("name", value: "Fido"), #"{"className":"pets","where":{"name":{"$options":"i","$regex":"^\\QFido\\E\\z"}}}"#),
-            (q.eq("name", value: "Mor*g"), #"{"className":"pets","where":{"name":{"$options":"is","$regex":"^\\QMor\\E.*\\Qg\\E\\z"}}}"#),
-            (UsergridQuery("pets", literal: true).eq("name", value: "Fido"), #"{"className":"pets","where":{"name":"Fido"}}"#),
-            (q.eq("age", value: 3), #"{"className":"pets","where":{"age":3}}"#),
-            (q.eq("good", value: true), #"{"className":"pets","where":{"good":true}}"#),
-            (q.gt("age", value: 3), #"{"className":"pets","where":{"age":{"$gt":3}}}"#),
-            (q.gte("age", value: 3).lt("age", value: 9), #"{"className":"pets","where":{"age":{"$gte":3,"$lt":9}}}"#),
-            (q.lte("w", value: 2.5), #"{"className":"pets","where":{"w":{"$lte":2.5}}}"#),
+            (q, #"{"className":"pets","limit":10,"order":"-created"}"#),
+            (q.eq("name", value: "Fido"), #"{"className":"pets","limit":10,"order":"-created","where":{"name":{"$options":"i","$regex":"^\\QFido\\E\\z"}}}"#),
+            (q.eq("name", value: "Mor*g"), #"{"className":"pets","limit":10,"order":"-created","where":{"name":{"$options":"is","$regex":"^\\QMor\\E.*\\Qg\\E\\z"}}}"#),
+            (UsergridQuery("pets", literal: true).eq("name", value: "Fido"), #"{"className":"pets","limit":10,"order":"-created","where":{"name":"Fido"}}"#),
+            (q.eq("age", value: 3), #"{"className":"pets","limit":10,"order":"-created","where":{"age":3}}"#),
+            (q.eq("good", value: true), #"{"className":"pets","limit":10,"order":"-created","where":{"good":true}}"#),
+            (q.gt("age", value: 3), #"{"className":"pets","limit":10,"order":"-created","where":{"age":{"$gt":3}}}"#),
+            (q.gte("age", value: 3).lt("age", value: 9), #"{"className":"pets","limit":10,"order":"-created","where":{"age":{"$gte":3,"$lt":9}}}"#),
+            (q.lte("w", value: 2.5), #"{"className":"pets","limit":10,"order":"-created","where":{"w":{"$lte":2.5}}}"#),
             (
                 q.contains("bio", value: "blue"),
-                #"{"className":"pets","where":{"bio":{"$options":"i","$regex":"(?<![\\p{L}\\p{N}])\\Qblue\\E(?![\\p{L}\\p{N}])"}}}"#
+                #"{"className":"pets","limit":10,"order":"-created","where":{"bio":{"$options":"i","$regex":"(?<![\\p{L}\\p{N}])\\Qblue\\E(?![\\p{L}\\p{N}])"}}}"#
             ),
             (
                 q.containsWord("bio", value: "bl*"),
-                #"{"className":"pets","where":{"bio":{"$options":"i","$regex":"(?<![\\p{L}\\p{N}])\\Qbl\\E"}}}"#
+                #"{"className":"pets","limit":10,"order":"-created","where":{"bio":{"$options":"i","$regex":"(?<![\\p{L}\\p{N}])\\Qbl\\E"}}}"#
             ),
             (
                 q.locationWithin(500, latitude: 37.776753, longitude: -122.407846),
-                #"{"className":"pets","where":{"location":{"$maxDistanceInKilometers":0.5,"$nearSphere":{"__type":"GeoPoint","latitude":37.776753,"longitude":-122.407846}}}}"#
+                #"{"className":"pets","limit":10,"where":{"location":{"$maxDistanceInKilometers":0.5,"$nearSphere":{"__type":"GeoPoint","latitude":37.776753,"longitude":-122.407846}}}}"#
             ),
             (
                 q.eq("a", value: 1).or().eq("b", value: 2).and().eq("c", value: 3),
-                #"{"className":"pets","where":{"$or":[{"a":1},{"b":2,"c":3}]}}"#
+                #"{"className":"pets","limit":10,"order":"-created","where":{"$or":[{"a":1},{"b":2,"c":3}]}}"#
             ),
             // not(=) has an exact rewrite in every dialect.
-            (q.not().eq("age", value: 3), #"{"className":"pets","where":{"age":{"$ne":3}}}"#),
+            (q.not().eq("age", value: 3), #"{"className":"pets","limit":10,"order":"-created","where":{"age":{"$ne":3}}}"#),
             (
                 q.desc("age").asc("name").limit(20).cursor(UsergridOptions.cursor(offset: 40)),
                 #"{"className":"pets","limit":20,"order":"-age,name","skip":40}"#
@@ -285,8 +303,8 @@ final class UsergridQueryBuilderTests: XCTestCase {
 
     func testNegationNeedsADialectThatHasIt() throws {
         let q = UsergridQuery("pets").eq("a", value: 1).or().not().gt("age", value: 3)
-        XCTAssertEqual(try json(q, .parse), #"{"className":"pets","where":{"$or":[{"a":1},{"$nor":[{"age":{"$gt":3}}]}]}}"#)
-        XCTAssertEqual(try json(q, .mongo), #"{"className":"pets","where":{"$or":[{"a":1},{"age":{"$not":{"$gt":3}}}]}}"#)
+        XCTAssertEqual(try json(q, .parse), #"{"className":"pets","limit":10,"order":"-created","where":{"$or":[{"a":1},{"$nor":[{"age":{"$gt":3}}]}]}}"#)
+        XCTAssertEqual(try json(q, .mongo), #"{"className":"pets","limit":10,"order":"-created","where":{"$or":[{"a":1},{"age":{"$not":{"$gt":3}}}]}}"#)
         XCTAssertThrowsError(try json(q)) { e in
             XCTAssertEqual((e as? QueryError)?.kind, .unsupported)
         }

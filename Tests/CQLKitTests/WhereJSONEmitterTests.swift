@@ -138,8 +138,8 @@ final class WhereJSONEmitterTests: XCTestCase {
     func testTextQuoting() {
         XCTAssertEqual(TextRegex.quote(#"a\Eb"#), #"\Qa\E\\E\Qb\E"#)
         XCTAssertEqual(TextRegex.quote(#"a.b\"#), #"\Qa.b\\E"#)
-        XCTAssertEqual(TextRegex.regex(.wildcard, "*x").pattern, #"^.*\Qx\E\z"#)
-        XCTAssertEqual(TextRegex.regex(.equalsIgnoringCase, "").pattern, #"^\Q\E\z"#)
+        XCTAssertEqual(TextRegex.regex(.wildcard, "*x")?.pattern, #"^.*\Qx\E\z"#)
+        XCTAssertEqual(TextRegex.regex(.equalsIgnoringCase, "")?.pattern, #"^\Q\E\z"#)
     }
 
     func testLikePatterns() {

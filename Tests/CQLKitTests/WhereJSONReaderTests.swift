@@ -259,7 +259,7 @@ final class WhereJSONReaderTests: XCTestCase {
         assertError(#"{"n":{"$regex":"x","$options":"g"}}"#, "1:31: n.$options: invalid regex option 'g' in 'g' (allowed: i, m, x, s)", kind: .pattern)
         assertError(#"{"l":{"$nearSphere":[200,0]}}"#, "1:22: l.$nearSphere[0]: longitude 200.0 is out of range -180...180", kind: .invalidValue)
         assertError(#"{"className":"T","limt":1}"#,
-                    "1:25: limt: unknown request parameter 'limt' (expected one of where, order, limit, skip, keys, include, count, className)")
+                    "1:25: limt: unknown request parameter 'limt' (expected one of where, order, limit, skip, keys, include, count, returnACL, className)")
         assertError(#"{"p":{"$inQuery":{"where":{}}}}"#, "1:18: p.$inQuery: a subquery needs a 'className'")
         assertError(#"{"$or":[{"where":{"a":1},"limit":1}]}"#,
                     "1:34: $or[0].limit: a compound sub-query ($or/$and/$nor element) carries no 'limit'")

@@ -137,7 +137,7 @@ public struct RandomQueries {
         objects = data.collections[data.mainClass] ?? []
         if rng.chance(0.92) { q.condition = condition(data, depth: 0, subqueryDepth: 0) }
         if features.contains(.paging) {
-            if rng.chance(0.4) { q.order = orderKeys() }
+            if rng.chance(0.4) { q.order = orderKeys(over: objects) }
             if rng.chance(0.2) { q.skip = .value(count(rng.below(4))) }
             if rng.chance(0.3) { q.limit = .value(count(rng.below(7))) }
             if rng.chance(0.15) { q.keys = selectedKeys() }
@@ -167,16 +167,6 @@ public struct RandomQueries {
 
     /// A count, rarely as a whole double (`2.0`), which means the same.
     mutating func count(_ n: Int) -> Value { rng.chance(0.1) ? .double(Double(n)) : .int(Int64(n)) }
-
-    mutating func orderKeys() -> [OrderKey] {
-        let candidates: [FieldPath] = ["n", "s", "tags", "items.n", "at", "createdAt", "b", "o.a", "objectId", "nope", "loc", "名前"]
-        var keys: [OrderKey] = []
-        for _ in 0..<(1 + rng.below(2)) {
-            let p = rng.chance(0.1) ? rng.pick(Self.oddNames) : rng.pick(candidates)
-            if !keys.contains(where: { $0.path == p }) { keys.append(OrderKey(p, descending: rng.chance(0.4))) }
-        }
-        return keys
-    }
 
     /// A random condition; compound below `maxDepth`.
     public mutating func condition(_ data: RandomDataset, depth: Int, subqueryDepth: Int) -> Condition {
@@ -310,7 +300,7 @@ public struct RandomQueries {
             (maxDepth, objects) = saved
         }
         if features.contains(.paging), rng.chance(0.3) {
-            q.order = orderKeys()
+            q.order = orderKeys(over: data.collections[q.className] ?? [])
             q.limit = .value(.int(Int64(1 + rng.below(3))))
             if rng.chance(0.3) { q.skip = .value(.int(Int64(rng.below(2)))) }
         }

@@ -160,6 +160,39 @@ extension CLITests {
         XCTAssertTrue(r.stderr.contains("T.ndjson:3"), r.stderr)
     }
 
+    /// A 200,000-deep array on line 2: a data error naming line 2 (the JSON
+    /// reader's nesting limit), no crash, and nothing printed, not even the
+    /// match on line 1.
+    func testEvalDeeplyNestedDataLineIsAnErrorNamingItsLine() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cql-eval-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("T.ndjson")
+        let deep = String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000)
+        try Data("{\"objectId\":\"a\",\"x\":1}\n{\"objectId\":\"b\",\"x\":\(deep)}\n{\"x\":1}\n".utf8).write(to: file)
+        for extra in [[], ["--count"]] {
+            let r = try cql(["eval", "--data", file.path] + extra + ["select * from T where x = 1"])
+            XCTAssertEqual(r.status, 1)
+            XCTAssertEqual(r.stdout, "")
+            XCTAssertTrue(r.stderr.contains("T.ndjson:2:532: JSON nesting deeper than 512 levels"), r.stderr)
+        }
+    }
+
+    func testEvalOrderByParallelArraysIsAnErrorNamingBothKeys() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cql-eval-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("T.ndjson")
+        try Data("{\"objectId\":\"a\",\"x\":[1],\"y\":2}\n{\"objectId\":\"b\",\"x\":[1],\"y\":[2]}\n".utf8).write(to: file)
+        let r = try cql(["eval", "--data", file.path, "select * from T order by x, -y"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stdout, "")
+        XCTAssertTrue(r.stderr.hasPrefix("error: cannot order by x and y: they reach two different arrays of the object with objectId \"b\""), r.stderr)
+        // One array per object is fine.
+        let ok = try cql(["eval", "--data", file.path, "select * from T where objectId = 'a' order by x, -y"])
+        XCTAssertEqual(ok.status, 0, ok.stderr)
+    }
+
     func testEvalBadPatternIsAQueryError() throws {
         let r = try cql(["eval", "--data", "Corpus/data", "select * from GameScore where name regexp '('"])
         XCTAssertEqual(r.status, 1)
@@ -172,7 +205,7 @@ extension CLITests {
         // The cursor is base64url("offset:10"): the next page starts at 10.
         let r = try cql(["translate", "--from", "usergrid", "--class", "Dog", "--limit", "5", "--cursor", "b2Zmc2V0OjEw", "name = 'x*'"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(r.stdout, #"{"className":"Dog","limit":5,"skip":10,"where":{"name":{"$options":"is","$regex":"^\\Qx\\E.*\\z"}}}"# + "\n")
+        XCTAssertEqual(r.stdout, #"{"className":"Dog","limit":5,"order":"-created","skip":10,"where":{"name":{"$options":"is","$regex":"^\\Qx\\E.*\\z"}}}"# + "\n")
         let bad = try cql(["translate", "--from", "usergrid", "--cursor", "nonsense", "a = 1"])
         XCTAssertEqual(bad.status, 1, bad.stderr)
         let misuse = try cql(["translate", "--limit", "3", "select * from T"])

@@ -45,18 +45,62 @@ public enum EvaluatorFunctions {
     public static func sortValue(of object: [String: Value], path: FieldPath, descending: Bool) -> String {
         let ordering = Ordering(keys: [Ordering.Key(path: Accessor(path), descending: descending)],
                                 nearPath: nil, nearCenter: nil)
-        switch ordering.entry(object, index: 0).values[0] {
+        // One key cannot meet the "parallel arrays" error of compound keys.
+        guard let entry = try? ordering.entry(object, index: 0) else { return "E" }
+        switch entry.values[0] {
         case .emptyArray: return "E"
         case .value(let v): return "V" + JSONWriter.string(v)
         }
     }
 
-    /// -1, 0 or 1: the evaluator's order of two ``sortValue(of:path:descending:)`` texts.
-    public static func compareSortValues(_ a: String, _ b: String) -> Int {
-        Ordering.SortValue.compare(decode(a), decode(b))
+    /// What `object` sorts by for several order keys (`(path, descending)`
+    /// pairs), under MongoDB's compound sort-key rule, encoded as text for
+    /// ``compareSortKeys(_:_:)``.
+    ///
+    /// - Throws: the evaluator's "parallel arrays" error when two keys reach
+    ///   two different arrays of `object`.
+    public static func sortKey(of object: [String: Value], keys: [(path: FieldPath, descending: Bool)]) throws(QueryError) -> String {
+        let ordering = Ordering(keys: keys.map { Ordering.Key(path: Accessor($0.path), descending: $0.descending) },
+                                nearPath: nil, nearCenter: nil)
+        let entry = try ordering.entry(object, index: 0)
+        var items: [Value] = [.array(keys.map { .bool($0.descending) })]
+        for v in entry.values {
+            switch v {
+            case .emptyArray: items.append(.array([]))
+            case .value(let x): items.append(.array([x]))
+            }
+        }
+        return JSONWriter.string(.array(items))
     }
 
-    private static func decode(_ s: String) -> Ordering.SortValue {
+    /// -1, 0 or 1: the evaluator's order of two ``sortKey(of:keys:)`` texts.
+    public static func compareSortKeys(_ a: String, _ b: String) -> Int {
+        let x = decodeKey(a), y = decodeKey(b)
+        guard x.values.count == y.values.count, x.descending.count == x.values.count else { return 0 }
+        return SortKeys.compare(x.values, y.values, x.descending)
+    }
+
+    private static func decodeKey(_ s: String) -> (descending: [Bool], values: [SortValue]) {
+        guard case .array(let items)? = try? JSONReader.parse(s), case .array(let dirs)? = items.first else { return ([], []) }
+        var values: [SortValue] = []
+        for item in items.dropFirst() {
+            guard case .array(let one) = item else { return ([], []) }
+            if let v = one.first {
+                guard let typed = try? v.decodingTypedValues() else { return ([], []) }
+                values.append(.value(typed))
+            } else {
+                values.append(.emptyArray)
+            }
+        }
+        return (dirs.map { $0 == .bool(true) }, values)
+    }
+
+    /// -1, 0 or 1: the evaluator's order of two ``sortValue(of:path:descending:)`` texts.
+    public static func compareSortValues(_ a: String, _ b: String) -> Int {
+        SortValue.compare(decode(a), decode(b))
+    }
+
+    private static func decode(_ s: String) -> SortValue {
         guard s.hasPrefix("V"), let v = try? JSONReader.parse(String(s.dropFirst())).decodingTypedValues() else { return .emptyArray }
         return .value(v)
     }

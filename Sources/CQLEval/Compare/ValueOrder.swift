@@ -108,3 +108,22 @@ enum ValueOrder {
         }
     }
 }
+
+/// What an order key sorts by: a value, or an empty array at the end of the
+/// path, which sorts before every value, null included (semantics.md; it is
+/// MongoDB's `undefined` index key).
+enum SortValue: Sendable {
+    case emptyArray
+    case value(Value)
+
+    /// -1, 0 or 1: ``ValueOrder`` with the empty array first.
+    @inline(__always)
+    static func compare(_ a: SortValue, _ b: SortValue) -> Int {
+        switch (a, b) {
+        case (.value(let x), .value(let y)): return ValueOrder.compare(x, y)
+        case (.emptyArray, .emptyArray): return 0
+        case (.emptyArray, .value): return -1
+        case (.value, .emptyArray): return 1
+        }
+    }
+}

@@ -15,6 +15,13 @@ public enum Evaluation {
     ///   memory; the other collections are loaded.
     /// - Nothing is written unless the input was read completely and
     ///   without error.
+    /// - A single file names its class: a query without one (Usergrid `ql`,
+    ///   a bare where-JSON condition) reads the file's class (its name
+    ///   without extension), so `one.ndjson` is the collection `one`.
+    /// - A directory without the query's class is no error (the query
+    ///   matches nothing, as on a server with an empty class), but
+    ///   `warning` hears about it: it is usually a misspelt class or a
+    ///   forgotten `--class`.
     ///
     /// ```swift
     /// let q = try Binder.bind(try CQLParser.parse("select count(*), * from GameScore where score > ?"),
@@ -25,19 +32,30 @@ public enum Evaluation {
     /// - Parameters:
     ///   - countOnly: count and write nothing (`cql eval --count`).
     ///   - source: the query text, so errors render with a caret.
+    ///   - warning: told, in one sentence, when the data directory has no
+    ///     file for the query's class.
     /// - Returns: the number of matches (before skip/limit) when `countOnly`
     ///   or the query selects `count(*)`; else `nil`.
     /// - Throws: `QueryError`; `.data` errors name file and line.
     @discardableResult
     public static func run(
-        _ query: Query, dataPath: String, countOnly: Bool = false, source: String? = nil, output: (String) -> Void
+        _ query: Query, dataPath: String, countOnly: Bool = false, source: String? = nil,
+        warning: (String) -> Void = { _ in }, output: (String) -> Void
     ) throws(QueryError) -> Int? {
         var q = query
         if countOnly { q.count = .only }
+        let isDirectory = DataLoader.isDirectory(dataPath)
+        if !isDirectory && q.className.isEmpty { q.className = DataLoader.className(ofFile: dataPath) }
+        // One consistent snapshot against concurrent `cql exec` writes.
+        let lock = isDirectory ? try DataDirectory.Lock(dataPath, exclusive: false) : nil
+        defer { lock?.release() }
         let mainFile = streamableFile(for: q, dataPath: dataPath)
         var store = DocumentStore()
-        if DataLoader.isDirectory(dataPath) {
+        if isDirectory {
             try store.load(path: dataPath, skippingClass: mainFile == nil ? nil : q.className)
+            if mainFile == nil && store.collections[q.className] == nil {
+                warning(missingClassMessage(q.className, directory: dataPath))
+            }
         } else if mainFile == nil {
             try store.load(path: dataPath, className: q.className)
         }
@@ -48,6 +66,13 @@ public enum Evaluation {
         let result = try plan.run()
         for o in result.objects { output(JSONWriter.string(.object(o))) }
         return result.count
+    }
+
+    static func missingClassMessage(_ className: String, directory: String) -> String {
+        if className.isEmpty {
+            return "the query names no class, so nothing in the directory '\(directory)' is read; give the class (Usergrid queries and bare where-JSON conditions carry none)"
+        }
+        return "the directory '\(directory)' has no data for the class '\(className)' (no \(className).ndjson or \(className).json); the query matches nothing"
     }
 
     /// The NDJSON file holding `query.className` when it can be streamed.

@@ -27,6 +27,8 @@ indirect enum Node: Sendable {
     case size(Accessor, Int)
     /// `k is exists`
     case exists(Accessor)
+    /// A string value (or array element) whose UTF-8 bytes start with these.
+    case prefix(Accessor, [UInt8])
     /// A string value (or array element) in which the regex is found.
     case regex(Accessor, PCRE2Regex)
     /// `$elemMatch`: an array value with an element, taken whole, matching
@@ -46,6 +48,9 @@ indirect enum Node: Sendable {
     case geo(Accessor, GeoTest)
     /// `$geoIntersects`: a stored polygon containing the point.
     case geoIntersects(Accessor, GeoPoint)
+    /// Usergrid's case-insensitive string range: a string value (or array
+    /// element) whose case folding compares as the test says.
+    case foldedRange(Accessor, FoldedRangeTest)
 }
 
 /// A range comparison against a constant of a given class.

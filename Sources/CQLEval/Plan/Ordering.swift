@@ -1,36 +1,35 @@
 import CQLKit
 
 /// Sorting results (semantics.md, "Ordering, paging, projection"): order keys
-/// by the type order, arrays by their smallest element ascending and largest
-/// descending, an empty array before null, missing as null, ties in input
-/// order; without order keys, `near` sorts nearest first.
+/// by the type order, each object by its best key tuple under MongoDB's
+/// sort-key rule (``SortKeys``: arrays by their smallest element ascending and
+/// largest descending, paths through one array paired per element, an empty
+/// array at the end of a path before null), ties in input order; without
+/// order keys, `near` sorts nearest first.
+///
+/// Each object's keys are computed once (``entry(_:index:)``), not per
+/// comparison.
 struct Ordering: Sendable {
-    struct Key: Sendable {
-        let path: Accessor
-        let descending: Bool
-    }
+    typealias Key = SortKeys.Key
 
-    let keys: [Key]
+    let sortKeys: SortKeys
     /// The `near` point results are sorted by when there is no explicit order.
     let nearPath: Accessor?
     let nearCenter: GeoPoint?
 
-    var isEmpty: Bool { keys.isEmpty && nearPath == nil }
+    let keys: [Key]
+    /// Per key, whether it is descending (what comparisons read).
+    let descending: [Bool]
 
-    /// A sort value: an empty array sorts before every value (null included).
-    enum SortValue {
-        case emptyArray
-        case value(Value)
-
-        static func compare(_ a: SortValue, _ b: SortValue) -> Int {
-            switch (a, b) {
-            case (.emptyArray, .emptyArray): return 0
-            case (.emptyArray, .value): return -1
-            case (.value, .emptyArray): return 1
-            case (.value(let x), .value(let y)): return ValueOrder.compare(x, y)
-            }
-        }
+    init(keys: [Key], nearPath: Accessor?, nearCenter: GeoPoint?) {
+        sortKeys = SortKeys(keys: keys)
+        self.keys = keys
+        descending = sortKeys.descending
+        self.nearPath = nearPath
+        self.nearCenter = nearCenter
     }
+
+    var isEmpty: Bool { keys.isEmpty && nearPath == nil }
 
     /// One result with what it sorts by.
     struct Entry {
@@ -40,11 +39,16 @@ struct Ordering: Sendable {
         let distance: Double
     }
 
-    func entry(_ object: [String: Value], index: Int) -> Entry {
+    /// - Throws: `.data` when two order keys reach two different arrays of
+    ///   `object` (MongoDB's "parallel arrays"), naming both keys.
+    func entry(_ object: [String: Value], index: Int) throws(QueryError) -> Entry {
         let root = Value.object(object)
-        var values: [SortValue] = []
-        values.reserveCapacity(keys.count)
-        for key in keys { values.append(sortValue(root, key)) }
+        let values: [SortValue]
+        do throws(SortKeys.ParallelArrays) {
+            values = keys.isEmpty ? [] : try sortKeys.best(root)
+        } catch {
+            throw parallelArrays(error, object)
+        }
         var distance = Double.infinity
         if let nearPath, let nearCenter {
             _ = nearPath.anyPresent(root) { x in
@@ -63,36 +67,23 @@ struct Ordering: Sendable {
         return Entry(index: index, object: object, values: values, distance: distance)
     }
 
-    private func sortValue(_ root: Value, _ key: Key) -> SortValue {
-        var best: SortValue?
-        func offer(_ candidate: SortValue) {
-            guard let b = best else {
-                best = candidate
-                return
-            }
-            let c = SortValue.compare(candidate, b)
-            if key.descending ? c > 0 : c < 0 { best = candidate }
-        }
-        _ = key.path.visit(root, present: { x in
-            if case .array(let items) = x {
-                if items.isEmpty { offer(.emptyArray) }
-                for item in items { offer(.value(item)) }
-            } else {
-                offer(.value(x))
-            }
-            return false
-        }, missing: {
-            offer(.value(.null))
-            return false
-        })
-        return best ?? .value(.null)
+    /// The runtime error for keys through parallel arrays: both keys, and the
+    /// object by its objectId when it has one.
+    private func parallelArrays(_ e: SortKeys.ParallelArrays, _ object: [String: Value]) -> QueryError {
+        let a = keys[e.first].path.dotted, b = keys[e.second].path.dotted
+        let which = object["objectId"].flatMap { $0.stringValue }.map { " of the object with objectId \"\($0)\"" } ?? " of one object"
+        return QueryError(.data, "cannot order by \(a) and \(b): they reach two different arrays\(which) "
+            + "(MongoDB: \"cannot sort with keys that are parallel arrays\")")
     }
 
     /// Strict weak order of entries; total thanks to the input index.
     func precedes(_ a: Entry, _ b: Entry) -> Bool {
-        for (i, key) in keys.enumerated() {
-            var c = SortValue.compare(a.values[i], b.values[i])
-            if key.descending { c = -c }
+        if descending.count == 1 {
+            // The common case, without the loop.
+            let c = SortValue.compare(a.values[0], b.values[0])
+            if c != 0 { return descending[0] ? c > 0 : c < 0 }
+        } else {
+            let c = SortKeys.compare(a.values, b.values, descending)
             if c != 0 { return c < 0 }
         }
         if nearPath != nil, keys.isEmpty, a.distance != b.distance { return a.distance < b.distance }

@@ -7,12 +7,11 @@ import CQLKit
 struct Planner {
     /// How deep conditions may nest (the parsers have their own, lower, limits).
     static let maxConditionDepth = 500
-    /// How deep subqueries may nest.
-    static let maxSubqueryDepth = 32
 
     let store: DocumentStore
     let source: String?
     let subqueryDepth: Int
+    let limits: EvaluationLimits
 
     func error(_ kind: QueryError.Kind, _ message: String, _ range: SourceRange?) -> QueryError {
         QueryError(kind, message, range: range, source: source)
@@ -77,8 +76,13 @@ struct Planner {
             let p = try string(pattern, r, what: "a LIKE pattern")
             // The pattern ends in `\z`, so it is anchored at the true end.
             return .regex(Accessor(path), try compile(LikePattern.regex(p), LikePattern.options, r))
+        case .prefix(let path, let prefix):
+            return .prefix(Accessor(path), Array(prefix.utf8))
         case .text(let path, let match, let text):
-            let (p, options) = TextRegex.regex(match, text)
+            guard let (p, options) = TextRegex.regex(match, text) else {
+                // A case-insensitive range: folded strings, compared by code point.
+                return .foldedRange(Accessor(path), FoldedRangeTest(match.rangeOperator ?? .equal, text))
+            }
             return .regex(Accessor(path), try compile(p, options, r))
         case .containedBy(let path, let terms):
             return .containedBy(Accessor(path), MemberSet(try values(terms, r)))
@@ -136,7 +140,7 @@ struct Planner {
 
     private func compile(_ pattern: String, _ options: String, _ range: SourceRange?) throws(QueryError) -> PCRE2Regex {
         do {
-            return try PCRE2Regex(pattern: pattern, options: options, range: range)
+            return try PCRE2Regex(pattern: pattern, options: options, range: range, limits: limits)
         } catch {
             var e = error
             if e.source == nil { e.source = source }
@@ -147,11 +151,16 @@ struct Planner {
     // MARK: Subqueries and relations
 
     private func subqueryResults(_ query: Query, _ range: SourceRange?) throws(QueryError) -> [[String: Value]] {
-        guard subqueryDepth < Planner.maxSubqueryDepth else {
-            throw error(.limit, "subqueries are nested more than \(Planner.maxSubqueryDepth) levels deep", range)
+        let maxDepth = limits.query.maxSubqueryDepth
+        guard subqueryDepth < maxDepth else {
+            throw error(.limit, "subqueries are nested more than \(maxDepth) levels deep", range)
         }
-        let plan = try QueryPlan(query, store: store, source: source, subqueryDepth: subqueryDepth + 1)
-        return try plan.orderedMatches()
+        let plan = try QueryPlan(query, store: store, source: source, subqueryDepth: subqueryDepth + 1, limits: limits)
+        let rows = try plan.orderedMatches()
+        guard rows.count <= limits.maxSubqueryRows else {
+            throw error(.limit, "the subquery yields \(rows.count) rows; the limit is \(limits.maxSubqueryRows)", range)
+        }
+        return rows
     }
 
     /// `relatedId`s of the `_Join:<key>:<Owner>` rows whose `owningId` is the owner.

@@ -4,6 +4,15 @@ import CQLKit
 /// `updatedAt`; `-k` removes `k`; Usergrid `{source: alias}` returns the
 /// value of `source` under `alias`. Dotted paths project into nested objects
 /// (and into each object of an array, as MongoDB does).
+///
+/// LeanCloud's `returnACL` (``Query/returnACL``) asks the server to include
+/// each object's `ACL` field. The store holds objects as the server stores
+/// them, ACL included, so without a projection there is nothing to add, and
+/// without `returnACL` nothing is taken away (the data files are the
+/// server's view, and hiding a stored field would surprise more than it
+/// would imitate). What `returnACL` changes here: `ACL` comes back like the
+/// built-in keys even when `keys` does not list it (Corpus/eval/usergrid.cases,
+/// "returnACL" rows).
 struct Projection: Sendable {
     static let builtIn = ["objectId", "createdAt", "updatedAt"]
 
@@ -17,10 +26,13 @@ struct Projection: Sendable {
     let aliases: [Alias]
     let excluded: [[String]]
     let keepsAll: Bool
+    /// The keys that always come back: the built-in ones, and `ACL` with `returnACL`.
+    let alwaysKept: [String]
 
     /// `nil` when there is no projection (every key is returned).
-    init?(_ keys: [SelectedKey]) {
+    init?(_ keys: [SelectedKey], keepingACL: Bool = false) {
         guard !keys.isEmpty else { return nil }
+        let alwaysKept = Projection.builtIn + (keepingACL ? ["ACL"] : [])
         var included: [[String]] = [], aliases: [Alias] = [], excluded: [[String]] = []
         var star = false
         for k in keys {
@@ -28,7 +40,7 @@ struct Projection: Sendable {
                 star = true
             } else if k.excluded {
                 // The built-in keys always come back.
-                if !(k.path.components.count == 1 && Projection.builtIn.contains(k.path.components[0])) {
+                if !(k.path.components.count == 1 && alwaysKept.contains(k.path.components[0])) {
                     excluded.append(k.path.components)
                 }
             } else if let alias = k.alias {
@@ -40,6 +52,7 @@ struct Projection: Sendable {
         self.included = included
         self.aliases = aliases
         self.excluded = excluded
+        self.alwaysKept = alwaysKept
         keepsAll = star || (included.isEmpty && aliases.isEmpty)
     }
 
@@ -49,7 +62,7 @@ struct Projection: Sendable {
             out = object
         } else {
             out = [:]
-            for key in Projection.builtIn { if let v = object[key] { out[key] = v } }
+            for key in alwaysKept { if let v = object[key] { out[key] = v } }
             let root = Value.object(object)
             for path in included {
                 guard let first = path.first, let projected = Projection.copy(root, path[...]),

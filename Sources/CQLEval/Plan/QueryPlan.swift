@@ -41,13 +41,22 @@ public final class QueryPlan: Sendable {
     /// - Parameter source: the query text, attached to errors so they render
     ///   with line, column and caret; defaults to `query.source` (set by the
     ///   parsers).
+    /// - Parameter limits: query sizes, subquery rows and regex work
+    ///   (``EvaluationLimits``).
     /// - Throws: `QueryError` (`.binding`, `.pattern`, `.invalidValue`, `.limit`).
-    public convenience init(_ query: Query, store: DocumentStore = DocumentStore(), source: String? = nil) throws(QueryError) {
-        try self.init(query, store: store, source: source ?? query.source, subqueryDepth: 0)
+    public convenience init(
+        _ query: Query, store: DocumentStore = DocumentStore(), source: String? = nil, limits: EvaluationLimits = .default
+    ) throws(QueryError) {
+        do throws(QueryError) {
+            try limits.query.check(query)
+        } catch {
+            throw (source ?? query.source).map { error.withSource($0) } ?? error
+        }
+        try self.init(query, store: store, source: source ?? query.source, subqueryDepth: 0, limits: limits)
     }
 
-    init(_ query: Query, store: DocumentStore, source: String?, subqueryDepth: Int) throws(QueryError) {
-        let planner = Planner(store: store, source: source, subqueryDepth: subqueryDepth)
+    init(_ query: Query, store: DocumentStore, source: String?, subqueryDepth: Int, limits: EvaluationLimits) throws(QueryError) {
+        let planner = Planner(store: store, source: source, subqueryDepth: subqueryDepth, limits: limits)
         var node = Node.constant(true)
         if let condition = query.condition { node = try planner.plan(condition) }
         if !query.direct.isEmpty {
@@ -66,7 +75,7 @@ public final class QueryPlan: Sendable {
             keys: query.order.map { Ordering.Key(path: Accessor($0.path), descending: $0.descending) },
             nearPath: near?.0, nearCenter: near?.1)
         self.includer = Includer(paths: query.includes.map(\.components), store: store)
-        self.projection = Projection(query.keys)
+        self.projection = Projection(query.keys, keepingACL: query.returnACL)
         self.source = source
     }
 
@@ -112,6 +121,11 @@ public final class QueryPlan: Sendable {
     }
 
     /// Runs the query over the store's collection of `query.className`.
+    ///
+    /// - Throws: `.pattern` when a regular expression exceeds its match
+    ///   limit; `.data` when two order keys reach two different arrays of one
+    ///   matching object (MongoDB's "parallel arrays": `order by a, b` over
+    ///   `{"a": [1], "b": [2]}`), naming both keys and the object.
     public func run() throws(QueryError) -> QueryResult {
         try run(over: store.objects(in: query.className))
     }
@@ -180,7 +194,7 @@ public final class QueryPlan: Sendable {
         var heap = end.map { BoundedHeap<Ordering.Entry>(capacity: $0, precedes: ordering.precedes) }
         for (index, object) in objects.enumerated() {
             guard try matches(object, context) else { continue }
-            let e = ordering.entry(object, index: index)
+            let e = try ordering.entry(object, index: index)
             total += 1
             if heap != nil { heap?.offer(e) } else { entries.append(e) }
         }

@@ -31,9 +31,9 @@ extension Node {
             return true
         // The node inside `elementMatch` reads array elements, not the root.
         case .equal(let path, _), .isNull(let path), .range(let path, _), .scalar(let path, _), .member(let path, _),
-            .size(let path, _), .exists(let path), .regex(let path, _), .elementMatch(let path, _, _), .type(let path, _),
+            .size(let path, _), .exists(let path), .regex(let path, _), .prefix(let path, _), .elementMatch(let path, _, _), .type(let path, _),
             .modulo(let path, _, _), .containedBy(let path, _), .pointerIn(let path, _, _), .geo(let path, _),
-            .geoIntersects(let path, _):
+            .geoIntersects(let path, _), .foldedRange(let path, _):
             return add(path)
         }
     }

@@ -29,7 +29,7 @@ enum ElementMatchForm: Sendable {
         case .not(let inner): return readsElement(inner)
         case .constant, .relatedTo: return false
         case .compare(let p, _, _), .in(let p, _, _), .all(let p, _), .size(let p, _), .exists(let p, _),
-            .regex(let p, _, _), .like(let p, _), .text(let p, _, _), .containedBy(let p, _), .elementMatch(let p, _),
+            .regex(let p, _, _), .like(let p, _), .prefix(let p, _), .text(let p, _, _), .containedBy(let p, _), .elementMatch(let p, _),
             .type(let p, _), .modulo(let p, _, _), .fullText(let p, _), .select(let p, _, _, _), .inQuery(let p, _, _),
             .near(let p, _, _, _), .withinBox(let p, _, _), .withinPolygon(let p, _), .withinCenterSphere(let p, _, _),
             .geoIntersects(let p, _):
@@ -89,7 +89,7 @@ extension Node {
             return set.contains(element)
         case .type(let path, let test) where path.steps.isEmpty:
             return test.passes(element)
-        case .regex(let path, _) where path.steps.isEmpty, .modulo(let path, _, _) where path.steps.isEmpty,
+        case .regex(let path, _) where path.steps.isEmpty, .prefix(let path, _) where path.steps.isEmpty, .modulo(let path, _, _) where path.steps.isEmpty,
             .pointerIn(let path, _, _) where path.steps.isEmpty:
             // An array is not a string, a number or a Pointer.
             return false

@@ -43,6 +43,8 @@ extension Node {
             }
         case .scalar(let path, let test):
             return path.anyPresent(root) { test.matches($0) }
+        case .foldedRange(let path, let test):
+            return path.anyPresent(root) { test.matches($0) }
         case .isNull(let path):
             return path.visit(root, present: { x in
                 if case .null = x { return true }
@@ -68,6 +70,17 @@ extension Node {
             }
         case .exists(let path):
             return path.anyPresent(root) { _ in true }
+        case .prefix(let path, let prefix):
+            // The same values as `.regex` visits: a string, or string elements.
+            return path.anyPresent(root) { x in
+                switch x {
+                case .string(let s): return s.utf8.starts(with: prefix)
+                case .array(let items):
+                    for case .string(let s) in items where s.utf8.starts(with: prefix) { return true }
+                    return false
+                default: return false
+                }
+            }
         case .regex(let path, let regex):
             return path.anyPresent(root) { x in
                 switch x {

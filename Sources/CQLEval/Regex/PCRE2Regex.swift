@@ -20,17 +20,10 @@ import CQLKit
 ///
 /// A hostile pattern cannot hang the process: the match context carries a
 /// match limit and a depth limit, and exceeding either is a `.pattern` error
-/// ("regular expression exceeded its match limit"). JIT code runs on a small
+/// ("regex too expensive: ... exceeded its match limit"). JIT code runs on a small
 /// machine stack; if it runs out, the match is retried with the interpreter,
 /// which is bounded by the same limits.
 final class PCRE2Regex: @unchecked Sendable {
-    /// How many backtracking steps one match may take (PCRE2's default is 10 000 000).
-    static let matchLimit: UInt32 = 1_000_000
-    /// How deep the interpreter's backtracking may nest.
-    static let depthLimit: UInt32 = 10_000
-    /// Heap for the interpreter's backtracking frames, in KiB.
-    static let heapLimit: UInt32 = 64 * 1024
-
     let pattern: String
     let options: String
     /// Where the predicate is in the query text; match-time errors point here.
@@ -39,15 +32,26 @@ final class PCRE2Regex: @unchecked Sendable {
     private let matchContext: OpaquePointer
     private let jitted: Bool
 
-    /// Compiles `pattern` with `options` drawn from `i m x s`.
+    /// Whether subjects (and the pattern) are matched with diacritics folded
+    /// away: option `d`, NSPredicate's `[d]`.
+    let foldsDiacritics: Bool
+
+    /// Compiles `pattern` with `options` drawn from `i m x s`, and `d`
+    /// (diacritic-insensitive: pattern and subject are compared with their
+    /// diacritics folded away, as NSPredicate's `[d]`).
     ///
     /// - Parameters:
     ///   - range: where the pattern is in the query text, for errors.
     ///   - useJIT: `false` forces the interpreter (tests cover both engines).
-    init(pattern: String, options: String, range: SourceRange? = nil, useJIT: Bool = true) throws(QueryError) {
+    ///   - limits: the match, depth and heap limits (``EvaluationLimits``).
+    init(
+        pattern: String, options: String, range: SourceRange? = nil, useJIT: Bool = true, limits: EvaluationLimits = .default
+    ) throws(QueryError) {
         var flags: UInt32 = PCRE2_UTF
+        var folds = false
         for ch in options.unicodeScalars {
             switch ch {
+            case "d": folds = true
             case "i": flags |= PCRE2_CASELESS
             case "m": flags |= PCRE2_MULTILINE
             case "x": flags |= PCRE2_EXTENDED
@@ -56,6 +60,7 @@ final class PCRE2Regex: @unchecked Sendable {
                 throw QueryError(.pattern, "unknown regular expression option '\(ch)'; only i, m, x and s are allowed", range: range)
             }
         }
+        let pattern = folds ? DiacriticFolding.fold(pattern) : pattern
         var errorCode: Int32 = 0
         var errorOffset: Int = 0
         // Pass the length: a pattern may contain NUL characters.
@@ -73,12 +78,13 @@ final class PCRE2Regex: @unchecked Sendable {
             pcre2_code_free_8(compiled)
             throw QueryError(.limit, "out of memory while compiling a regular expression", range: range)
         }
-        pcre2_set_match_limit_8(context, PCRE2Regex.matchLimit)
-        pcre2_set_depth_limit_8(context, PCRE2Regex.depthLimit)
-        pcre2_set_heap_limit_8(context, PCRE2Regex.heapLimit)
+        pcre2_set_match_limit_8(context, limits.regexMatchLimit)
+        pcre2_set_depth_limit_8(context, limits.regexDepthLimit)
+        pcre2_set_heap_limit_8(context, limits.regexHeapLimitKiB)
         self.pattern = pattern
         self.options = options
         self.range = range
+        self.foldsDiacritics = folds
         self.code = compiled
         self.matchContext = context
         // JIT is an optimization: when unavailable (unsupported CPU, no
@@ -104,6 +110,7 @@ final class PCRE2Regex: @unchecked Sendable {
     ///
     /// - Throws: `.pattern` when the match or depth limit is exceeded.
     func firstMatch(in subject: String, scratch: RegexScratch) throws(QueryError) -> Bool {
+        let subject = foldsDiacritics ? DiacriticFolding.fold(subject) : subject
         // Native strings (all strings on Linux) are contiguous UTF-8, small
         // ones included: no copy. The fallback copies.
         let rc = subject.utf8.withContiguousStorageIfAvailable { match($0, scratch) }
@@ -112,9 +119,9 @@ final class PCRE2Regex: @unchecked Sendable {
         if rc == PCRE2_ERROR_NOMATCH { return false }
         switch rc {
         case PCRE2_ERROR_MATCHLIMIT, PCRE2_ERROR_JIT_STACKLIMIT:
-            throw QueryError(.pattern, "regular expression exceeded its match limit: '\(pattern)'", range: range)
+            throw QueryError(.pattern, "regex too expensive: '\(pattern)' exceeded its match limit", range: range)
         case PCRE2_ERROR_DEPTHLIMIT, PCRE2_ERROR_HEAPLIMIT:
-            throw QueryError(.pattern, "regular expression exceeded its depth limit: '\(pattern)'", range: range)
+            throw QueryError(.pattern, "regex too expensive: '\(pattern)' exceeded its depth limit", range: range)
         default:
             throw QueryError(.pattern, "regular expression '\(pattern)' failed: \(PCRE2Regex.message(for: rc))", range: range)
         }

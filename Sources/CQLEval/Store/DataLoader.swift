@@ -29,6 +29,8 @@ enum DataLoader {
     }
 
     /// The data files of a directory by class name, sorted by file name.
+    /// A file of a committed write that is not moved in place yet is read
+    /// from the journal (``DataDirectory``'s recovery rule).
     static func dataFiles(inDirectory path: String) throws(QueryError) -> [(className: String, path: String)] {
         let names: [String]
         do {
@@ -37,9 +39,11 @@ enum DataLoader {
             throw QueryError(.data, "\(path): cannot read the directory")
         }
         let base = path.hasSuffix("/") ? path : path + "/"
-        return names.sorted().compactMap { name in
+        let journal = base + DataDirectory.journalName + "/"
+        let committed = Set((try? FileManager.default.contentsOfDirectory(atPath: journal)) ?? [])
+        return Set(names).union(committed).sorted().compactMap { name in
             guard format(of: name) != nil, !name.hasPrefix(".") else { return nil }
-            return (className(ofFile: name), base + name)
+            return (className(ofFile: name), (committed.contains(name) ? journal : base) + name)
         }
     }
 
@@ -195,16 +199,23 @@ extension DocumentStore {
     /// `skippingClass`: a class whose file is not read (the CLI streams it).
     public mutating func load(path: String, className: String? = nil, skippingClass: String? = nil) throws(QueryError) {
         if DataLoader.isDirectory(path) {
-            for file in try DataLoader.dataFiles(inDirectory: path) where file.className != skippingClass {
-                try loadFile(file.path, as: file.className)
-            }
-            return
+            // Readers share the lock writers (`cql exec`) take exclusively.
+            let lock = try DataDirectory.Lock(path, exclusive: false)
+            defer { lock.release() }
+            return try loadDirectory(path, skippingClass: skippingClass)
         }
         guard FileManager.default.fileExists(atPath: path) else {
             throw QueryError(.data, "\(path): no such file or directory")
         }
         let name = className.flatMap { $0.isEmpty ? nil : $0 } ?? DataLoader.className(ofFile: path)
         if name != skippingClass { try loadFile(path, as: name) }
+    }
+
+    /// Every data file of a directory, without locking (the caller holds the lock).
+    mutating func loadDirectory(_ path: String, skippingClass: String? = nil) throws(QueryError) {
+        for file in try DataLoader.dataFiles(inDirectory: path) where file.className != skippingClass {
+            try loadFile(file.path, as: file.className)
+        }
     }
 
     private mutating func loadFile(_ path: String, as className: String) throws(QueryError) {

@@ -60,4 +60,40 @@ public struct DocumentStore: Sendable {
     }
 
     func hasCollection(_ className: String) -> Bool { collections[className] != nil }
+
+    // MARK: Writes (used by StatementExecutor)
+
+    /// Replaces the object stored under `objectId` (its first occurrence).
+    /// - Returns: whether there was one.
+    @discardableResult
+    mutating func replace(className: String, objectId: String, with object: [String: Value]) -> Bool {
+        guard var c = collections[className], let i = c.index[objectId] else { return false }
+        collections[className] = nil  // unique reference: edit in place
+        c.objects[i] = object
+        collections[className] = c
+        return true
+    }
+
+    /// Removes every object of `className` for which `shouldRemove` holds,
+    /// keeping the order of the others (the collection stays, maybe empty).
+    /// - Returns: how many were removed.
+    @discardableResult
+    mutating func removeAll(in className: String, where shouldRemove: ([String: Value]) -> Bool) -> Int {
+        guard var c = collections.removeValue(forKey: className) else { return 0 }
+        let before = c.objects.count
+        c.objects.removeAll(where: shouldRemove)
+        if c.objects.count != before {
+            c.index = [:]
+            for (i, o) in c.objects.enumerated() {
+                if case .string(let id)? = o["objectId"], c.index[id] == nil { c.index[id] = i }
+            }
+        }
+        collections[className] = c
+        return before - c.objects.count
+    }
+
+    /// Makes sure a (maybe empty) collection exists.
+    mutating func ensureCollection(_ className: String) {
+        if collections[className] == nil { collections[className] = Collection() }
+    }
 }

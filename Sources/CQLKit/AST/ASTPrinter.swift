@@ -52,6 +52,7 @@ public enum ASTPrinter {
         }
         if let s = q.skip { out.append(p + "skip: " + term(s)) }
         if let l = q.limit { out.append(p + "limit: " + term(l)) }
+        if q.returnACL { out.append(p + "returnACL: true") }
     }
 
     static func term(_ t: Term) -> String {
@@ -93,6 +94,7 @@ public enum ASTPrinter {
         case .regex(let k, let pat, let opts):
             out.append(p + "regex \(k) \(term(pat))" + (opts.isEmpty ? "" : " options \(opts)"))
         case .like(let k, let pat): out.append(p + "like \(k) \(term(pat))")
+        case .prefix(let k, let s): out.append(p + "prefix \(k) \(JSONWriter.string(.string(s)))")
         case .text(let k, let m, let s): out.append(p + "text \(m.rawValue) \(k) \(JSONWriter.string(.string(s)))")
         case .containedBy(let k, let vs): out.append(p + "containedBy \(k) \(terms(vs))")
         case .elementMatch(let k, let inner):

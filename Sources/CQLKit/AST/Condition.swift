@@ -74,9 +74,20 @@ public enum ComparisonOperator: String, Hashable, Sendable, CaseIterable {
 /// Usergrid's string matches (<doc:UsergridQL>), compared with Unicode simple
 /// case folding.
 ///
+/// The four ranges are Usergrid's string `<`, `<=`, `>`, `>=`: its server
+/// lowercases the value and the literal before comparing, so
+/// `name < 'delta'` takes `"Alpha"` and `"bravo"` but not `"Echo"`. They
+/// compare the case-folded strings by code point; no regex says that, so
+/// where-JSON and CQL cannot express them (an
+/// ``QueryError/Kind/unsupported`` error) — the Usergrid `literal` option
+/// gives a case-sensitive ``Predicate/compare(_:_:_:)`` instead.
+///
 /// ```swift
 /// let q = try UsergridParser.parse("name = 'Morg*'", options: UsergridOptions(className: "users"))
 /// q.condition?.predicate   // .text("name", .wildcard, "Morg*")
+/// try UsergridParser.parse("name < 'delta'").condition?.predicate
+/// // .text("name", .lessThanIgnoringCase, "delta")
+/// TextMatch.lessThanIgnoringCase.rangeOperator   // .lessThan
 /// ```
 public enum TextMatch: String, Hashable, Sendable, CaseIterable {
     /// `name = 'Morgan'`: the whole value equals, ignoring case.
@@ -87,6 +98,36 @@ public enum TextMatch: String, Hashable, Sendable, CaseIterable {
     case word
     /// `text contains 'bl*'`: some word starts with the text, ignoring case.
     case wordPrefix
+    /// `name < 'delta'`: the case-folded value sorts before the case-folded text.
+    case lessThanIgnoringCase
+    /// `name <= 'delta'`, ignoring case.
+    case lessThanOrEqualIgnoringCase
+    /// `name > 'delta'`, ignoring case.
+    case greaterThanIgnoringCase
+    /// `name >= 'delta'`, ignoring case.
+    case greaterThanOrEqualIgnoringCase
+
+    /// The comparison of a case-insensitive range; `nil` for the other matches.
+    public var rangeOperator: ComparisonOperator? {
+        switch self {
+        case .lessThanIgnoringCase: return .lessThan
+        case .lessThanOrEqualIgnoringCase: return .lessThanOrEqual
+        case .greaterThanIgnoringCase: return .greaterThan
+        case .greaterThanOrEqualIgnoringCase: return .greaterThanOrEqual
+        case .equalsIgnoringCase, .wildcard, .word, .wordPrefix: return nil
+        }
+    }
+
+    /// The case-insensitive range for `<`, `<=`, `>`, `>=`; `nil` for `=` and `!=`.
+    public static func ignoringCase(_ op: ComparisonOperator) -> TextMatch? {
+        switch op {
+        case .lessThan: return .lessThanIgnoringCase
+        case .lessThanOrEqual: return .lessThanOrEqualIgnoringCase
+        case .greaterThan: return .greaterThanIgnoringCase
+        case .greaterThanOrEqual: return .greaterThanOrEqualIgnoringCase
+        case .equal, .notEqual: return nil
+        }
+    }
 }
 
 /// Parse Server's `$text: {$search: {...}}`.
@@ -140,10 +181,17 @@ public indirect enum Predicate: Hashable, Sendable {
     case size(FieldPath, Term)
     /// `k is exists` (`true`) / `k is not exists` (`false`).
     case exists(FieldPath, Bool)
-    /// `k regexp 'p'` / `$regex` with `$options` drawn from `imxs`.
+    /// `k regexp 'p'` / `$regex` with `$options` drawn from `imxs`, and `d`
+    /// (NSPredicate's `[d]`: diacritic-insensitive; evaluated in memory only).
     case regex(FieldPath, pattern: Term, options: String)
     /// `k like 'p%'`: anchored, case-sensitive SQL LIKE.
     case like(FieldPath, pattern: Term)
+    /// The value (or some array element) is a string that starts with these
+    /// exact characters (UTF-8 bytes, case-sensitive). The optimizer's one
+    /// form of `like 'abc%'` and `regexp '^abc'` (CanonicalPrefix), which SQL
+    /// backends can serve with an index range; emitted as `^abc` / `^\Q..\E`
+    /// in where-JSON and as an escaped `like` in CQL.
+    case prefix(FieldPath, String)
     /// Usergrid's case-insensitive matches.
     case text(FieldPath, TextMatch, String)
     /// Parse's `$containedBy`: every element of the array field is in the list.

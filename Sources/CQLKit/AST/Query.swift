@@ -23,6 +23,10 @@ public struct Query: Hashable, Sendable {
     public var limit: Term?
     /// Usergrid `direct name, uuid, ...`: read these entities only.
     public var direct: [Value]
+    /// LeanCloud's `returnACL` request parameter (`"returnACL":"true"`, which
+    /// the LeanCloud SDKs send): the results also carry each object's `ACL`
+    /// field. Only where-JSON can say it; CQL and Usergrid text cannot.
+    public var returnACL: Bool = false
     /// The whole statement's text range.
     public var range: SourceRange?
     /// The text `range` and the ranges inside point into, when the query was
@@ -50,7 +54,7 @@ public struct Query: Hashable, Sendable {
     public static func == (a: Query, b: Query) -> Bool {
         a.className == b.className && a.keys == b.keys && a.includes == b.includes && a.count == b.count
             && a.condition == b.condition && a.order == b.order && a.skip == b.skip && a.limit == b.limit
-            && a.direct == b.direct
+            && a.direct == b.direct && a.returnACL == b.returnACL
     }
 
     public func hash(into h: inout Hasher) {

@@ -16,9 +16,11 @@ public struct FieldPath: Hashable, Sendable, CustomStringConvertible, Expressibl
 
     public init(_ components: [String]) { self.components = components }
 
-    /// Splits `dotted` at each `.`.
+    /// Splits `dotted` at each `.`: every U+002E, even one a combining mark
+    /// follows (as Characters, `".\u{6D8}"` is not `"."`; found by fuzzing).
     public init(dotted: String) {
-        components = dotted.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        components = dotted.unicodeScalars.split(separator: ".", omittingEmptySubsequences: false)
+            .map { String(String.UnicodeScalarView($0)) }
     }
 
     public init(stringLiteral value: String) { self.init(dotted: value) }
@@ -33,7 +35,7 @@ public struct FieldPath: Hashable, Sendable, CustomStringConvertible, Expressibl
 ///
 /// Parsers fold constant function calls at parse time (`date('2011-08-20')`
 /// is a `.value(.date(...))`); a call becomes a `.call` only when one of its
-/// arguments is a placeholder. After ``Binder/bind(_:parameters:now:)`` every
+/// arguments is a placeholder. After `Binder.bind(_:parameters:now:)` every
 /// term of a query is a `.value`.
 ///
 /// ```swift

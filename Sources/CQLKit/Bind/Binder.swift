@@ -23,8 +23,11 @@ public enum Binder {
     /// The query with every placeholder replaced and every call evaluated.
     /// - Throws: ``QueryError`` (`.binding` when the number of values does not
     ///   match the placeholders, `.invalidValue` for a bad value), positioned at
-    ///   the placeholder or construct concerned, with the query's source.
-    public static func bind(_ query: Query, parameters: [Value], now: DateValue? = nil) throws(QueryError) -> Query {
+    ///   the placeholder or construct concerned, with the query's source;
+    ///   `.limit` when a bound list or pattern exceeds `limits`.
+    public static func bind(
+        _ query: Query, parameters: [Value], now: DateValue? = nil, limits: QueryLimits = .default
+    ) throws(QueryError) -> Query {
         do throws(QueryError) {
             let ranges = PlaceholderScan.ranges(in: query)
             let count = query.placeholderCount
@@ -49,22 +52,23 @@ public enum Binder {
                 throw QueryError(.binding, "internal error: \(error)", range: query.range)
             }
             bound.source = query.source
+            if !parameters.isEmpty { try limits.check(bound) }
             return bound
         } catch {
             throw query.source.map { error.withSource($0) } ?? error
         }
     }
 
-    static func checkCount(_ given: Int, placeholders count: Int, ranges: [Int: SourceRange], whole: SourceRange?) throws(QueryError) {
+    static func checkCount(_ given: Int, placeholders count: Int, ranges: [Int: SourceRange], whole: SourceRange?, noun: String = "query") throws(QueryError) {
         func plural(_ n: Int, _ word: String) -> String { n == 1 ? "1 \(word)" : "\(n) \(word)s" }
         let values = given == 1 ? "1 value was given" : "\(given) values were given"
         if given > count {
             let has = count == 0 ? "no placeholders" : plural(count, "placeholder")
-            throw QueryError(.binding, "too many values: the query has \(has) but \(values)",
+            throw QueryError(.binding, "too many values: the \(noun) has \(has) but \(values)",
                              range: count > 0 ? (ranges[count - 1] ?? whole) : whole)
         }
         if given < count {
-            throw QueryError(.binding, "no value for the \(TypedFunctions.ordinal(given + 1)) '?': the query has \(plural(count, "placeholder")) but \(given == 0 ? "no values were given" : values)",
+            throw QueryError(.binding, "no value for the \(TypedFunctions.ordinal(given + 1)) '?': the \(noun) has \(plural(count, "placeholder")) but \(given == 0 ? "no values were given" : values)",
                              range: ranges[given] ?? whole)
         }
     }
@@ -73,7 +77,7 @@ public enum Binder {
 /// The recursive rewrite; `parameters` are decoded and their number checked.
 ///
 /// Like the parser, a class with untyped `throws` inside (every error is a
-/// ``QueryError``; ``Binder/bind(_:parameters:now:)`` restores the type), and
+/// ``QueryError``; `Binder.bind(_:parameters:now:)` restores the type), and
 /// the recursive functions only dispatch: leaf predicates are bound in a
 /// separate function, so one nesting level of subqueries costs little stack.
 final class BindingContext {
@@ -204,7 +208,7 @@ final class BindingContext {
     func bindLeaf(_ predicate: Predicate, range r: SourceRange?) throws -> Predicate {
         let p: Predicate
         switch predicate {
-        case .and, .or, .not, .elementMatch, .select, .inQuery, .constant, .exists, .text, .type, .fullText: p = predicate
+        case .and, .or, .not, .elementMatch, .select, .inQuery, .constant, .exists, .text, .type, .fullText, .prefix: p = predicate
         case .compare(let path, let op, let t): p = .compare(path, op, try bind(t, fallback: r))
         case .in(let path, let items, let negated): p = .in(path, try bind(items, fallback: r), negated: negated)
         case .all(let path, let items): p = .all(path, try bind(items, fallback: r))

@@ -18,7 +18,8 @@ extension UsergridQuery {
         var q = self
         guard q.error == nil else { return q }
         do {
-            let parsed = try UsergridParser.parse(ql, options: UsergridOptions(literal: literal))
+            // As written: the builder applies the request's meaning in build().
+            let (parsed, _) = try UsergridParser.parseWritten(ql, literal: literal)
             if let c = parsed.condition { q.items.append(.clause(c)) }
             q.order.append(contentsOf: parsed.order)
             if !parsed.keys.isEmpty { q.keys = parsed.keys }

@@ -2,9 +2,13 @@
 /// producing the AST that ``UsergridParser`` produces for the same `ql`.
 ///
 /// Clauses are joined with `and` unless ``or()`` comes between them; `and`
-/// binds tighter than `or`. ``not()`` negates the next clause. String
-/// equality keeps Usergrid's meaning: case-insensitive, with `*` as a
-/// wildcard (unless the builder is `literal`).
+/// binds tighter than `or`. ``not()`` negates the next clause. Strings keep
+/// Usergrid's meaning (usergrid.md): trimmed; equality case-insensitive, with
+/// `*` as a wildcard, and ranges (``gt(_:value:)``, ...) case-insensitive
+/// too, unless the builder is `literal`. Without sort keys results come
+/// newest first (`created` descending), or nearest first with
+/// `locationWithin(_:latitude:longitude:)`; the page is 10 unless
+/// ``limit(_:)`` says otherwise.
 ///
 /// ```swift
 /// let query = try UsergridQuery("pets")
@@ -95,11 +99,7 @@ public struct UsergridQuery: Sendable {
     /// wildcard; a UUID string, a number or a boolean matches exactly.
     public func eq(_ term: String, value: some ValueConvertible) -> UsergridQuery {
         clause(term) { (path: FieldPath) throws(QueryError) in
-            let v = try BuilderSupport.value(value)
-            if case .string(let s) = v, !literal, !UsergridKeywords.isUUID(s) {
-                return .text(path, s.contains("*") ? .wildcard : .equalsIgnoringCase, s)
-            }
-            return .compare(path, .equal, .value(v))
+            stringComparison(path, .equal, try BuilderSupport.value(value))
         }
     }
 
@@ -109,7 +109,9 @@ public struct UsergridQuery: Sendable {
     /// The SDK's other name for ``eq(_:value:)``.
     public func filter(_ term: String, value: some ValueConvertible) -> UsergridQuery { eq(term, value: value) }
 
-    /// `term > value`: `{"term":{"$gt":value}}`.
+    /// `term > value`: `{"term":{"$gt":value}}` for a number; a string
+    /// compares ignoring case (``TextMatch/greaterThanIgnoringCase``, which
+    /// where-JSON cannot express) unless the builder is `literal`.
     public func gt(_ term: String, value: some ValueConvertible) -> UsergridQuery {
         comparison(term, .greaterThan, value)
     }
@@ -152,7 +154,7 @@ public struct UsergridQuery: Sendable {
     /// `{"bio":{"$options":"i","$regex":"(?<![\\p{L}\\p{N}])\\Qblue\\E(?![\\p{L}\\p{N}])"}}`
     public func contains(_ term: String, value: String) -> UsergridQuery {
         clause(term) { (path: FieldPath) throws(QueryError) in
-            var bytes = Array(value.utf8)
+            var bytes = Array(UsergridMeaning.trimmed(value).utf8)
             let prefix = bytes.last == UInt8(ascii: "*")
             if prefix { bytes.removeLast() }
             if bytes.contains(UInt8(ascii: "*")) {
@@ -219,9 +221,12 @@ public struct UsergridQuery: Sendable {
 
     // MARK: Result
 
-    /// The AST, or the first error any call recorded. Limit and cursor are
-    /// applied as ``UsergridParser`` applies ``UsergridOptions``: the limit
-    /// clamped to 1...1000, the cursor turned into `skip`.
+    /// The AST, or the first error any call recorded. Limit, cursor and order
+    /// are applied as ``UsergridParser`` applies ``UsergridOptions``: the
+    /// limit clamped to 1...1000 (10 when not given), the cursor turned into
+    /// `skip`, newest first without sort keys (nearest first with
+    /// `locationWithin(_:latitude:longitude:)`, also when sorted by
+    /// `location`).
     public func build() throws(QueryError) -> Query {
         if let error { throw error }
         var query = Query(className: collectionName, keys: keys, condition: try condition(), order: order, direct: direct)
@@ -257,7 +262,16 @@ public struct UsergridQuery: Sendable {
     }
 
     private func comparison(_ term: String, _ op: ComparisonOperator, _ value: some ValueConvertible) -> UsergridQuery {
-        clause(term) { (path: FieldPath) throws(QueryError) in .compare(path, op, .value(try BuilderSupport.value(value))) }
+        clause(term) { (path: FieldPath) throws(QueryError) in stringComparison(path, op, try BuilderSupport.value(value)) }
+    }
+
+    /// What the parser makes of `path op value`: a string (one the text would
+    /// quote, so not a UUID) is trimmed and, unless `literal`, matched
+    /// ignoring case.
+    private func stringComparison(_ path: FieldPath, _ op: ComparisonOperator, _ value: Value) -> Predicate {
+        var quoted = false
+        if case .string(let s) = value { quoted = !UsergridKeywords.isUUID(s) }
+        return UsergridMeaning.comparison(path, op, value, quoted: quoted, literal: literal)
     }
 
     private func within(_ meters: Term, _ latitude: Double, _ longitude: Double) -> UsergridQuery {

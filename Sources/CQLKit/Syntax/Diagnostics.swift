@@ -96,6 +96,18 @@ public struct QueryError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { rendered() }
 
+    /// The LeanCloud REST error code of a failed write the server reports
+    /// with one: 101 (object not found) and 305 (the write's condition does
+    /// not hold). Such `.data` errors start their message with the code
+    /// ("305 No effect on updating/deleting a document: ..."). Computed, not
+    /// stored: the error's size matters to the recursive parsers' frames.
+    public var restCode: Int? {
+        guard kind == .data else { return nil }
+        if message.hasPrefix("101 Object not found") { return 101 }
+        if message.hasPrefix("305 No effect on ") { return 305 }
+        return nil
+    }
+
     /// The same error pointing into `source` (used when a nested parse reports
     /// offsets relative to the outer text).
     public func withSource(_ source: String) -> QueryError {

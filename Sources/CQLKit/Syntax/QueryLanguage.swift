@@ -1,4 +1,5 @@
-/// The three query languages the library reads.
+/// The query languages the library reads. NSPredicate is never detected
+/// (its text reads like Usergrid): name it.
 ///
 /// ```swift
 /// QueryLanguage.detect("select * from T")            // .cql
@@ -10,6 +11,11 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     case cql
     case usergrid
     case whereJSON = "where"
+    case nspredicate
+    /// A LeanCloud REST write request (`{"method":"PUT","path":...}`), read
+    /// by ``RESTReader`` into a write ``Statement``; never detected (it looks
+    /// like where-JSON), always asked for with `--from rest`.
+    case rest
 
     /// Guesses the language from the text, as `cql translate` does without
     /// `--from` (design.md): where-JSON starts with `{` or `[`; CQL starts with
@@ -55,15 +61,78 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     ///   - limit: Usergrid only: the `limit` URL parameter beside `ql`
     ///     (see ``UsergridOptions``).
     ///   - cursor: Usergrid only: the `cursor` URL parameter beside `ql`.
+    ///   - arguments: NSPredicate only: the values of `%@ %K %d ...`, in
+    ///     order (see ``NSPredicateParser``).
+    ///   - variables: NSPredicate only: the values of the `$NAME` variables.
+    ///   - limits: the size limits (text length, nesting, lists, conditions,
+    ///     patterns, subqueries) the query must stay within.
     public func parse(
-        _ text: String, className: String = "", literal: Bool = false, limit: Int? = nil, cursor: String? = nil
+        _ text: String, className: String = "", literal: Bool = false, limit: Int? = nil, cursor: String? = nil,
+        arguments: [Value] = [], variables: [String: Value] = [:], limits: QueryLimits = .default
     ) throws(QueryError) -> Query {
+        try limits.check(text: text)
+        let query: Query
         switch self {
-        case .cql: return try CQLParser.parse(text)
+        case .cql:
+            var options = CQLParser.Options()
+            options.maxLength = limits.maxQueryLength
+            query = try CQLParser.parse(text, options: options)
         case .usergrid:
             let options = UsergridOptions(className: className, literal: literal, limit: limit, cursor: cursor)
-            return try UsergridParser.parse(text, options: options)
-        case .whereJSON: return try WhereJSONReader.read(text, className: className)
+            query = try UsergridParser.parse(text, options: options)
+        case .whereJSON: query = try WhereJSONReader.read(text, className: className)
+        case .nspredicate:
+            query = try NSPredicateParser.parse(format: text, argumentArray: arguments, variables: variables, className: className)
+        case .rest:
+            let statement = try parseStatement(text, limits: limits)
+            guard case .select(let q) = statement else {
+                throw QueryError(.unsupported, "a REST \(statement.verb) request is a write, not a query", range: statement.range, source: text)
+            }
+            query = q
         }
+        try limits.check(query)
+        return query
+    }
+
+    /// Parses `text` in this language into a ``Statement``: CQL and REST
+    /// requests may hold writes; the other languages are queries (parameters
+    /// as for ``parse(_:className:literal:limit:cursor:arguments:variables:limits:)``).
+    /// A write's condition is held to the same limits as a query's.
+    ///
+    /// ```swift
+    /// try QueryLanguage.cql.parseStatement("delete from T where objectId = 'a1'")   // .delete(...)
+    /// try QueryLanguage.usergrid.parseStatement("name = 'x'", className: "T")      // .select(...)
+    /// ```
+    public func parseStatement(
+        _ text: String, className: String = "", literal: Bool = false, limit: Int? = nil, cursor: String? = nil,
+        arguments: [Value] = [], variables: [String: Value] = [:], limits: QueryLimits = .default
+    ) throws(QueryError) -> Statement {
+        let statement: Statement
+        switch self {
+        case .cql:
+            try limits.check(text: text)
+            var options = CQLParser.Options()
+            options.maxLength = limits.maxQueryLength
+            statement = try CQLParser.parseStatement(text, options: options)
+        case .rest:
+            try limits.check(text: text)
+            statement = try RESTReader.read(text)
+        case .usergrid, .whereJSON, .nspredicate:
+            return .select(try parse(text, className: className, literal: literal, limit: limit, cursor: cursor,
+                                     arguments: arguments, variables: variables, limits: limits))
+        }
+        func check(_ className: String, _ condition: Condition?, _ range: SourceRange?) throws(QueryError) {
+            guard let condition else { return }
+            var q = Query(className: className, condition: condition, range: range)
+            q.source = text
+            try limits.check(q)
+        }
+        switch statement {
+        case .select(let q): try limits.check(q)
+        case .update(let u): try check(u.className, u.condition, u.range)
+        case .delete(let d): try check(d.className, d.condition, d.range)
+        case .insert: break
+        }
+        return statement
     }
 }

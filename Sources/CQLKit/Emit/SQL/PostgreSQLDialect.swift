@@ -153,6 +153,10 @@ public struct PostgreSQLDialect: SQLDialect {
                 let l = PostgreSQLDialect.pathString(re)
             else { sql = nil; break }
             sql = PostgreSQLDialect.test(path, "@.type() == \"string\" && @ like_regex \(l) flag \"s\"", &ctx)
+        case .prefix(let path, let prefix) where !SQLTerms.coercesDates(path):
+            // `starts with` compares bytes: the code-point prefix of semantics.md.
+            guard let l = PostgreSQLDialect.pathString(prefix) else { sql = nil; break }
+            sql = PostgreSQLDialect.test(path, "@.type() == \"string\" && @ starts with \(l)", &ctx)
         default:
             sql = nil
         }

@@ -54,6 +54,11 @@ public protocol SQLDialect: Sendable {
     func leaf(_ predicate: Predicate, _ context: inout SQLContext) throws(QueryError) -> SQLFragment
     /// ORDER BY terms for one key, or `nil` when the dialect cannot order it exactly.
     func order(_ key: OrderKey, _ context: inout SQLContext) -> [String]?
+    /// ORDER BY terms for all the keys of a query, or `nil` when the dialect
+    /// cannot order them exactly. The default concatenates ``order(_:_:)``
+    /// per key, which is exact only where no array pairs the keys (MongoDB's
+    /// sort-key rule, semantics.md): a dialect that cannot tell overrides it.
+    func order(_ keys: [OrderKey], _ context: inout SQLContext) -> [String]?
     /// The SQL over a reached value `x` (whose JSON type is `t`) testing that
     /// it is a Pointer to `className` whose objectId is in `ids` (a subselect).
     func pointerIn(path: FieldPath, className: String, ids: String, _ context: inout SQLContext) -> SQLFragment
@@ -71,5 +76,16 @@ extension SQLDialect {
             if c == "\"" { out += "\"\"" } else { out.unicodeScalars.append(c) }
         }
         return out + "\""
+    }
+}
+
+extension SQLDialect {
+    public func order(_ keys: [OrderKey], _ context: inout SQLContext) -> [String]? {
+        var terms: [String] = []
+        for key in keys {
+            guard let t = order(key, &context) else { return nil }
+            terms += t
+        }
+        return terms
     }
 }

@@ -80,9 +80,9 @@ public enum SQLGenerator {
                 ctx.note("nearest-first order of near")
                 orderExact = false
             }
-            for key in query.order where orderExact {
-                if let t = dialect.order(key, &ctx) { terms += t } else {
-                    ctx.note("order by \(key.descending ? "-" : "")\(key.path.dotted)")
+            if orderExact && !query.order.isEmpty {
+                if let t = dialect.order(query.order, &ctx) { terms = t } else {
+                    ctx.note("order by " + query.order.map { ($0.descending ? "-" : "") + $0.path.dotted }.joined(separator: ", "))
                     orderExact = false
                 }
             }

@@ -10,6 +10,7 @@ enum SQLNotes {
         case .exists(let k, _): return "\(k.dotted) exists"
         case .regex(let k, _, _): return "regex on \(k.dotted)"
         case .like(let k, _): return "like on \(k.dotted)"
+        case .prefix(let k, _): return "prefix match on \(k.dotted)"
         case .text(let k, _, _): return "case-insensitive match on \(k.dotted)"
         case .containedBy(let k, _): return "\(k.dotted) containedBy"
         case .elementMatch(let k, _): return "\(k.dotted) elemMatch"

@@ -193,6 +193,20 @@ public struct SQLiteDialect: SQLDialect {
         }
     }
 
+    /// A string (or array element) starting with `prefix`: the code-point
+    /// range `[prefix, successor)`, which is exactly the strings with that
+    /// prefix (BINARY collation compares UTF-8 bytes, code-point order) and
+    /// which an index on the key's text serves.
+    static func prefix(_ path: FieldPath, _ prefix: String, _ ctx: inout SQLContext) -> String? {
+        let lower = ctx.bind(.string(prefix))
+        let upper = SQLTerms.prefixUpperBound(prefix).map { ctx.bind(.string($0)) }
+        return walk(path, &ctx, missing: false) { doc, path, ctx in
+            valueOrElement(doc, path, &ctx) { t, x in
+                "(\(t) = 'text' AND \(x) >= \(lower)\(upper.map { " AND \(x) < \($0)" } ?? ""))"
+            }
+        }
+    }
+
     /// Whether a constant string holds NUL: SQLite binds text up to the
     /// first NUL (GRDB passes C strings), so such predicates are re-checked.
     static func bindsNUL(_ p: Predicate) -> Bool {
@@ -206,7 +220,7 @@ public struct SQLiteDialect: SQLDialect {
         switch p {
         case .compare(_, _, let t), .regex(_, let t, _), .like(_, let t): return term(t)
         case .in(_, let ts, _), .all(_, let ts): return ts.contains(where: term)
-        case .text(_, _, let s): return s.utf8.contains(0)
+        case .text(_, _, let s), .prefix(_, let s): return s.utf8.contains(0)
         default: return false
         }
     }
@@ -255,8 +269,11 @@ public struct SQLiteDialect: SQLDialect {
             guard let p = SQLTerms.string(pattern) else { sql = nil; break }
             sql = SQLiteDialect.regex(path, LikePattern.regex(p), LikePattern.options, prefix: SQLTerms.likePrefix(p), &ctx)
         case .text(let path, let match, let text) where !SQLTerms.coercesDates(path):
-            let (p, o) = TextRegex.regex(match, text)
+            // The case-insensitive ranges have no regex: re-checked.
+            guard let (p, o) = TextRegex.regex(match, text) else { sql = nil; break }
             sql = SQLiteDialect.regex(path, p, o, prefix: "", &ctx)
+        case .prefix(let path, let prefix) where !SQLTerms.coercesDates(path):
+            sql = SQLiteDialect.prefix(path, prefix, &ctx)
         default:
             sql = nil
         }
@@ -272,6 +289,18 @@ public struct SQLiteDialect: SQLDialect {
         let path = ctx.bind(.string(JSONWriter.string(.array(key.path.components.map { .string($0) }))))
         let dir = key.descending ? "1" : "0"
         return ["cql_sort_value(\(ctx.document), \(path), \(dir)) COLLATE cql_order\(key.descending ? " DESC" : "")"]
+    }
+
+    /// Several keys: one `cql_sort_key(doc, keys)` value per row, the
+    /// evaluator's compound sort key (MongoDB pairs keys through one array
+    /// per element, and fails on parallel arrays), compared by the collation
+    /// `cql_order_keys`. One key: ``order(_:_:)-(OrderKey,_)``.
+    public func order(_ keys: [OrderKey], _ ctx: inout SQLContext) -> [String]? {
+        if keys.count == 1 { return order(keys[0], &ctx) }
+        let spec = ctx.bind(.string(JSONWriter.string(.array(keys.map { key in
+            .array([.bool(key.descending)] + key.path.components.map { .string($0) })
+        }))))
+        return ["cql_sort_key(\(ctx.document), \(spec)) COLLATE cql_order_keys"]
     }
 
     public func pointerIn(path: FieldPath, className: String, ids: String, _ ctx: inout SQLContext) -> SQLFragment {

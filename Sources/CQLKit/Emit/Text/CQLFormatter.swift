@@ -68,6 +68,9 @@ struct CQLWriter {
             }
             if let key { fields.append(try CQLLiterals.path(key, range: q.range)) } else { fields.append("*") }
         case .top:
+            // LeanCloud's request parameter has no CQL spelling; dropping it
+            // would silently drop the ACLs from the results.
+            if q.returnACL { throw CQLWriter.unsupported("returnACL", q.range) }
             if q.count != .none { fields.append("count(*)") }
             for p in q.includes { fields.append("include " + (try CQLLiterals.path(p, range: q.range))) }
             // The count alone returns no objects, so keys select nothing; and
@@ -147,7 +150,10 @@ struct CQLWriter {
         case .and, .or, .not:
             try condition(c, depth: depth)
         case .constant(let b):
-            throw CQLWriter.unsupported(b ? "true" : "false", r)
+            // CQL has no `true`/`false`; `in ()` matches nothing (semantics.md),
+            // as where-JSON's `{"objectId":{"$in":[]}}` does, and `not in ()`
+            // everything. The optimizer folds conditions into these constants.
+            out += b ? "objectId not in ()" : "objectId in ()"
         case .compare(let p, let op, let t):
             out += try path(p) + " " + op.rawValue + " "
             try term(t, at: r)
@@ -163,6 +169,9 @@ struct CQLWriter {
         case .exists(let p, let present):
             out += try path(p) + (present ? " is exists" : " is not exists")
         case .regex(let p, let pattern, let options):
+            if options.contains("d") {
+                throw QueryError(.unsupported, "diacritic-insensitive matching (NSPredicate's [d]) cannot be expressed in CQL", range: r)
+            }
             out += try path(p) + " regexp "
             if options.isEmpty {
                 try term(pattern, at: r)
@@ -176,8 +185,12 @@ struct CQLWriter {
         case .like(let p, let pattern):
             out += try path(p) + " like "
             try term(pattern, at: r)
+        case .prefix(let p, let prefix):
+            out += try path(p) + " like " + CQLLiterals.string(LikePattern.escaped(prefix) + "%")
         case .text(let p, let match, let text):
-            let (pattern, options) = TextRegex.regex(match, text)
+            guard let (pattern, options) = TextRegex.regex(match, text) else {
+                throw TextRegex.rangeUnsupported(p, match, text, target: "CQL", range: r)
+            }
             out += try path(p) + " regexp " + CQLLiterals.string("(?" + options + ")" + pattern)
         case .select(let p, let key, let query, let negated):
             out += try path(p) + (negated ? " not in (" : " in (")

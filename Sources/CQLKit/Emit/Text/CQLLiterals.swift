@@ -21,7 +21,8 @@ enum CQLLiterals {
     /// Digits without a leading zero (or `0`): a path step that reads back as itself.
     static func isIndex(_ s: String) -> Bool {
         guard !s.isEmpty, s.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return false }
-        return s == "0" || !s.hasPrefix("0")
+        // The CQL lexer reads a bare step as a 64-bit integer; longer ones are backquoted.
+        return (s == "0" || !s.hasPrefix("0")) && Int64(s) != nil
     }
 
     /// A class name or key component: bare when it is a word that is not
@@ -29,8 +30,10 @@ enum CQLLiterals {
     static func name(_ s: String, afterDot: Bool = false, range: SourceRange?) throws(QueryError) -> String {
         if isWord(s) && !reservedWords.contains(s.lowercased()) { return s }
         if afterDot && isIndex(s) { return s }
-        guard !s.isEmpty, !s.contains("."), !s.contains("`") else {
-            let why = s.isEmpty ? "is empty" : s.contains(".") ? "contains '.'" : "contains '`'"
+        // Scalars, not Characters: a `.` or a backquote a combining mark follows is still one.
+        let dot = s.unicodeScalars.contains("."), tick = s.unicodeScalars.contains("`")
+        guard !s.isEmpty, !dot, !tick else {
+            let why = s.isEmpty ? "is empty" : dot ? "contains '.'" : "contains '`'"
             throw QueryError(.unsupported, "the name '\(s)' \(why), which CQL cannot write", range: range)
         }
         return "`" + s + "`"

@@ -44,6 +44,8 @@ extension UsergridWriter {
         case .exists(_, let present): throw unsupported(present ? "'exists'" : "'not exists'", c.range)
         case .regex: throw unsupported("'regexp'", c.range)
         case .like: throw unsupported("'like'", c.range)
+        // Usergrid's `name = 'abc*'` ignores case; a case-sensitive prefix has no form.
+        case .prefix: throw unsupported("a case-sensitive prefix match ('like 'abc%'')", c.range)
         case .containedBy: throw unsupported("'$containedBy'", c.range)
         case .elementMatch: throw unsupported("'$elemMatch'", c.range)
         case .type: throw unsupported("'$type'", c.range)
@@ -91,9 +93,14 @@ extension UsergridWriter {
                         "exact, case-sensitive string equality ('\(path.dotted)' = '\(s)') (Usergrid's '=' ignores case; use the literal option)",
                         range)
                 }
-                text = Self.quoted(s)
+                text = try quotedLiteral(s, range)
             } else {
-                text = Self.quoted(s)
+                guard literal else {
+                    throw unsupported(
+                        "a case-sensitive string range ('\(path.dotted)' \(op.rawValue) '\(s)') (Usergrid's string ranges ignore case; use the literal option)",
+                        range)
+                }
+                text = try quotedLiteral(s, range)
             }
         case .null: throw unsupported("null", range)
         default: throw unsupported(value.typeDescription + " value", range)
@@ -116,6 +123,13 @@ extension UsergridWriter {
         let key = try property(path)
         let hasStar = text.utf8.contains(UInt8(ascii: "*"))
         switch match {
+        case .lessThanIgnoringCase, .lessThanOrEqualIgnoringCase, .greaterThanIgnoringCase, .greaterThanOrEqualIgnoringCase:
+            let op = match.rangeOperator?.rawValue ?? ""
+            if literal {
+                throw unsupported(
+                    "a case-insensitive string range ('\(path.dotted)' \(op) '\(text)') in literal mode (there ranges are case-sensitive)", range)
+            }
+            return key + " " + op + " " + (try quotedLiteral(text, range))
         case .equalsIgnoringCase, .wildcard:
             if literal {
                 throw unsupported(
@@ -124,13 +138,23 @@ extension UsergridWriter {
             if match == .equalsIgnoringCase && hasStar {
                 throw unsupported("case-insensitive equality with a text containing '*' (Usergrid reads '*' as a wildcard)", range)
             }
-            return key + " = " + Self.quoted(text)
+            return key + " = " + (try quotedLiteral(text, range))
         case .word, .wordPrefix:
             if hasStar {
                 throw unsupported("a 'contains' word containing '*' (Usergrid reads a final '*' as a prefix match)", range)
             }
-            return key + " contains " + Self.quoted(match == .wordPrefix ? text + "*" : text)
+            return key + " contains " + (try quotedLiteral(match == .wordPrefix ? text + "*" : text, range))
         }
+    }
+
+    /// A string literal the parser reads back as `s`: Usergrid trims them, so
+    /// a string with whitespace at either end has no spelling.
+    func quotedLiteral(_ s: String, _ range: SourceRange?) throws(QueryError) -> String {
+        guard UsergridMeaning.isTrimmed(s) else {
+            throw unsupported(
+                "the string \(JSONWriter.string(.string(s))) (it has whitespace at an end, and Usergrid trims string literals)", range)
+        }
+        return Self.quoted(s)
     }
 
     /// `near` with only a maximum → `k within <meters> of lat, lon`.

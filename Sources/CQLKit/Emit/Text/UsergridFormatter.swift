@@ -11,7 +11,7 @@
 /// What `ql` cannot say is an ``QueryError/Kind/unsupported`` error that
 /// names the construct: regex, like, exists, size, all, subqueries,
 /// relations, boxes and polygons, null and typed values, placeholders, count,
-/// include, excluded keys, and — because Usergrid's `=` ignores case — exact
+/// include, excluded keys, LeanCloud's `returnACL`, and — because Usergrid's `=` ignores case — exact
 /// string equality unless `literal` is set (and case-insensitive matches when
 /// it is). Rewrites that keep the meaning: `!=` → `not k = v`, `in` →
 /// `k = a or k = b`, `not in` → `not (...)`, `near` with a maximum in km,
@@ -21,6 +21,16 @@
 /// The class name, `limit` and `skip` are not part of `ql` (Usergrid takes
 /// them as the request path and URL parameters; see ``UsergridOptions`` and
 /// ``UsergridOptions/cursor(offset:)``), so they are not written.
+///
+/// Order (usergrid.md, "Meaning"): `ql` without `order by` means newest first
+/// (`created` descending), or nearest first with a `within`, so that order
+/// is not written. A query with no order and no `within` (CQL's store order)
+/// has no `ql` spelling of its own and is written the same way: like the
+/// class and the page size, the order then becomes Usergrid's default. An
+/// order by the value of a `within` field cannot be written (`ql` reads it
+/// as the distance order). String literals are trimmed by Usergrid, so a
+/// string with whitespace at an end cannot be written; string ranges ignore
+/// case, so a case-sensitive one needs `literal`.
 ///
 /// ```swift
 /// let q = try UsergridParser.parse("WHERE not color eq 'Blue' && (a = 1 || b > 2.5) ORDER BY name ASC")
@@ -54,6 +64,7 @@ struct UsergridWriter {
     mutating func query(_ q: Query) throws(QueryError) -> String {
         if q.count != .none { throw unsupported("'count'") }
         if !q.includes.isEmpty { throw unsupported("'include'") }
+        if q.returnACL { throw unsupported("'returnACL'") }
         var out = "select " + (try keys(q.keys))
         if !q.direct.isEmpty {
             if q.condition != nil { throw unsupported("'direct' together with a condition") }
@@ -61,7 +72,13 @@ struct UsergridWriter {
         } else if let c = q.condition {
             if c.predicate != .constant(true) { out += " where " + (try condition(c, .or)) }
         }
-        if !q.order.isEmpty {
+        if !q.order.isEmpty && !(q.order == UsergridMeaning.defaultOrder && UsergridMeaning.firstWithin(q.condition) == nil) {
+            var withinFields = Set<FieldPath>()
+            UsergridMeaning.withinFields(q.condition, into: &withinFields)
+            if let k = q.order.first(where: { withinFields.contains($0.path) }) {
+                throw unsupported(
+                    "ordering by the value of the 'within' field '\(k.path.dotted)' (in Usergrid, 'order by \(k.path.dotted)' means nearest first)")
+            }
             var parts: [String] = []
             for k in q.order { parts.append(try property(k.path) + (k.descending ? " desc" : "")) }
             out += " order by " + parts.joined(separator: ", ")

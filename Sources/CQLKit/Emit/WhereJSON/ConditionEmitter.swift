@@ -90,12 +90,20 @@ struct ConditionEmitter {
         case .exists(let path, let present):
             return .op(try key(path, r), "$exists", .bool(present))
         case .regex(let path, let pattern, let options):
+            if options.contains("d") {
+                // MongoDB's regexes have no diacritic folding; `$text`'s is a different (word) search.
+                throw QueryError(.unsupported, "diacritic-insensitive matching (NSPredicate's [d]) cannot be expressed in the \(table.name) where-JSON dialect", range: r)
+            }
             return regexDoc(try key(path, r), try string(pattern, "regexp", at: r), options)
         case .like(let path, let pattern):
             let like = try string(pattern, "like", at: r)
             return regexDoc(try key(path, r), LikePattern.regex(like), LikePattern.options)
+        case .prefix(let path, let prefix):
+            return regexDoc(try key(path, r), LikePattern.prefixRegex(prefix), "")
         case .text(let path, let match, let text):
-            let (pattern, options) = TextRegex.regex(match, text)
+            guard let (pattern, options) = TextRegex.regex(match, text) else {
+                throw TextRegex.rangeUnsupported(path, match, text, target: "the \(table.name) where-JSON dialect", range: r)
+            }
             return regexDoc(try key(path, r), pattern, options)
         case .containedBy(let path, let terms):
             try require(.containedBy, c)

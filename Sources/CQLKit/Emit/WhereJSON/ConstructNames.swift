@@ -14,12 +14,16 @@ extension Predicate {
         case .exists(_, let present): return present ? "is exists" : "is not exists"
         case .regex: return "regexp"
         case .like: return "like"
+        case .prefix: return "like"  // how CQL writes a prefix match
         case .text(_, let match, _):
             switch match {
             case .equalsIgnoringCase: return "case-insensitive ="
             case .wildcard: return "wildcard ="
             case .word: return "contains"
             case .wordPrefix: return "contains prefix"
+            case .lessThanIgnoringCase, .lessThanOrEqualIgnoringCase, .greaterThanIgnoringCase,
+                .greaterThanOrEqualIgnoringCase:
+                return "case-insensitive " + (match.rangeOperator?.rawValue ?? "")
             }
         case .containedBy: return "$containedBy"
         case .elementMatch: return "$elemMatch"

@@ -85,3 +85,40 @@ package enum LikePattern {
         out.append(UInt8(ascii: "]"))
     }
 }
+
+extension LikePattern {
+    /// A LIKE pattern matching exactly the strings that start with `prefix`
+    /// when followed by `%`: LIKE has no escape character, so `%`, `_` and `[`
+    /// are written as one-member classes.
+    ///
+    /// ```swift
+    /// LikePattern.escaped("50%_off[")   // 50[%][_]off[[]
+    /// ```
+    package static func escaped(_ prefix: String) -> String {
+        var out = ""
+        for ch in prefix.unicodeScalars {
+            switch ch {
+            case "%": out += "[%]"
+            case "_": out += "[_]"
+            case "[": out += "[[]"
+            default: out.unicodeScalars.append(ch)
+            }
+        }
+        return out
+    }
+
+    /// The PCRE pattern (no options) of a prefix match: `^abc` when no
+    /// character is special (MongoDB serves such a "prefix expression" from an
+    /// index), else `^\Q...\E`.
+    ///
+    /// ```swift
+    /// LikePattern.prefixRegex("abc")   // ^abc
+    /// LikePattern.prefixRegex("a.b")   // ^\Qa.b\E
+    /// ```
+    package static func prefixRegex(_ prefix: String) -> String {
+        let plain = prefix.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == UInt8(ascii: "_") || c == UInt8(ascii: "-") || c >= 0x80
+        }
+        return "^" + (plain ? prefix : TextRegex.quote(prefix))
+    }
+}

@@ -38,8 +38,13 @@ package enum TextRegex {
 
     /// The pattern and options of `match` against `text`. For `.wildcard` the
     /// text holds the `*`s; for `.wordPrefix` it is the prefix without its `*`.
-    package static func regex(_ match: TextMatch, _ text: String) -> (pattern: String, options: String) {
+    /// `nil` for the case-insensitive ranges (``TextMatch/rangeOperator``),
+    /// which no regex expresses: callers name them in an error (or, in the
+    /// evaluator, compare case-folded strings).
+    package static func regex(_ match: TextMatch, _ text: String) -> (pattern: String, options: String)? {
         switch match {
+        case .lessThanIgnoringCase, .lessThanOrEqualIgnoringCase, .greaterThanIgnoringCase, .greaterThanOrEqualIgnoringCase:
+            return nil
         case .equalsIgnoringCase:
             return ("^" + quote(text) + #"\z"#, "i")
         case .wildcard:
@@ -51,5 +56,17 @@ package enum TextRegex {
         case .wordPrefix:
             return (wordStart + quote(text), "i")
         }
+    }
+
+    /// The error for a case-insensitive range in a backend that has no way to
+    /// say it (where-JSON, CQL): it names the comparison and the way out.
+    package static func rangeUnsupported(
+        _ path: FieldPath, _ match: TextMatch, _ text: String, target: String, range: SourceRange?
+    ) -> QueryError {
+        let op = match.rangeOperator?.rawValue ?? "?"
+        return QueryError(
+            .unsupported,
+            "Usergrid's case-insensitive string range (\(path.dotted) \(op) \(UsergridWriter.quoted(text))) cannot be expressed in \(target); the literal option makes Usergrid's string ranges case-sensitive",
+            range: range)
     }
 }

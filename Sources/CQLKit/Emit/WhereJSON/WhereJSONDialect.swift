@@ -46,6 +46,8 @@ struct WhereJSONDialectTable: Sendable {
         case relatedTo
         /// `{"$relativeTime": "in 2 days"}` as the operand of a range comparison.
         case relativeTime
+        /// LeanCloud's `"returnACL":"true"` request parameter.
+        case returnACL
     }
 
     /// How geo points are written.

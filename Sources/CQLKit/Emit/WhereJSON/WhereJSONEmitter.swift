@@ -3,7 +3,7 @@
 /// ``WhereJSONDialect``s.
 ///
 /// The object holds `className`, `where`, `order`, `skip`, `limit`, `keys`,
-/// `include` and `count`, each only when set. Conditions merge the idiomatic
+/// `include`, `count` and (LeanCloud only) `returnACL`, each only when set. Conditions merge the idiomatic
 /// way (one object per AND, `$and` only where keys collide). A construct the
 /// dialect cannot express is an `.unsupported` error naming it and the
 /// dialect; an unbound `?` is a `.binding` error. Print the result with
@@ -70,6 +70,11 @@ public enum WhereJSONEmitter {
             o["limit"] = .int(0)
         case .withResults:
             o["count"] = .int(1)
+        }
+        if query.returnACL {
+            guard table.supports(.returnACL) else { throw table.unsupported("returnACL", range: query.range) }
+            // The string, as the LeanCloud SDKs send it.
+            o["returnACL"] = .string("true")
         }
         return .object(o)
     }

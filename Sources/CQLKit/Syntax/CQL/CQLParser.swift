@@ -35,8 +35,29 @@ public enum CQLParser {
     /// - Throws: ``QueryError`` with `source` set: `.syntax` for text that
     ///   does not follow the grammar, `.invalidValue` for bad literals
     ///   (`date('x')`, `geopoint(200, 0)`, an integer overflow), `.limit` for
-    ///   too deep or too long input, `.unsupported` for `insert`/`update`/`delete`.
+    ///   too deep or too long input, `.unsupported` for a write statement
+    ///   (`insert`/`update`/`delete`: read those with ``parseStatement(_:options:)``).
     public static func parse(_ text: String, options: Options = Options()) throws(QueryError) -> Query {
+        let statement = try parseStatement(text, options: options)
+        guard case .select(let query) = statement else {
+            throw QueryError(.unsupported, "'\(statement.verb)' is a write statement, not a query; only 'select' can be run as a query",
+                             range: statement.range.map { SourceRange($0.start, $0.start + statement.verb.utf8.count) }, source: text)
+        }
+        return query
+    }
+
+    /// Parses one statement: a `select` query or a write (`insert`, `update`,
+    /// `delete`), with the same errors as ``parse(_:options:)`` plus the
+    /// positioned errors of writes (column/value counts, a key given twice,
+    /// a built-in key, no `objectId =` condition, an unknown op, a bad op argument).
+    ///
+    /// ```swift
+    /// try CQLParser.parseStatement("insert into GameScore(name, score) values ('dennis', 1200)")
+    /// // .insert(InsertStatement(className: "GameScore", columns: [name, score], rows: [['dennis', 1200]]))
+    /// try CQLParser.parseStatement("delete from T where name = 'x'")
+    /// // 1:26: delete needs an 'objectId = ...' condition joined by 'and' at the top level of 'where': ...
+    /// ```
+    public static func parseStatement(_ text: String, options: Options = Options()) throws(QueryError) -> Statement {
         do {
             let bytes = Array(text.utf8)
             guard bytes.count <= options.maxLength else {
@@ -45,9 +66,12 @@ public enum CQLParser {
             }
             var scanner = CQLScanner(bytes)
             let parser = CQLParserState(tokens: try scanner.run(), bytes: bytes, maxDepth: options.maxDepth)
-            var query = try parser.parseStatement()
-            query.source = text
-            return query
+            switch try parser.parseStatement() {
+            case .select(var q): q.source = text; return .select(q)
+            case .insert(var s): s.source = text; return .insert(s)
+            case .update(var s): s.source = text; return .update(s)
+            case .delete(var s): s.source = text; return .delete(s)
+            }
         } catch let error as QueryError {
             throw error.withSource(text)
         } catch {
@@ -273,21 +297,31 @@ final class CQLParserState {
 
     // MARK: Statements
 
-    func parseStatement() throws -> Query {
+    func parseStatement() throws -> Statement {
+        let statement: Statement
         if isKeyword(.select) {
             let result = try parseSelect()
-            if kind == .semicolon {
-                skip()
-                guard kind == .end else { throw fail(expected: "end of input after ';' (one statement at a time)") }
-            } else if kind != .end {
-                throw clauseEndError(result.state, closing: "end of input")
+            if kind != .semicolon && kind != .end { throw clauseEndError(result.state, closing: "end of input") }
+            statement = .select(result.query)
+        } else if isWord(.insert) {
+            statement = .insert(try parseInsert())
+        } else if isWord(.update) {
+            statement = .update(try parseUpdate())
+        } else if isWord(.delete) {
+            statement = .delete(try parseDelete())
+        } else {
+            throw fail(expected: "'select', 'insert', 'update' or 'delete' at the start of the statement")
+        }
+        if kind == .semicolon {
+            skip()
+            guard kind == .end else { throw fail(expected: "end of input after ';' (one statement at a time)") }
+        } else if kind != .end {
+            switch statement {
+            case .insert: throw fail(expected: "',' and another row, or end of input after the values")
+            case .update, .delete: throw fail(expected: "'and', 'or' or end of input after the condition")
+            case .select: break
             }
-            return result.query
         }
-        if isWord(.insert) || isWord(.update) || isWord(.delete) {
-            throw QueryError(.unsupported, "'\(current.word)' statements are not supported yet (DML comes later); only 'select' queries can be parsed",
-                             range: current.range)
-        }
-        throw fail(expected: "'select' at the start of the statement")
+        return statement
     }
 }

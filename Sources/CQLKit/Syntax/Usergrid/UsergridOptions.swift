@@ -9,8 +9,8 @@
 ///   case-insensitive whole-value match and wildcard.
 /// - `limit`: 1...1000. Usergrid clamps larger limits to 1000, and so does
 ///   this library (the query then means what the server would return); a
-///   limit below 1 is an error. `nil` leaves `Query.limit` unset, so the
-///   backend's own default applies (Usergrid's is 10).
+///   limit below 1 is an error. `nil` is Usergrid's default page, 10, written
+///   into `Query.limit` so that every backend returns that page too.
 /// - `cursor`: an opaque paging token. Ours is the base64url text (no
 ///   padding) of `offset:N`; it becomes `Query.skip = N`. Build one with
 ///   ``cursor(offset:)``. Anything else is an error.
@@ -43,18 +43,19 @@ public struct UsergridOptions: Hashable, Sendable {
         Base64URL.encode(Array("offset:\(max(0, offset))".utf8))
     }
 
-    /// Sets class name, limit and skip of `query` from these options.
-    func apply(to query: inout Query) throws(QueryError) {
+    /// Sets class name, limit and skip of `query` from these options, and its
+    /// order from Usergrid's rules (`UsergridMeaning.order`).
+    func apply(to query: inout Query, orderRanges: [SourceRange] = []) throws(QueryError) {
         query.className = className
-        if let limit {
-            guard limit >= 1 else {
-                throw QueryError(.invalidValue, "limit must be at least 1, found \(limit)")
-            }
-            query.limit = .value(.int(Int64(min(limit, UsergridOptions.maxLimit))))
+        let limit = self.limit ?? UsergridMeaning.defaultLimit
+        guard limit >= 1 else {
+            throw QueryError(.invalidValue, "limit must be at least 1, found \(limit)")
         }
+        query.limit = .value(.int(Int64(min(limit, UsergridOptions.maxLimit))))
         if let cursor {
             query.skip = .value(.int(try UsergridOptions.offset(ofCursor: cursor)))
         }
+        query.order = try UsergridMeaning.order(query.order, condition: query.condition, ranges: orderRanges)
     }
 
     /// The offset a cursor stands for.

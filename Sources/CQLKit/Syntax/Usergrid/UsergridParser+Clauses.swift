@@ -73,7 +73,9 @@ extension UsergridParserState {
         var keys: [OrderKey] = []
         repeat {
             if !keys.isEmpty { advance() }
+            let keyToken = current
             let path = try parseProperty(what: "a property name after '\(keys.isEmpty ? "order by" : ",")'")
+            orderRanges.append(keyToken.range)
             var descending = false
             if at(.asc) {
                 advance()

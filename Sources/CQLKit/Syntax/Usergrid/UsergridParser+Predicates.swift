@@ -95,22 +95,20 @@ extension UsergridParserState {
         }
     }
 
-    /// `k op v` in the AST: string `=` is Usergrid's case-insensitive match
-    /// unless `literal`; everything else compares.
+    /// `k op v` in the AST (`UsergridMeaning.comparison`):
+    /// a quoted string is trimmed, and unless `literal` its `=` and ranges
+    /// ignore case; everything else compares.
     func mapComparison(_ path: FieldPath, _ op: UsergridToken, _ valueToken: UsergridToken) -> Predicate {
-        let comparison = op.kind.comparison ?? .equal
-        let value = valueToken.value ?? .null
-        if comparison == .equal, valueToken.kind == .string, !literal, case .string(let s) = value {
-            return .text(path, s.utf8.contains(UInt8(ascii: "*")) ? .wildcard : .equalsIgnoringCase, s)
-        }
-        return .compare(path, comparison, .value(value))
+        UsergridMeaning.comparison(
+            path, op.kind.comparison ?? .equal, valueToken.value ?? .null, quoted: valueToken.kind == .string, literal: literal)
     }
 
     /// `contains 'w'` → word match, `contains 'w*'` → word-prefix match.
     /// A `*` elsewhere could never match a word (words are runs of letters
     /// and digits), so it is an error rather than a silent no-match.
+    /// The text is trimmed first, as every string literal (usergrid.md).
     func mapContains(_ path: FieldPath, _ text: String, _ token: UsergridToken) throws(QueryError) -> Predicate {
-        var bytes = Array(text.utf8)
+        var bytes = Array(UsergridMeaning.trimmed(text).utf8)
         let prefix = bytes.last == UInt8(ascii: "*")
         if prefix { bytes.removeLast() }
         if bytes.contains(UInt8(ascii: "*")) {

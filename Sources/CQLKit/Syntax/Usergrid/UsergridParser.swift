@@ -8,35 +8,57 @@
 /// trailing input, a missing token, number overflow and `%` are positioned
 /// errors; escapes are decoded; keys and literals keep their case.
 ///
-/// Mapping (TEAM.md): string `=` → ``Predicate/text(_:_:_:)`` with
-/// ``TextMatch/equalsIgnoringCase`` (``TextMatch/wildcard`` when the text has
-/// a `*`), or a plain `=` comparison with ``UsergridOptions/literal``;
-/// `contains 'w'` → ``TextMatch/word``, `contains 'w*'` →
-/// ``TextMatch/wordPrefix``; `within D of LAT, LON` → ``Predicate/near(_:point:min:max:)``
-/// with a maximum of D meters; numbers, booleans, UUIDs and string ranges →
-/// ``Predicate/compare(_:_:_:)`` (strings compare by code point, with case:
-/// Usergrid's lowercasing of the whole query is a defect we do not copy).
+/// Mapping (usergrid.md): string literals are trimmed; string `=` →
+/// ``Predicate/text(_:_:_:)`` with ``TextMatch/equalsIgnoringCase``
+/// (``TextMatch/wildcard`` when the text has a `*`), string `<` `<=` `>` `>=`
+/// → the case-insensitive ranges (``TextMatch/lessThanIgnoringCase``, ...),
+/// or plain comparisons with ``UsergridOptions/literal``; `contains 'w'` →
+/// ``TextMatch/word``, `contains 'w*'` → ``TextMatch/wordPrefix``;
+/// `within D of LAT, LON` → ``Predicate/near(_:point:min:max:)`` with a
+/// maximum of D meters; numbers, booleans and UUIDs →
+/// ``Predicate/compare(_:_:_:)``. Keys and literals keep their case:
+/// Usergrid's lowercasing of the whole query is a defect we do not copy, its
+/// case-insensitive matching is in the AST instead. Without `order by`
+/// results come newest first (`created` descending) or, with a `within`,
+/// nearest first; the page is 10 unless the options say otherwise.
 ///
 /// ```swift
 /// let q = try UsergridParser.parse("select * where color = 'blue' and weight > 2 order by name desc")
 /// q.condition   // and[text(color, equalsIgnoringCase, "blue"), compare(weight, >, 2)]
 /// q.order       // [OrderKey("name", descending: true)]
+/// q.limit       // .value(.int(10))
 /// ```
 public enum UsergridParser {
     /// How deeply parentheses and `not`s may nest.
     static let maxDepth = 128
 
     /// Parses `text` with `options` (class name, literal mode, limit, cursor).
+    /// The request's meaning is applied (``UsergridOptions``,
+    /// `UsergridMeaning`): no `limit` is Usergrid's page of 10; no
+    /// `order by` is newest first (`created` descending), or nearest first
+    /// with a `within`, as is `order by` the `within` field.
     public static func parse(_ text: String, options: UsergridOptions = .init()) throws(QueryError) -> Query {
         do throws(QueryError) {
+            var (query, orderRanges) = try parseWritten(text, literal: options.literal)
+            try options.apply(to: &query, orderRanges: orderRanges)
+            return query
+        } catch {
+            throw error.withSource(text)
+        }
+    }
+
+    /// The query as written, before the request's meaning: no class, limit
+    /// or skip, and only the `order by` keys the text has (with where each
+    /// key is). ``UsergridQuery/fromString(_:)`` adds these to a builder.
+    static func parseWritten(_ text: String, literal: Bool) throws(QueryError) -> (Query, [SourceRange]) {
+        do throws(QueryError) {
             let tokens = try UsergridLexer.tokenize(text)
-            var parser = UsergridParserState(tokens: tokens, literal: options.literal, source: text)
+            var parser = UsergridParserState(tokens: tokens, literal: literal, source: text)
             var query = try parser.parseQuery()
             query.range = SourceRange(0, text.utf8.count)
             // Later stages (emitters) point their errors into this text.
             query.source = text
-            try options.apply(to: &query)
-            return query
+            return (query, parser.orderRanges)
         } catch {
             throw error.withSource(text)
         }
@@ -51,6 +73,8 @@ struct UsergridParserState {
     let source: String
     var index = 0
     var depth = 0
+    /// Where each `order by` key is, for errors found once the whole query is known.
+    var orderRanges: [SourceRange] = []
 
     init(tokens: [UsergridToken], literal: Bool, source: String) {
         self.tokens = tokens

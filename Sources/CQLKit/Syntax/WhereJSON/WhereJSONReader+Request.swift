@@ -12,7 +12,7 @@ extension WhereJSONReading {
         case compound
     }
 
-    static let requestParameters = ["where", "order", "limit", "skip", "keys", "include", "count", "className"]
+    static let requestParameters = ["where", "order", "limit", "skip", "keys", "include", "count", "returnACL", "className"]
 
     func readRequest(_ o: [String: Value], path: String, kind: RequestKind, scope: Scope) throws(QueryError) -> Query {
         var query = Query(className: scope.className, range: exactRange(path))
@@ -25,12 +25,12 @@ extension WhereJSONReading {
                 whereMember = (p, value)
             case "className":
                 query.className = try readClassName(value, path: p, kind: kind, given: scope.className)
-            case "order", "limit", "skip", "keys", "include", "count":
+            case "order", "limit", "skip", "keys", "include", "count", "returnACL":
                 if kind == .compound {
                     throw fail(.syntax, p, "a compound sub-query ($or/$and/$nor element) carries no '\(key)'")
                 }
-                if kind == .subquery && key == "count" {
-                    throw fail(.syntax, p, "a subquery carries no 'count'")
+                if kind == .subquery && (key == "count" || key == "returnACL") {
+                    throw fail(.syntax, p, "a subquery carries no '\(key)'")
                 }
                 switch key {
                 case "order": query.order = try readOrder(value, path: p)
@@ -38,6 +38,7 @@ extension WhereJSONReading {
                 case "skip": query.skip = .value(.int(try readNonNegativeInteger(value, path: p)))
                 case "keys": query.keys = try readKeys(value, path: p)
                 case "include": query.includes = try readPathList(value, path: p, what: "include path")
+                case "returnACL": query.returnACL = try readReturnACL(value, path: p)
                 default: count = try readCount(value, path: p)
                 }
             default:
@@ -162,6 +163,18 @@ extension WhereJSONReading {
             throw fail(.invalidValue, path, "expected a non-negative integer, found \(JSONWriter.string(value.restJSON))")
         }
         return n
+    }
+
+    /// `returnACL`: the LeanCloud SDKs send the string `"true"`; the boolean
+    /// `true` (and `false` / `"false"`) mean the same. Anything else is an
+    /// error rather than a guess.
+    private func readReturnACL(_ value: Value, path: String) throws(QueryError) -> Bool {
+        switch value {
+        case .bool(true), .string("true"): return true
+        case .bool(false), .string("false"): return false
+        default:
+            throw fail(.invalidValue, path, "expected \"true\" or \"false\" (or a boolean), found \(JSONWriter.string(value))")
+        }
     }
 
     /// `count`: `1`, `true` or `"1"` asks for the count; `0`, `false`, `"0"` not.

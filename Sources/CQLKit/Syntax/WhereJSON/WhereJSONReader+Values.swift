@@ -56,13 +56,23 @@ extension WhereJSONReading {
             guard let d = ISODate.parse(s) else { throw fail(.invalidValue, path, "invalid ISO 8601 date '\(s)'") }
             return d
         case .int(let ms):
-            return DateValue(millisecondsSince1970: ms)
+            return try milliseconds(ms, path: path)
         case .object(let o) where o.count == 1:
-            if case .string(let s)? = o["$numberLong"], let ms = Int64(s) { return DateValue(millisecondsSince1970: ms) }
+            if case .string(let s)? = o["$numberLong"], let ms = Int64(s) { return try milliseconds(ms, path: Self.join(path, "$numberLong")) }
             throw expected("an ISO 8601 string or milliseconds", path, found: value)
         default:
             throw expected("an ISO 8601 string or milliseconds", path, found: value)
         }
+    }
+
+    /// A date from milliseconds since 1970, within the years ISO 8601 writes
+    /// with four digits (0000...9999), as every backend needs (found by fuzzing).
+    private func milliseconds(_ ms: Int64, path: String) throws(QueryError) -> DateValue {
+        let d = DateValue(millisecondsSince1970: ms)
+        guard ISODate.parse(ISODate.format(d)) == d else {
+            throw fail(.invalidValue, path, "the date \(ms) milliseconds since 1970 is outside the years 0000...9999")
+        }
+        return d
     }
 
     /// The operand of `$eq`, `$lt`, an `$in` element, ...: a value, or with

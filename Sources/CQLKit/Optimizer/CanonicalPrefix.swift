@@ -1,0 +1,110 @@
+/// Writes every literal prefix match in one form, ``Predicate/prefix(_:_:)``,
+/// which SQL backends can serve with an index range.
+///
+/// ```
+/// name like 'abc%'                   →   prefix name "abc"   (CQL: name like 'abc%')
+/// name like '50[%]%'                 →   prefix name "50%"
+/// name regexp '^abc'                 →   prefix name "abc"   (where-JSON: {"$regex":"^abc"})
+/// name regexp '^\Qa.b\E'             →   prefix name "a.b"
+/// name regexp '^a\.b' (option s)     →   prefix name "a.b"
+/// name like 'a_c%'                   stays (`_` is a wildcard)
+/// name like 'abc'                    stays (anchored at the end too)
+/// name regexp '(?i)^abc'             stays (case-insensitive)
+/// name regexp '^abc' (option m)      stays (`^` also matches after a newline)
+/// ```
+///
+/// Sound everywhere: `like` is anchored and case-sensitive (cql.md): a
+/// pattern of literal characters (one-member classes such as `[%]` count as
+/// their character) followed by `%` only matches exactly the strings starting
+/// with those characters (`%` matches any run, newlines included). A PCRE
+/// pattern `^` + literal characters, with no options but `s` (which only
+/// changes `.`), is found in exactly the strings starting with them (UTF
+/// mode: characters are code points, so a code-point prefix is a UTF-8 byte
+/// prefix). Both test a string value or the string elements of an array,
+/// as the prefix predicate does.
+public struct CanonicalPrefix: ConditionRule {
+    public init() {}
+
+    public func rewrite(_ c: Condition) -> Condition? {
+        switch c.predicate {
+        case .like(let path, .value(.string(let pattern))):
+            return CanonicalPrefix.likePrefix(pattern).map { Condition(.prefix(path, $0), range: c.range) }
+        case .regex(let path, .value(.string(let pattern)), let options) where options.allSatisfy({ $0 == "s" }):
+            return CanonicalPrefix.regexPrefix(pattern).map { Condition(.prefix(path, $0), range: c.range) }
+        default:
+            return nil
+        }
+    }
+
+    /// The literal prefix of a LIKE pattern `literal%` (one or more `%` at
+    /// the end and none elsewhere, no `_`, classes of one ASCII member).
+    static func likePrefix(_ pattern: String) -> String? {
+        let b = Array(pattern.utf8)
+        var end = b.count
+        while end > 0, b[end - 1] == UInt8(ascii: "%") { end -= 1 }
+        guard end < b.count else { return nil }
+        var out: [UInt8] = []
+        var i = 0
+        while i < end {
+            let c = b[i]
+            switch c {
+            case UInt8(ascii: "%"), UInt8(ascii: "_"): return nil
+            case UInt8(ascii: "["):
+                // `[x]` with one ASCII member other than `^` is that character
+                // (`[]]` too). A `[` with no `]` after it is a literal `[`
+                // (LikePattern's reading); any other class is not a literal.
+                if i + 2 < end, b[i + 2] == UInt8(ascii: "]"), b[i + 1] < 0x80, b[i + 1] != UInt8(ascii: "^") {
+                    out.append(b[i + 1])
+                    i += 3
+                    continue
+                }
+                if b[(i + 1)...].contains(UInt8(ascii: "]")) { return nil }
+                out.append(c)
+            default:
+                out.append(c)
+            }
+            i += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The literal prefix of a PCRE pattern `^literal`: plain characters that
+    /// are not special, `\` before ASCII punctuation, and `\Q...\E` quotes.
+    static func regexPrefix(_ pattern: String) -> String? {
+        let b = Array(pattern.utf8)
+        guard b.first == UInt8(ascii: "^") else { return nil }
+        let special = Set("\\^$.|?*+()[]{}".utf8)
+        var out: [UInt8] = []
+        var i = 1
+        while i < b.count {
+            let c = b[i]
+            if c == UInt8(ascii: "\\") {
+                guard i + 1 < b.count else { return nil }
+                let n = b[i + 1]
+                if n == UInt8(ascii: "Q") {
+                    // Quoted up to `\E` or the end of the pattern.
+                    var j = i + 2
+                    while j < b.count, !(b[j] == UInt8(ascii: "\\") && j + 1 < b.count && b[j + 1] == UInt8(ascii: "E")) {
+                        out.append(b[j])
+                        j += 1
+                    }
+                    i = j + 2
+                    continue
+                }
+                if n == UInt8(ascii: "E") { i += 2; continue }  // a stray `\E` is ignored by PCRE
+                guard n < 0x80, !isAlphanumeric(n), n > 0x20 else { return nil }
+                out.append(n)
+                i += 2
+                continue
+            }
+            if special.contains(c) { return nil }
+            out.append(c)
+            i += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func isAlphanumeric(_ c: UInt8) -> Bool {
+        (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A)
+    }
+}

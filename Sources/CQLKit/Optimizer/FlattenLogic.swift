@@ -1,0 +1,28 @@
+/// Flattens nested `and`s and `or`s and unwraps a one-operand `and` / `or`.
+///
+/// ```
+/// a = 1 and (b = 2 and c = 3)   →   a = 1 and b = 2 and c = 3
+/// (a = 1 or (b = 2 or c = 3))   →   a = 1 or b = 2 or c = 3
+/// ```
+///
+/// Sound everywhere: `and` and `or` are associative on each object's match
+/// (semantics.md evaluates every predicate to matches / does not match, with
+/// no third value), and a one-operand `and`/`or` is its operand.
+public struct FlattenLogic: ConditionRule {
+    public init() {}
+
+    public func rewrite(_ c: Condition) -> Condition? {
+        switch c.predicate {
+        case .and(let items):
+            if items.count == 1 { return items[0] }
+            guard items.contains(where: { if case .and = $0.predicate { return true } else { return false } }) else { return nil }
+            return Condition(.and(items.flatMap(Operands.conjuncts)), range: c.range)
+        case .or(let items):
+            if items.count == 1 { return items[0] }
+            guard items.contains(where: { if case .or = $0.predicate { return true } else { return false } }) else { return nil }
+            return Condition(.or(items.flatMap(Operands.disjuncts)), range: c.range)
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,148 @@
+/// The optimizer: rewrites a bound query into a smaller one with the same
+/// meaning under semantics.md, by running a list of rules to a fixed point.
+///
+/// Every rule is a pure function `Query → Query` (``OptimizerRule``), one
+/// per file, each with its soundness argument. Before the rules run,
+/// ``CompileTimeChecks`` rejects what can never be evaluated (a GeoPoint out
+/// of range, an impossible box or distance range) with a positioned error.
+///
+/// ```swift
+/// let q = try CQLParser.parse("select * from T where (a = 1 or a = 2) and not (b = 3) and a != 5")
+/// let result = try Optimizer().optimize(q)
+/// try CQLFormatter.format(result.query)
+/// // select * from T where a in (1, 2) and b != 3 and a != 5
+/// result.steps.map(\.rule)   // ["PushNegation", "EqualitiesToIn"]
+/// ```
+public struct Optimizer: Sendable {
+    /// The rules, in the order each round runs them.
+    public var rules: [any OptimizerRule]
+    /// Rounds at most; a round that changes nothing ends the run earlier.
+    public var maxIterations: Int
+
+    /// The default rules (``defaultRules``) or the caller's own list.
+    public init(rules: [any OptimizerRule] = Optimizer.defaultRules, maxIterations: Int = 16) {
+        self.rules = rules
+        self.maxIterations = maxIterations
+    }
+
+    /// Every rule of the project, in the order they run: structure first
+    /// (flatten, fold, negation), then the merges, then the pruning rules.
+    public static let defaultRules: [any OptimizerRule] = [
+        FlattenLogic(), FoldConstants(), PushNegation(), RemoveDuplicates(), Contradictions(), HoistCommonConjunct(),
+        MergeBounds(), EqualitiesToIn(), InequalitiesToNotIn(), SingletonIn(), CanonicalPrefix(), DropOrderForCount(),
+    ]
+
+    /// One rule that changed the query: its name and the query before and after.
+    public struct Step: Sendable {
+        public var rule: String
+        public var before: Query
+        public var after: Query
+    }
+
+    /// The optimized query and the steps that led to it.
+    public struct Result: Sendable {
+        public var query: Query
+        public var steps: [Step]
+    }
+
+    /// Checks the query (``CompileTimeChecks``), then applies the rules round
+    /// after round until a round changes nothing or `maxIterations` rounds ran.
+    public func optimize(_ query: Query) throws(QueryError) -> Result {
+        try CompileTimeChecks.check(query)
+        var current = query
+        var steps: [Step] = []
+        for _ in 0..<maxIterations {
+            var changed = false
+            for rule in rules {
+                let next = rule.apply(current)
+                if next != current {
+                    steps.append(Step(rule: rule.name, before: current, after: next))
+                    current = next
+                    changed = true
+                }
+            }
+            if !changed { break }
+        }
+        current.source = query.source
+        current.range = query.range
+        return Result(query: current, steps: steps)
+    }
+
+    /// The optimized query with the default rules (no steps recorded by the caller).
+    public static func optimize(_ query: Query) throws(QueryError) -> Query {
+        try Optimizer().optimize(query).query
+    }
+}
+
+/// One rewrite of the optimizer: a pure function from a query to an
+/// equivalent query (semantics.md). It must return its input unchanged when
+/// it does not apply, so the pipeline can tell when a fixed point is reached.
+public protocol OptimizerRule: Sendable {
+    /// The rule's name, as `cql explain` shows it.
+    var name: String { get }
+    func apply(_ query: Query) -> Query
+}
+
+/// A rule that rewrites single condition nodes. Its `apply(_:)` visits the
+/// condition tree bottom-up (children first) and the conditions of
+/// subqueries, but not the inside of `$elemMatch`, whose paths are relative
+/// to an array element and whose meaning differs (no fan-out).
+///
+/// Every condition rule is an equivalence (the node matches exactly the
+/// objects its rewrite matches), so it is sound in every context: at the top
+/// level, under `not`, inside `or` and in a subquery alike.
+///
+/// One exception is kept out: a `near` orders the results (nearest first)
+/// when the query has no explicit order, and which `near` does so is the
+/// first one left after constant folding (semantics.md; the evaluator's
+/// `QueryPlan.firstNear`). Dropping, reordering or folding operands next to a
+/// `near` can change that first one without changing which objects match, so
+/// the condition of such a query (no `order`, results asked for, a `near`
+/// outside `$elemMatch`) is left as written.
+public protocol ConditionRule: OptimizerRule {
+    /// The rewrite of one node, or `nil` when the rule does not apply there.
+    func rewrite(_ condition: Condition) -> Condition?
+}
+
+extension ConditionRule {
+    public var name: String { String(describing: type(of: self)) }
+
+    public func apply(_ query: Query) -> Query {
+        guard !NearOrder.fixesOrder(query) else { return query }
+        var q = query
+        q.condition = query.condition.map(walk)
+        return q
+    }
+
+    func walk(_ c: Condition) -> Condition {
+        var node = c
+        switch c.predicate {
+        case .and(let items): node.predicate = .and(items.map(walk))
+        case .or(let items): node.predicate = .or(items.map(walk))
+        case .not(let inner): node.predicate = .not(walk(inner))
+        case .select(let path, let key, let query, let negated):
+            node.predicate = .select(path, key: key, query: apply(query), negated: negated)
+        case .inQuery(let path, let query, let negated):
+            node.predicate = .inQuery(path, query: apply(query), negated: negated)
+        default: break
+        }
+        return rewrite(node) ?? node
+    }
+}
+
+/// Whether a query's result order comes from a `near` in its condition.
+enum NearOrder {
+    static func fixesOrder(_ query: Query) -> Bool {
+        guard query.order.isEmpty, query.count != .only, let c = query.condition else { return false }
+        return containsNear(c)
+    }
+
+    static func containsNear(_ c: Condition) -> Bool {
+        switch c.predicate {
+        case .near: return true
+        case .and(let items), .or(let items): return items.contains(where: containsNear)
+        case .not(let inner): return containsNear(inner)
+        default: return false
+        }
+    }
+}

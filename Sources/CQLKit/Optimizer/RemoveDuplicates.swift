@@ -1,0 +1,49 @@
+/// Drops repeated operands of `and` / `or` and operands absorbed by others.
+///
+/// ```
+/// a = 1 and a = 1                  →   a = 1
+/// a = 1 or b = 2 or a = 1          →   a = 1 or b = 2
+/// a = 1 or (a = 1 and b = 2)       →   a = 1
+/// a = 1 and (a = 1 or b = 2)       →   a = 1
+/// (a = 1 and b = 2) or (b = 2 and a = 1 and c = 3)   →   a = 1 and b = 2
+/// ```
+///
+/// Sound everywhere: idempotence (`x and x` is `x`) and absorption
+/// (`x or (x and y)` is `x`, `x and (x or y)` is `x`) hold in any two-valued
+/// logic, and each object either matches each operand or not. Operands are
+/// compared structurally (the same predicate on the same path with the same
+/// constants), never by meaning, so no semantic question arises.
+public struct RemoveDuplicates: ConditionRule {
+    public init() {}
+
+    public func rewrite(_ c: Condition) -> Condition? {
+        switch c.predicate {
+        case .and(let items):
+            return prune(items, inner: Operands.disjuncts, range: c.range) { Condition(.and($0), range: $1) }
+        case .or(let items):
+            return prune(items, inner: Operands.conjuncts, range: c.range) { Condition(.or($0), range: $1) }
+        default:
+            return nil
+        }
+    }
+
+    /// Keeps an operand unless an earlier one is equal, or another one's
+    /// `inner` operands are a subset of its own (a strict subset, or an equal
+    /// set that comes earlier).
+    private func prune(_ items: [Condition], inner: (Condition) -> [Condition], range: SourceRange?,
+                       make: ([Condition], SourceRange?) -> Condition) -> Condition? {
+        let sets = items.map { Set(inner($0).map(ExactCondition.init)) }
+        let keys = items.map(ExactCondition.init)
+        var kept: [Condition] = []
+        for (i, item) in items.enumerated() {
+            let absorbed = items.indices.contains { j in
+                guard j != i else { return false }
+                if keys[j] == keys[i] { return j < i }
+                return sets[j].isSubset(of: sets[i]) && (sets[j] != sets[i] || j < i)
+            }
+            if !absorbed { kept.append(item) }
+        }
+        if kept.count == items.count { return nil }
+        return kept.count == 1 ? kept[0] : make(kept, range)
+    }
+}
