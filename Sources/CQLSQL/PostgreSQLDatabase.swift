@@ -49,6 +49,8 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
             if let m = e.serverInfo?[.message] { return m }
             return "\(e.code)"
         }
+        // The EventLoopFuture API throws the legacy error type.
+        if let e = error as? PostgresError, case .server(let m) = e, let text = m.fields[.message] { return text }
         if let e = error as? QueryError { return e.message }
         return "\(error)"
     }

@@ -40,19 +40,16 @@ public enum SQLRunner {
         let docs: [String]
         do {
             docs = try db.documents(translation.select)
-        } catch where translation.orderIsExact
-            && (error.message.contains(PostgreSQLDialect.orderFailure) || error.message.contains("parallel arrays")) {
-            // PostgreSQL met an array or object at an order key, which its
-            // ORDER BY cannot rank exactly (the statement fails rather than
-            // answer in another order), or SQLite's compound sort key met
-            // parallel arrays: filter there, order here (where parallel
-            // arrays give the evaluator's own error).
-            var unordered = Query(className: q.className, condition: q.condition)
-            unordered.direct = q.direct
-            let filter = try SQLGenerator.pushdown(unordered, dialect: db.dialect)
-            translation = SQLTranslation(
-                select: filter.select, count: nil, whereIsExact: filter.whereIsExact, orderIsExact: false,
-                rechecked: filter.rechecked + ["order: an array or object at an order key"], query: q)
+        } catch where error.message.contains(PostgreSQLDialect.orderFailure) || error.message.contains("parallel arrays") {
+            // PostgreSQL met an array or object at an order key (of the
+            // query or of a subquery), which its ORDER BY cannot rank exactly
+            // (the statement fails rather than answer in another order), or
+            // SQLite's compound sort key met parallel arrays: every row of the
+            // class, and the evaluator does the rest (where parallel arrays
+            // give its own error).
+            let all = try SQLGenerator.pushdown(Query(className: q.className), dialect: db.dialect)
+            translation = SQLTranslation(select: all.select, count: nil, whereIsExact: false, orderIsExact: false,
+                                         rechecked: ["every row: an array or object at an order key"], query: q)
             docs = try db.documents(translation.select)
         }
         var objects: [[String: Value]] = []

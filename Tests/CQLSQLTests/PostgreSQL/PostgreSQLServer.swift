@@ -52,31 +52,34 @@ final class PostgreSQLServer {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// Runs `tool` (as `postgres` when the tests run as root) with its
+    /// output in a file, and waits for it with `waitpid`.
+    ///
+    /// Not Foundation's `Process`: on Linux its `waitUntilExit` never returns
+    /// once `pg_ctl start` leaves the server running (the child is reaped,
+    /// but the daemon keeps the descriptors Foundation watches).
     @discardableResult
     private func run(_ tool: String, _ arguments: [String], asPostgres: Bool = true) throws -> String {
-        let p = Process()
-        if asPostgres && getuid() == 0 {
-            p.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            p.arguments = ["-u", "postgres", "--", tool] + arguments
-        } else {
-            p.executableURL = URL(fileURLWithPath: tool)
-            p.arguments = arguments
-        }
-        // Output to a file, not a pipe: the server pg_ctl starts inherits
-        // it and would hold a pipe open forever.
+        let argv = asPostgres && getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--", tool] + arguments : [tool] + arguments
         let outPath = "\(directory).\(UUID().uuidString).out"
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         defer { try? FileManager.default.removeItem(atPath: outPath) }
-        p.standardOutput = out
-        p.standardError = out
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        try? out.close()
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { for a in cArgs { free(a) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArgs, environ)
+        guard spawned == 0 else { throw Failure(description: "cannot run \(argv[0]): error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         let text = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
-        if p.terminationStatus != 0 {
-            throw Failure(description: "\(tool) \(arguments.joined(separator: " ")) failed (\(p.terminationStatus)):\n\(text)")
+        // WIFEXITED && WEXITSTATUS == 0, spelled out (the macros are not imported).
+        if status & 0x7f != 0 || (status >> 8) & 0xff != 0 {
+            throw Failure(description: "\(tool) \(arguments.joined(separator: " ")) failed (status \(status)):\n\(text)")
         }
         return text
     }

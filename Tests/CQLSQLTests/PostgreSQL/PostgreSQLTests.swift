@@ -92,11 +92,11 @@ final class PostgreSQLTests: XCTestCase {
         let plan = try SQLRunner.explain(query, on: db).filter { !$0.hasPrefix("--") }
         XCTAssertEqual(plan.map { $0.replacingOccurrences(of: #"\(cost=.*\)"#, with: "", options: .regularExpression) }, [
             "Sort  ",
-            "  Sort Key: t0.seq",
+            "  Sort Key: seq",
             "  ->  Bitmap Heap Scan on \"GameScore\" t0  ",
-            "        Recheck Cond: (doc @? ($1)::jsonpath)",
+            "        Recheck Cond: (doc @? '$.\"score\"?(@.type() != \"array\" && @ == 1200)'::jsonpath)",
             "        ->  Bitmap Index Scan on \"GameScore:doc\"  ",
-            "              Index Cond: (doc @? ($1)::jsonpath)",
+            "              Index Cond: (doc @? '$.\"score\"?(@.type() != \"array\" && @ == 1200)'::jsonpath)",
         ])
         // And the answer is the evaluator's.
         let store = try DocumentStore.load(path: Corpus.root.appendingPathComponent("data").path)

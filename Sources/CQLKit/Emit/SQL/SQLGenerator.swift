@@ -173,6 +173,10 @@ public enum SQLGenerator {
             let alias = ctx.alias("t")
             ctx.rowAlias = alias
             ctx.document = "\(alias).\"doc\""
+            // Without skip or limit the subquery's order cannot change which
+            // objects it yields: left out.
+            var sub = sub
+            if sub.skip == nil && sub.limit == nil { sub.order = [] }
             let inner = try selectStatement(sub, &ctx, columns: "\(alias).\"objectId\"", wantExact: true)
             (ctx.rowAlias, ctx.document) = saved
             guard inner.whereExact && inner.orderExact else {
