@@ -54,9 +54,8 @@ let package = Package(
         .testTarget(name: "CQLKitTests", dependencies: ["CQLKit", "CorpusSupport"]),
         .testTarget(name: "CQLEvalTests", dependencies: ["CQLEval", "CQLKit", "CorpusSupport"]),
         .testTarget(name: "cqlTests", dependencies: ["cql", "CorpusSupport"]),
-        // PostgreSQL/: the real-server tests (start PostgreSQL 15 as `postgres`,
-        // differential + load + plan); excluded until the synchronous
-        // postgres-nio connection stops hanging after connect (issue 8).
+        // SQLite and PostgreSQL/: the real-database tests (PostgreSQL 15 is
+        // started as `postgres` in a temporary directory, and stopped after).
         .testTarget(name: "CQLSQLTests", dependencies: ["CQLSQL", "CQLEval", "CQLKit", "CorpusSupport"]),
     ],
     swiftLanguageModes: [.v6]
