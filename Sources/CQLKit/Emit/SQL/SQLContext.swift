@@ -16,6 +16,9 @@ public struct SQLContext: Sendable {
     public var rowAlias: String
     /// Parts that were not pushed down exactly, for `explain`.
     public var rechecked: [String] = []
+    /// How deep the condition being generated is nested (subqueries
+    /// included): deeper trees are not pushed (``SQLGenerator/maxPushedDepth``).
+    public var depth = 0
     private var aliases = 0
 
     public init(dialect: any SQLDialect) {

@@ -127,8 +127,21 @@ public enum SQLGenerator {
         }
     }
 
+    /// How deeply nested a condition (with its subqueries) is pushed down.
+    /// SQLite's parser stack holds about 100 nested grammar rules and each
+    /// level of the tree writes several (parentheses, `NOT COALESCE(..)`,
+    /// `EXISTS (SELECT ..)`): deeper parts are re-checked by the evaluator
+    /// rather than failing with "parser stack overflow".
+    public static let maxPushedDepth = 12
+
     /// The condition tree: logic and subqueries here, leaves in the dialect.
     static func condition(_ c: Condition, _ ctx: inout SQLContext) throws(QueryError) -> SQLFragment {
+        ctx.depth += 1
+        defer { ctx.depth -= 1 }
+        if ctx.depth > maxPushedDepth {
+            ctx.note("conditions nested deeper than \(maxPushedDepth) levels")
+            return .notPushed
+        }
         switch c.predicate {
         case .and(let items):
             var parts: [String] = []
@@ -202,7 +215,13 @@ public enum SQLGenerator {
             ctx.note("select \(path.dotted) in (select ... from \(sub.className))")
             return .notPushed
         default:
-            return try ctx.dialect.leaf(c.predicate, &ctx)
+            // A dialect may bind values before finding it cannot push the
+            // leaf: those arguments have no placeholder left in the SQL (and
+            // PostgreSQL refuses a parameter whose type it cannot infer).
+            let mark = ctx.mark
+            let f = try ctx.dialect.leaf(c.predicate, &ctx)
+            if f.sql == nil { ctx.rollback(to: mark) }
+            return f
         }
     }
 

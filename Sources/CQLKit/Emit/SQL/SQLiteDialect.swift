@@ -64,8 +64,27 @@ public struct SQLiteDialect: SQLDialect {
         _ present: (String, String, inout SQLContext) -> String
     ) -> String? {
         guard canSpell(path) else { return nil }
+        guard walkCost(path) <= maxWalkCost else {
+            ctx.note("\(path.dotted): too many steps through possible arrays to write in SQL")
+            return nil
+        }
         let steps = path.components
         return walk(ctx.document, "$" + member(steps[0])!, steps.dropFirst(), &ctx, missing, present)
+    }
+
+    /// The most branches one path may write (see ``walkCost(_:)``): the SQL
+    /// doubles with every step after the first (the object branch and the
+    /// array branch) and triples with a numeric one, so a 16-step path would
+    /// be 50 MB of SQL. Longer paths are re-checked by the evaluator.
+    static let maxWalkCost = 16
+
+    static func walkCost(_ path: FieldPath) -> Int {
+        var cost = 1
+        for step in path.components.dropFirst() {
+            cost *= SQLTerms.isIndex(step) ? 3 : 2
+            if cost > maxWalkCost { return cost }
+        }
+        return cost
     }
 
     private static func walk(
