@@ -50,6 +50,17 @@ final class PostgreSQLTests: XCTestCase {
         if RandomSQLDifferentialTests.seeds.count > 1 { XCTAssertGreaterThanOrEqual(tally.queries, 2000) }
     }
 
+    func testExecCorpusOnPostgreSQL() throws {
+        let n = try WriteSQLDifferentialTests.execCorpus(self) { try self.database() }
+        XCTAssertGreaterThanOrEqual(n, 30)
+    }
+
+    func testRandomWriteSequencesOnPostgreSQL() throws {
+        let tally = try WriteSQLDifferentialTests.randomSequences(self, keepNUL: false) { try self.database() }
+        XCTAssertGreaterThan(tally.refused, 30)
+        XCTAssertGreaterThan(tally.applied, 100)
+    }
+
     func testABadLineAbortsTheLoadAndLeavesTheDatabaseAsItWas() throws {
         let db = try database()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cql-pg-load-\(getpid())")
