@@ -153,6 +153,12 @@ public struct PostgreSQLDialect: SQLDialect {
                 let l = PostgreSQLDialect.pathString(re)
             else { sql = nil; break }
             sql = PostgreSQLDialect.test(path, "@.type() == \"string\" && @ like_regex \(l) flag \"s\"", &ctx)
+        case .regex(let path, let pattern, let options) where !SQLTerms.coercesDates(path):
+            // The evaluator's PCRE rewritten as ARE where provably the same.
+            guard let p = SQLTerms.string(pattern), let re = PostgreSQLRegex.translate(p, options: options),
+                let l = PostgreSQLDialect.pathString(re)
+            else { sql = nil; break }
+            sql = PostgreSQLDialect.test(path, "@.type() == \"string\" && @ like_regex \(l) flag \"s\"", &ctx)
         case .prefix(let path, let prefix) where !SQLTerms.coercesDates(path):
             // `starts with` compares bytes: the code-point prefix of semantics.md.
             guard let l = PostgreSQLDialect.pathString(prefix) else { sql = nil; break }
