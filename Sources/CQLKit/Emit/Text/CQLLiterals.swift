@@ -99,7 +99,13 @@ enum CQLLiterals {
         case .object(let o):
             return try object(o.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map { ($0.key, $0.value) }, range: range)
         case .date(let d): return "date(" + string(ISODate.format(d)) + ")"
-        case .pointer(let p): return "pointer(" + string(p.className) + ", " + string(p.objectId) + ")"
+        case .pointer(let p):
+            // pointer() refuses empty names; a Pointer from data or a bound
+            // parameter may still have one, and its REST form reads back.
+            if p.className.isEmpty || p.objectId.isEmpty {
+                return try object([("__type", "Pointer"), ("className", .string(p.className)), ("objectId", .string(p.objectId))], range: range)
+            }
+            return "pointer(" + string(p.className) + ", " + string(p.objectId) + ")"
         case .geoPoint(let g):
             return "geopoint(" + (try double(g.longitude, range: range)) + ", " + (try double(g.latitude, range: range)) + ")"
         case .bytes(let b):
