@@ -248,11 +248,27 @@ public struct PostgreSQLDialect: SQLDialect {
     public static let orderFailure = "values order only in cql run"
 
     public func order(_ key: OrderKey, _ ctx: inout SQLContext) -> [String]? {
-        guard key.path.components.count == 1, !SQLTerms.coercesDates(key.path),
-            !SQLTerms.isIndex(key.path.components[0]), !key.path.components[0].utf8.contains(0)
-        else { return nil }
-        let v = "(\(ctx.document) -> \(sqlLiteral(key.path.components[0])))"
-        let t = "jsonb_typeof(\(v))"
+        guard !SQLTerms.coercesDates(key.path), PostgreSQLDialect.steps(key.path) != nil else { return nil }
+        let steps = key.path.components
+        let v: String, t: String
+        if steps.count == 1 {
+            v = "(\(ctx.document) -> \(sqlLiteral(steps[0])))"
+            t = "jsonb_typeof(\(v))"
+        } else {
+            // The evaluator's sort walk: a missing member, a scalar, null or
+            // a typed value before the last step give null; an array on the
+            // way fans out, which fails loudly here (as at the key itself).
+            var arrays: [String] = [], objects: [String] = []
+            for k in 1..<steps.count {
+                let prefix = "(\(ctx.document) #> ARRAY[\(steps[0..<k].map(sqlLiteral).joined(separator: ", "))])"
+                arrays.append("jsonb_typeof(\(prefix)) = 'array'")
+                let opaque = PostgreSQLDialect.opaqueTypes.map(sqlLiteral).joined(separator: ", ")
+                objects.append("jsonb_typeof(\(prefix)) = 'object' AND NOT COALESCE(\(prefix) ->> '__type' IN (\(opaque)), FALSE)")
+            }
+            let whole = "(\(ctx.document) #> ARRAY[\(steps.map(sqlLiteral).joined(separator: ", "))])"
+            v = "(CASE WHEN \(objects.joined(separator: " AND ")) THEN \(whole) END)"
+            t = "(CASE WHEN \(arrays.joined(separator: " OR ")) THEN 'array' ELSE jsonb_typeof(\(v)) END)"
+        }
         let dir = key.descending ? " DESC" : ""
         // Arrays and objects have no exact SQL order here: the cast fails
         // loudly instead of ordering them differently from the evaluator.
