@@ -14,7 +14,7 @@
 /// values are not stepped into; `= null` through one adds a test per depth
 /// for a branch that ends missing.
 ///
-/// What is not pushed: regex (PCRE is not ARE), Usergrid's case-insensitive
+/// What is not pushed: regex outside PostgreSQLRegex's subset, Usergrid's case-insensitive
 /// matches, typed values, numeric steps after the first, LIKE with classes
 /// or escapes, geo. ORDER BY is exact for numbers,
 /// strings, booleans, null and missing; an array or object at the order key
@@ -206,6 +206,12 @@ public struct PostgreSQLDialect: SQLDialect {
             sql = "COALESCE(\(ctx.document) @? \(ctx.bind(.string(text)))::jsonpath, FALSE)"
         case .like(let path, let pattern) where !SQLTerms.coercesDates(path):
             guard let p = SQLTerms.string(pattern), let re = PostgreSQLDialect.likeRegex(p),
+                let l = PostgreSQLDialect.pathString(re)
+            else { sql = nil; break }
+            sql = PostgreSQLDialect.test(path, "@.type() == \"string\" && @ like_regex \(l) flag \"s\"", &ctx)
+        case .regex(let path, let pattern, let options) where !SQLTerms.coercesDates(path):
+            // A checked PCRE subset as an ARE (PostgreSQLRegex); the rest is re-checked.
+            guard let p = SQLTerms.string(pattern), let re = PostgreSQLRegex.translate(p, options: options),
                 let l = PostgreSQLDialect.pathString(re)
             else { sql = nil; break }
             sql = PostgreSQLDialect.test(path, "@.type() == \"string\" && @ like_regex \(l) flag \"s\"", &ctx)
