@@ -78,6 +78,15 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
         }
     }
 
+    /// Runs one statement and returns how many rows it changed.
+    func affectedRows(_ sql: String, _ arguments: [Value] = []) throws(QueryError) -> Int {
+        do {
+            return try connection.query(sql, PostgreSQLDatabase.binds(arguments)).wait().metadata.rows ?? 0
+        } catch {
+            throw QueryError(.data, "postgres: \(PostgreSQLDatabase.message(error))")
+        }
+    }
+
     func strings(_ rows: [PostgresRow]) throws(QueryError) -> [String] {
         var out: [String] = []
         for row in rows {

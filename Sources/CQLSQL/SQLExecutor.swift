@@ -25,4 +25,7 @@ public protocol SQLExecutor {
     /// Empty stand-ins for missing tables (temporary: the database itself is
     /// not changed), so that queries naming them find no rows, as `eval` does.
     func createTemporaryTables(classes: [String], joins: [String]) throws(QueryError)
+    /// Runs `body` in one transaction: committed when it returns, rolled
+    /// back when it throws (``SQLWriteRunner``).
+    func inWriteTransaction<T>(_ body: (any SQLWriteSession) throws(QueryError) -> T) throws(QueryError) -> T
 }

@@ -9,8 +9,9 @@ import GRDB
 /// "relatedId")` for relations; rowid is the load order.
 ///
 /// Every connection gets the evaluator's own functions: `cql_regexp(pattern,
-/// options, value)` (PCRE2), `cql_sort_value(doc, steps, descending)` and the
-/// collation `cql_order`, so the SQL the generator writes is exact by
+/// options, value)` (PCRE2), `cql_match(doc, where)` (any predicate, as
+/// MongoDB where-JSON), `cql_sort_value(doc, steps, descending)`,
+/// `cql_sort_key(doc, keys)` and the collations `cql_order`, `cql_order_keys`, so the SQL the generator writes is exact by
 /// construction.
 ///
 /// ```swift
@@ -46,6 +47,15 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
                 return try EvaluatorFunctions.regexMatches(pattern: pattern, options: options, subject: subject)
             } catch {
                 throw DatabaseError(message: (error as? QueryError)?.message ?? "\(error)")
+            }
+        })
+        db.add(function: DatabaseFunction("cql_match", argumentCount: 2, pure: true) { args in
+            guard let doc = String.fromDatabaseValue(args[0]), let whereJSON = String.fromDatabaseValue(args[1]) else { return false }
+            let object = try DataFiles.object(json: doc)
+            do throws(QueryError) {
+                return try EvaluatorFunctions.matches(whereJSON: whereJSON, object: object)
+            } catch {
+                throw DatabaseError(message: error.message)
             }
         })
         db.add(function: DatabaseFunction("cql_sort_value", argumentCount: 3, pure: true) { args in

@@ -16,6 +16,10 @@ struct DatabaseOptions: ParsableArguments {
 
     /// The database, opened: SQLite or PostgreSQL.
     func open() throws(CommandFailure) -> Database {
+        try Self.open(sqlite: sqlite, postgres: postgres)
+    }
+
+    static func open(sqlite: String?, postgres: String?) throws(CommandFailure) -> Database {
         do {
             if let postgres { return .postgres(try PostgreSQLDatabase(url: postgres)) }
             return .sqlite(try SQLiteDatabase(path: sqlite))

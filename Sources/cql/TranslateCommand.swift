@@ -1,4 +1,5 @@
 import ArgumentParser
+import CQLEval
 import CQLKit
 
 /// Output languages of `translate`.
@@ -106,6 +107,12 @@ struct Translate: ParsableCommand {
                 return JSONWriter.string(try RESTEmitter.emit(bound, dialect: dialect?.whereJSON ?? .leancloud), pretty: pretty)
             case .rest:
                 throw QueryError(.unsupported, "--to rest translates writes (insert, update, delete); translate a select --to where", range: statement.range)
+            case .sql where statement.isWrite:
+                // One instant for current_timestamp() and the createdAt/updatedAt written.
+                let now = DateValue.now
+                let bound = try input.bind(statement, source: text, now: now)
+                return JSONWriter.string(try SQLWriteGenerator.translate(
+                    bound, dialect: self.dialect?.sql ?? .sqlite, now: now, newObjectId: StatementExecutor.randomObjectId).json, pretty: pretty)
             case .where, .usergrid, .nspredicate, .sql:
                 throw QueryError(.unsupported, "'\(statement.verb)' is a write: translate it --to rest or --to cql", range: statement.range)
             }

@@ -1,5 +1,5 @@
 import CQLEval
-import CQLKit
+@testable import CQLKit
 import CQLSQL
 import CorpusSupport
 import Foundation
@@ -63,6 +63,50 @@ final class PostgreSQLTests: XCTestCase {
 
     func testOneMegabyteValuesOnPostgreSQL() throws {
         try HostileInputTests.oneMegabyteValues(try database())
+    }
+
+    func testExecCorpusOnPostgreSQL() throws {
+        let n = try WriteSQLDifferentialTests.execCorpus(self) { try self.database() }
+        XCTAssertGreaterThanOrEqual(n, 30)
+    }
+
+    func testRandomWriteSequencesOnPostgreSQL() throws {
+        let tally = try WriteSQLDifferentialTests.randomSequences(self, keepNUL: false) { try self.database() }
+        XCTAssertGreaterThan(tally.refused, 30)
+        XCTAssertGreaterThan(tally.applied, 100)
+    }
+
+    /// Regexes PostgreSQL runs itself (PostgreSQLRegex's subset): every
+    /// pattern × subject agrees with the evaluator's PCRE2, and the pushed
+    /// ones are exact (not re-checked).
+    func testRegexSubsetAgreesWithPCRE() throws {
+        let db = try database()
+        let subjects = ["", "a", "ab", "abc", "a\nb", "ab\n", "\n", "a b", "a\tb", "x_y", "x-y", "a]b", "a{2}", "aa", "aaa", "Ab", "é", "éa",
+                        "\u{212A}", "k", "K", "0123", "٣", "foo.bar", "foobar", "a\\b", "a$b", "^a", "ab\r\n", "ba", "a\u{85}b"]
+        var objects: [[String: Value]] = []
+        for (i, s) in subjects.enumerated() { objects.append(["objectId": .string("s\(i)"), "v": .string(s)]) }
+        objects.append(["objectId": "arr", "v": .array(["zz", "ab"])])
+        objects.append(["objectId": "num", "v": 12])
+        try db.insert(objects, into: "R")
+        let store = DocumentStore(["R": objects])
+        let patterns: [(String, String)] = [
+            ("a", ""), ("^a", ""), ("b$", ""), ("^ab$", ""), ("a.b", ""), ("a.b", "s"), ("^.*$", ""), ("^.*$", "s"), ("a[^x]b", ""),
+            ("^[a-c]+$", ""), ("[0-9]{2,3}", ""), ("\\d", ""), ("\\D", ""), ("\\w+", ""), ("^\\W", ""), ("\\s", ""), ("\\S\\s\\S", ""),
+            ("a|b", ""), ("^(ab|ba)$", ""), ("(?:a)+b", ""), ("(a+)+$", ""), ("a{2}", ""), ("a\\{2\\}", ""), ("a\\]b", ""), ("[\\]]", ""), ("x[-_]y", ""),
+            ("foo\\.bar", ""), ("a\\$b", ""), ("\\^a", ""), ("é", ""), ("^.$", ""), ("a\\\\b", ""), ("a+?", ""), ("^a*?$", ""),
+            ("[a-z]", ""), ("[^a-z]", ""), ("\\n", ""), ("b\\r?$", ""), ("^$", ""), ("", ""),
+        ]
+        var pushed = 0
+        for (pattern, options) in patterns {
+            let q = Query(className: "R", condition: Condition(.regex(FieldPath(["v"]), pattern: .value(.string(pattern)), options: options)))
+            var tally = Differential.Tally()
+            if let failure = Differential.compare(q, store: store, db: db, tally: &tally) { XCTFail("/\(pattern)/\(options): \(failure)") }
+            if PostgreSQLRegex.translate(pattern, options: options) != nil {
+                pushed += 1
+                XCTAssertEqual(tally.exact, tally.queries, "/\(pattern)/\(options) should run exactly in PostgreSQL")
+            }
+        }
+        XCTAssertGreaterThan(pushed, 30)
     }
 
     func testABadLineAbortsTheLoadAndLeavesTheDatabaseAsItWas() throws {

@@ -210,7 +210,7 @@ public struct PostgreSQLDialect: SQLDialect {
             else { sql = nil; break }
             sql = PostgreSQLDialect.test(path, "@.type() == \"string\" && @ like_regex \(l) flag \"s\"", &ctx)
         case .regex(let path, let pattern, let options) where !SQLTerms.coercesDates(path):
-            // A checked PCRE subset as an ARE (PostgreSQLRegex); the rest is re-checked.
+            // The evaluator's PCRE rewritten as ARE where provably the same.
             guard let p = SQLTerms.string(pattern), let re = PostgreSQLRegex.translate(p, options: options),
                 let l = PostgreSQLDialect.pathString(re)
             else { sql = nil; break }

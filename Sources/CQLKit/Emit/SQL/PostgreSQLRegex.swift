@@ -1,214 +1,221 @@
-/// A checked subset of PCRE2 (UTF mode, no UCP: the evaluator's and
-/// MongoDB's reading) rewritten as a PostgreSQL ARE for `like_regex ... flag
-/// "s"` (dot-all, so no `REG_NLSTOP`: `[^a]` matches a newline, as in PCRE).
+/// A PCRE pattern (as the evaluator runs it: PCRE2 in UTF mode without UCP)
+/// rewritten as a PostgreSQL regex (ARE) for jsonpath `like_regex ... flag
+/// "s"`, for the subset whose meaning is provably the same; `nil` for
+/// anything else (the SQL then prefilters and `cql run` re-checks).
 ///
-/// Only what provably finds a match in the same strings is translated:
-/// literal characters, `.` (without option `s`: `[^\n]`, PCRE2's default
-/// newline being LF), `^`, `$` (PCRE's `$` also matches before a final
-/// newline: `(?=\n?$)`), greedy quantifiers (bounds up to 255, ARE's limit),
-/// alternation, capturing and `(?:` groups, classes of ASCII literals and
-/// alphanumeric ranges, `\d \w \s` and their negations spelled as ASCII
-/// classes, escaped punctuation and `\t \n \r \f`. Options: none or `s`.
-/// Everything else (option `i`, whose non-ASCII folding differs; `m`, `x`;
-/// `\b`, `\Q`, `\p`, back-references, lookaround, lazy and possessive
-/// quantifiers, POSIX classes, inline options) is `nil`: `cql run` re-checks.
-/// Patterns that backtrack catastrophically (a quantified group holding a
-/// quantifier or `|`, more than two unbounded quantifiers) are `nil` too:
-/// the evaluator stops them with "regex too expensive", which an ARE never
-/// raises. (PCRE2's match limit still depends on the data; these shapes keep
-/// it out of reach for the subjects the tests hold, not in general.)
+/// The flag `s` is always given: without it PostgreSQL's negated brackets
+/// (`[^x]`) stop matching a newline, which PCRE's do not. So PCRE's `.`
+/// (newline excluded unless option `s`) becomes `[^\n]`; `$` (end, or before
+/// a final newline) becomes `(?:\n?$)`; `\d \w \s` become their ASCII
+/// brackets (MongoDB's PCRE has no UCP). Accepted: literals, escaped
+/// punctuation, `.`, `^`, `$`, brackets of literals and ASCII ranges,
+/// greedy and lazy quantifiers on single items, groups `( )` / `(?: )`
+/// (not quantified: PCRE2's match limit would end `(a+)+$` with an error
+/// where PostgreSQL answers), alternation, and the options `s` and none. Refused: `i`, `m`, `x` (case folding and line
+/// anchors differ), backreferences, lookaround, `\b`, `\A`, `\z`, `\Q..\E`,
+/// `\p{..}`, POSIX classes, possessive quantifiers, and anything else.
 ///
 /// ```swift
-/// PostgreSQLRegex.translate("^a.c\\d+$", options: "")  // "^a[^\n]c[0-9]+(?=\n?$)"
-/// PostgreSQLRegex.translate("\\bword", options: "")    // nil
+/// PostgreSQLRegex.translate("^ab.c$", options: "")   // "^ab[^\n]c(?:\n?$)"
+/// PostgreSQLRegex.translate("\\bword", options: "")  // nil
 /// ```
 enum PostgreSQLRegex {
     static func translate(_ pattern: String, options: String) -> String? {
-        guard options.isEmpty || options == "s" else { return nil }
-        let dotAll = options == "s"
-        let cs = Array(pattern.unicodeScalars)
-        guard !cs.isEmpty else { return nil }
+        guard options.allSatisfy({ $0 == "s" }) else { return nil }
+        let dotAll = options.contains("s")
+        let s = Array(pattern.unicodeScalars)
         var out = ""
         var i = 0
         var depth = 0
+        // Whether the previous item can take a quantifier.
         var quantifiable = false
-        // At the start of a branch: an empty branch is rejected.
-        var branchStart = true
-        // Catastrophic backtracking ends in the evaluator's "regex too
-        // expensive" error where an ARE answers: no quantified group holding
-        // a quantifier or alternation (`(a+)+`, `(a|aa)*`), and at most two
-        // unbounded quantifiers.
-        var complex: [Bool] = []
-        var lastGroupComplex = false
-        var unbounded = 0
-        while i < cs.count {
-            let c = cs[i]
-            i += 1
-            if branchStart, c == "|" || c == ")" { return nil }
-            branchStart = c == "(" || c == "|"
+        while i < s.count {
+            let c = s[i]
             switch c {
-            case "(":
-                if i < cs.count, cs[i] == "?" {
-                    guard i + 1 < cs.count, cs[i + 1] == ":" else { return nil }
-                    out += "(?:"
-                    i += 2
+            case "\0":
+                return nil
+            case "\\":
+                guard i + 1 < s.count else { return nil }
+                let e = s[i + 1]
+                i += 2
+                if let cls = escapeClass(e, inBracket: false) {
+                    out += cls
+                } else if isPunctuation(e) {
+                    out += "\\" + String(e)
                 } else {
-                    guard i < cs.count, cs[i] != "*" else { return nil }
-                    out += "("
+                    return nil
                 }
-                depth += 1
-                complex.append(false)
-                quantifiable = false
-            case ")":
-                guard depth > 0 else { return nil }
-                depth -= 1
-                lastGroupComplex = complex.removeLast()
-                if lastGroupComplex, !complex.isEmpty { complex[complex.count - 1] = true }
-                out += ")"
                 quantifiable = true
-            case "|":
-                if !complex.isEmpty { complex[complex.count - 1] = true }
-                out += "|"
-                quantifiable = false
+                continue
+            case ".":
+                out += dotAll ? "." : "[^\\n]"
+                quantifiable = true
             case "^":
                 out += "^"
                 quantifiable = false
             case "$":
-                out += "(?=\n?$)"
+                out += "(?:\\n?$)"
                 quantifiable = false
-            case "*", "+", "?", "{":
-                guard quantifiable else { return nil }
-                if i >= 2, cs[i - 2] == ")", lastGroupComplex { return nil }
-                if !complex.isEmpty { complex[complex.count - 1] = true }
-                if c == "*" || c == "+" { unbounded += 1 }
-                if c == "{" {
-                    guard let (text, next) = bound(cs, i) else { return nil }
-                    if text.hasSuffix(",}") { unbounded += 1 }
-                    out += text
-                    i = next
+            case "|":
+                out += "|"
+                quantifiable = false
+            case "(":
+                if i + 1 < s.count, s[i + 1] == "?" {
+                    guard i + 2 < s.count, s[i + 2] == ":" else { return nil }
+                    out += "(?:"
+                    i += 3
                 } else {
-                    out.unicodeScalars.append(c)
+                    out += "("
+                    i += 1
                 }
-                if unbounded > 2 { return nil }
-                // Lazy and possessive forms, and a quantifier on a quantifier.
-                if i < cs.count, "*+?{".unicodeScalars.contains(cs[i]) { return nil }
+                depth += 1
                 quantifiable = false
-            case ".":
-                out += dotAll ? "." : "[^\n]"
-                quantifiable = true
+                continue
+            case ")":
+                guard depth > 0 else { return nil }
+                depth -= 1
+                out += ")"
+                // A quantified group is how patterns backtrack without end
+                // (`(a+)+$`): PCRE2 stops at its match limit with "regex too
+                // expensive" where PostgreSQL answers, so the results would
+                // differ; such patterns stay with the evaluator.
+                quantifiable = false
             case "[":
-                guard let (text, next) = bracket(cs, i) else { return nil }
-                out += text
+                guard let (bracket, next) = self.bracket(s, i) else { return nil }
+                out += bracket
                 i = next
                 quantifiable = true
-            case "\\":
-                guard i < cs.count, let text = escape(cs[i], inClass: false) else { return nil }
-                out += text
+                continue
+            case "*", "+", "?":
+                guard quantifiable else { return nil }
+                out.unicodeScalars.append(c)
                 i += 1
-                quantifiable = true
+                if i < s.count, s[i] == "?" { out += "?"; i += 1 } else if i < s.count, s[i] == "+" { return nil }
+                quantifiable = false
+                continue
+            case "{":
+                guard quantifiable, let (q, next) = quantifier(s, i) else { return nil }
+                out += q
+                i = next
+                if i < s.count, s[i] == "?" { out += "?"; i += 1 } else if i < s.count, s[i] == "+" { return nil }
+                quantifiable = false
+                continue
             case "]", "}":
                 return nil
             default:
-                out += literal(c)
+                guard c.value >= 0x20 || c == "\t" || c == "\n" || c == "\r" else { return nil }
+                if c == "\n" { out += "\\n" } else if c == "\t" { out += "\\t" } else if c == "\r" { out += "\\r" } else { out.unicodeScalars.append(c) }
                 quantifiable = true
             }
+            i += 1
         }
-        return depth == 0 && !branchStart ? out : nil
+        return depth == 0 ? out : nil
+    }
+
+    /// ASCII punctuation, which both flavours take literally after `\`.
+    static func isPunctuation(_ c: Unicode.Scalar) -> Bool {
+        c.value < 0x80 && !(c.properties.isAlphabetic || ("0"..."9").contains(c)) && c.value > 0x20
+    }
+
+    /// `\d \D \w \W \s \S \n \t \r` as ARE text; inside a bracket only the
+    /// positive forms (their content).
+    static func escapeClass(_ e: Unicode.Scalar, inBracket: Bool) -> String? {
+        let digit = "0-9", word = "A-Za-z0-9_", space = " \\t\\n\\v\\f\\r"
+        switch e {
+        case "d": return inBracket ? digit : "[\(digit)]"
+        case "w": return inBracket ? word : "[\(word)]"
+        case "s": return inBracket ? space : "[\(space)]"
+        case "D": return inBracket ? nil : "[^\(digit)]"
+        case "W": return inBracket ? nil : "[^\(word)]"
+        case "S": return inBracket ? nil : "[^\(space)]"
+        case "n": return "\\n"
+        case "t": return "\\t"
+        case "r": return "\\r"
+        default: return nil
+        }
+    }
+
+    /// A bracket of literals, escaped punctuation, ASCII alphanumeric ranges
+    /// and `\d \w \s`, optionally negated; returns the ARE text and the index
+    /// after `]`.
+    static func bracket(_ s: [Unicode.Scalar], _ start: Int) -> (String, Int)? {
+        var i = start + 1
+        var out = "["
+        if i < s.count, s[i] == "^" { out += "^"; i += 1 }
+        var items = 0
+        var previous: Unicode.Scalar?
+        while i < s.count {
+            let c = s[i]
+            if c == "]" && items > 0 { return (out + "]", i + 1) }
+            switch c {
+            case "\\":
+                guard i + 1 < s.count else { return nil }
+                let e = s[i + 1]
+                if let cls = escapeClass(e, inBracket: true) {
+                    out += cls
+                    previous = nil
+                } else if isPunctuation(e) {
+                    out += "\\" + String(e)
+                    previous = e
+                } else {
+                    return nil
+                }
+                i += 2
+            case "[", "\0":
+                return nil  // POSIX classes, nested brackets
+            case "-":
+                // A range between two ASCII alphanumerics; a leading or
+                // trailing '-' is a literal in both flavours.
+                if let lo = previous, i + 1 < s.count, s[i + 1] != "]" {
+                    let hi = s[i + 1]
+                    guard isAlnum(lo), isAlnum(hi), lo.value <= hi.value else { return nil }
+                    out += "-" + String(hi)
+                    previous = nil
+                    i += 2
+                } else {
+                    out += "\\-"
+                    previous = c
+                    i += 1
+                }
+            default:
+                guard c.value >= 0x20 else { return nil }
+                out.unicodeScalars.append(c)
+                previous = c
+                i += 1
+            }
+            items += 1
+        }
+        return nil
     }
 
     static func isAlnum(_ c: Unicode.Scalar) -> Bool {
-        (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9")
+        ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c)
     }
 
-    /// A literal outside brackets: ASCII punctuation escaped (in an ARE a
-    /// backslash before a non-alphanumeric is that character).
-    static func literal(_ c: Unicode.Scalar) -> String {
-        if c.value < 0x80, c.value >= 0x20, !isAlnum(c), c != " " { return "\\" + String(c) }
-        return String(c)
-    }
-
-    static let spaces = " \t\n\u{0B}\u{0C}\r"
-
-    /// `\x` outside (whole) or inside (members only) a class.
-    static func escape(_ c: Unicode.Scalar, inClass: Bool) -> String? {
-        let members: String
-        var negated = false
-        switch c {
-        case "d": members = "0-9"
-        case "w": members = "A-Za-z0-9_"
-        case "s": members = spaces
-        case "D": members = "0-9"; negated = true
-        case "W": members = "A-Za-z0-9_"; negated = true
-        case "S": members = spaces; negated = true
-        case "t": return "\t"
-        case "n": return "\n"
-        case "r": return "\r"
-        case "f": return "\u{0C}"
-        default:
-            guard !inClass, c.value < 0x80, c.value > 0x20, !isAlnum(c) else { return nil }
-            return "\\" + String(c)
-        }
-        if inClass { return negated ? nil : members }
-        return "[" + (negated ? "^" : "") + members + "]"
-    }
-
-    /// `{n}`, `{n,}`, `{n,m}` from after the `{`; bounds up to 255.
-    static func bound(_ cs: [Unicode.Scalar], _ start: Int) -> (String, Int)? {
-        var i = start
+    /// `{n}`, `{n,}`, `{n,m}` with n ≤ m ≤ 255 (ARE's limit).
+    static func quantifier(_ s: [Unicode.Scalar], _ start: Int) -> (String, Int)? {
+        var i = start + 1
         func number() -> Int? {
             var n = 0, digits = 0
-            while i < cs.count, cs[i] >= "0", cs[i] <= "9", digits < 4 {
-                n = n * 10 + Int(cs[i].value - 48)
+            while i < s.count, let d = Int(String(s[i])), ("0"..."9").contains(s[i]) {
+                n = n * 10 + d
                 digits += 1
                 i += 1
+                if digits > 3 { return nil }
             }
-            return digits == 0 ? nil : n
+            return digits > 0 ? n : nil
         }
-        guard let low = number(), low <= 255 else { return nil }
-        var text = "{\(low)"
-        if i < cs.count, cs[i] == "," {
+        guard let lo = number(), lo <= 255 else { return nil }
+        var text = "{\(lo)"
+        if i < s.count, s[i] == "," {
             i += 1
             text += ","
-            if let high = number() {
-                guard high <= 255, high >= low else { return nil }
-                text += "\(high)"
+            if i < s.count, s[i] != "}" {
+                guard let hi = number(), hi <= 255, hi >= lo else { return nil }
+                text += "\(hi)"
             }
         }
-        guard i < cs.count, cs[i] == "}" else { return nil }
+        guard i < s.count, s[i] == "}" else { return nil }
         return (text + "}", i + 1)
-    }
-
-    /// A class from after the `[`: ASCII literals (not `\ [ ] ^ -`),
-    /// alphanumeric ranges, `\d \w \s`; optionally negated.
-    static func bracket(_ cs: [Unicode.Scalar], _ start: Int) -> (String, Int)? {
-        var i = start
-        var out = "["
-        if i < cs.count, cs[i] == "^" {
-            out += "^"
-            i += 1
-        }
-        var empty = true
-        while i < cs.count, cs[i] != "]" {
-            let c = cs[i]
-            if c == "\\" {
-                guard i + 1 < cs.count, let members = escape(cs[i + 1], inClass: true), members.count > 1 || members == "0-9" else { return nil }
-                out += members
-                i += 2
-            } else if i + 2 < cs.count, cs[i + 1] == "-", cs[i + 2] != "]" {
-                let high = cs[i + 2]
-                guard isAlnum(c), isAlnum(high), c <= high,
-                    (c >= "0" && high <= "9") || (c >= "a" && high <= "z") || (c >= "A" && high <= "Z")
-                else { return nil }
-                out += "\(c)-\(high)"
-                i += 3
-            } else {
-                guard c.value >= 0x20, c.value < 0x7F, !"\\[]^-".unicodeScalars.contains(c) else { return nil }
-                out.unicodeScalars.append(c)
-                i += 1
-            }
-            empty = false
-        }
-        guard !empty, i < cs.count else { return nil }
-        return (out + "]", i + 1)
     }
 }

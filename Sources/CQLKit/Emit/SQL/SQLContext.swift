@@ -16,6 +16,14 @@ public struct SQLContext: Sendable {
     public var rowAlias: String
     /// Parts that were not pushed down exactly, for `explain`.
     public var rechecked: [String] = []
+    /// How deep the condition being generated is nested (subqueries
+    /// included): deeper trees are not pushed (``SQLGenerator/maxPushedDepth``).
+    public var depth = 0
+    /// How deep a condition is pushed (``SQLGenerator/maxPushedDepth`` or
+    /// less, when the text would nest too deeply for SQLite's parser).
+    public var maxDepth = SQLGenerator.maxPushedDepth
+    /// Whether a part was left out for its depth.
+    public var depthCut = false
     private var aliases = 0
 
     public init(dialect: any SQLDialect) {

@@ -71,6 +71,15 @@ extension SQLDialect {
         if identifier.utf8.contains(0) {
             throw QueryError(.unsupported, "\(name.rawValue): an identifier cannot contain NUL")
         }
+        // SQLite keeps names starting with sqlite_ (any case) for itself;
+        // PostgreSQL silently cuts names at 63 bytes, so two long class names
+        // would share a table: both are refused by name instead.
+        if name == .sqlite && identifier.utf8.count >= 7 && identifier.prefix(7).lowercased() == "sqlite_" {
+            throw QueryError(.unsupported, "sqlite: the table name '\(identifier)' starts with sqlite_, which SQLite reserves")
+        }
+        if name == .postgres && identifier.utf8.count > 63 {
+            throw QueryError(.unsupported, "postgres: the table name '\(identifier)' is longer than PostgreSQL's 63 bytes")
+        }
         var out = "\""
         for c in identifier.unicodeScalars {
             if c == "\"" { out += "\"\"" } else { out.unicodeScalars.append(c) }

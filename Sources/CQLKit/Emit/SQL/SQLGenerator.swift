@@ -35,11 +35,24 @@ public enum SQLGenerator {
     /// matches, in input order, unpaged) whose rows the caller re-checks,
     /// sorts and pages with the evaluator.
     public static func pushdown(_ query: Query, dialect name: SQLDialectName) throws(QueryError) -> SQLTranslation {
-        var ctx = SQLContext(dialect: name.dialect)
-        let base = try selectStatement(query, &ctx, columns: "t0.\"objectId\", " + ctx.dialect.documentColumn("t0"), wantExact: false)
+        // SQLite's parser overflows its stack (about 100 entries) near 20
+        // nested parentheses: each try pushes less deep until the text nests
+        // at most `maxParenthesisDepth` (what is cut is re-checked).
+        var depthLimit = maxPushedDepth
+        var ctx: SQLContext
+        var base: Select
+        repeat {
+            ctx = SQLContext(dialect: name.dialect)
+            ctx.maxDepth = depthLimit
+            base = try selectStatement(query, &ctx, columns: "t0.\"objectId\", " + ctx.dialect.documentColumn("t0"), wantExact: false)
+            if parenthesisDepth(base.sql) <= maxParenthesisDepth || depthLimit == 0 { break }
+            depthLimit = depthLimit > 4 ? depthLimit - 2 : depthLimit - 1
+        } while true
+        if ctx.depthCut { ctx.note("conditions nested too deeply for SQL") }
         var count: SQLStatement?
         if query.count != .none && base.whereExact {
             var cctx = SQLContext(dialect: name.dialect)
+            cctx.maxDepth = depthLimit
             let c = try selectStatement(query, &cctx, columns: "count(*)", wantExact: false, counting: true)
             count = SQLStatement(sql: c.sql, arguments: cctx.arguments)
         }
@@ -127,8 +140,44 @@ public enum SQLGenerator {
         }
     }
 
+    /// How deeply nested a condition (with its subqueries) is pushed down.
+    /// SQLite's parser stack holds about 100 nested grammar rules and each
+    /// level of the tree writes several (parentheses, `NOT COALESCE(..)`,
+    /// `EXISTS (SELECT ..)`): deeper parts are re-checked by the evaluator
+    /// rather than failing with "parser stack overflow".
+    public static let maxPushedDepth = 12
+
+    /// The deepest nesting of parentheses the generated text may have.
+    public static let maxParenthesisDepth = 18
+
+    /// The deepest parenthesis nesting of SQL text, outside quoted strings
+    /// and identifiers.
+    static func parenthesisDepth(_ sql: String) -> Int {
+        var depth = 0, deepest = 0
+        var quote: UInt8?
+        for b in sql.utf8 {
+            if let q = quote {
+                if b == q { quote = nil }
+                continue
+            }
+            switch b {
+            case UInt8(ascii: "'"), UInt8(ascii: "\""): quote = b
+            case UInt8(ascii: "("): depth += 1; deepest = max(deepest, depth)
+            case UInt8(ascii: ")"): depth -= 1
+            default: break
+            }
+        }
+        return deepest
+    }
+
     /// The condition tree: logic and subqueries here, leaves in the dialect.
     static func condition(_ c: Condition, _ ctx: inout SQLContext) throws(QueryError) -> SQLFragment {
+        ctx.depth += 1
+        defer { ctx.depth -= 1 }
+        if ctx.depth > ctx.maxDepth {
+            ctx.depthCut = true
+            return .notPushed
+        }
         switch c.predicate {
         case .and(let items):
             var parts: [String] = []
@@ -177,7 +226,11 @@ public enum SQLGenerator {
             // objects it yields: left out.
             var sub = sub
             if sub.skip == nil && sub.limit == nil { sub.order = [] }
+            // A subselect nests several grammar rules deep (IN (SELECT ..
+            // WHERE (..))): it counts as four levels.
+            ctx.depth += 4
             let inner = try selectStatement(sub, &ctx, columns: "\(alias).\"objectId\"", wantExact: true)
+            ctx.depth -= 4
             (ctx.rowAlias, ctx.document) = saved
             guard inner.whereExact && inner.orderExact else {
                 ctx.rollback(to: mark)
@@ -202,7 +255,13 @@ public enum SQLGenerator {
             ctx.note("select \(path.dotted) in (select ... from \(sub.className))")
             return .notPushed
         default:
-            return try ctx.dialect.leaf(c.predicate, &ctx)
+            // A dialect may bind values before finding it cannot push the
+            // leaf: those arguments have no placeholder left in the SQL (and
+            // PostgreSQL refuses a parameter whose type it cannot infer).
+            let mark = ctx.mark
+            let f = try ctx.dialect.leaf(c.predicate, &ctx)
+            if f.sql == nil { ctx.rollback(to: mark) }
+            return f
         }
     }
 

@@ -64,8 +64,27 @@ public struct SQLiteDialect: SQLDialect {
         _ present: (String, String, inout SQLContext) -> String
     ) -> String? {
         guard canSpell(path) else { return nil }
+        guard walkCost(path) <= maxWalkCost else {
+            ctx.note("\(path.dotted): too many steps through possible arrays to write in SQL")
+            return nil
+        }
         let steps = path.components
         return walk(ctx.document, "$" + member(steps[0])!, steps.dropFirst(), &ctx, missing, present)
+    }
+
+    /// The most branches one path may write (see ``walkCost(_:)``): the SQL
+    /// doubles with every step after the first (the object branch and the
+    /// array branch) and triples with a numeric one, so a 16-step path would
+    /// be 50 MB of SQL. Longer paths are re-checked by the evaluator.
+    static let maxWalkCost = 16
+
+    static func walkCost(_ path: FieldPath) -> Int {
+        var cost = 1
+        for step in path.components.dropFirst() {
+            cost *= SQLTerms.isIndex(step) ? 3 : 2
+            if cost > maxWalkCost { return cost }
+        }
+        return cost
     }
 
     private static func walk(
@@ -226,7 +245,11 @@ public struct SQLiteDialect: SQLDialect {
     }
 
     public func leaf(_ predicate: Predicate, _ ctx: inout SQLContext) throws(QueryError) -> SQLFragment {
+        let notesBefore = ctx.rechecked
+        let mark = ctx.mark
         if SQLiteDialect.bindsNUL(predicate) {
+            // JSON text escapes NUL: the evaluator's matcher sees it whole.
+            if let s = SQLiteDialect.evaluatorMatch(predicate, &ctx) { return .exact(s) }
             ctx.note("a string holding NUL")
             return .notPushed
         }
@@ -278,10 +301,44 @@ public struct SQLiteDialect: SQLDialect {
             sql = nil
         }
         guard let sql else {
+            // No SQL shape: the evaluator's own predicate, registered (the
+            // arguments of the shape given up are dropped first).
+            ctx.rollback(to: mark)
+            if let s = SQLiteDialect.evaluatorMatch(predicate, &ctx) {
+                ctx.rechecked = notesBefore
+                return .exact(s)
+            }
             ctx.note(SQLNotes.describe(predicate))
             return .notPushed
         }
         return .exact(sql)
+    }
+
+    /// `cql_match(doc, ?)`: the evaluator's own test of `predicate` on the
+    /// row's object — registered by `SQLiteDatabase` as `cql_regexp` is —
+    /// with the predicate bound as MongoDB where-JSON. Used for the leaves
+    /// no SQL shape expresses (typed values, geo, `$elemMatch`, `$type`,
+    /// `$mod`, `$containedBy`, case-insensitive ranges, long paths): exact
+    /// by construction, since the where-JSON must read back to the same
+    /// predicate. `nil` when it does not, or when the predicate reads other
+    /// collections (subqueries, relations), which one row cannot answer.
+    static func evaluatorMatch(_ predicate: Predicate, _ ctx: inout SQLContext) -> String? {
+        guard !readsOtherCollections(predicate) else { return nil }
+        let condition = Condition(predicate)
+        guard let whereJSON = try? WhereJSONEmitter.emitCondition(condition, dialect: .mongo),
+            let back = try? WhereJSONReader.read(.object(["where": whereJSON]), className: "T"),
+            back.condition?.predicate == predicate
+        else { return nil }
+        return "cql_match(\(ctx.document), \(ctx.bind(.string(JSONWriter.string(whereJSON)))))"
+    }
+
+    static func readsOtherCollections(_ p: Predicate) -> Bool {
+        switch p {
+        case .inQuery, .select, .relatedTo: return true
+        case .and(let items), .or(let items): return items.contains { readsOtherCollections($0.predicate) }
+        case .not(let c), .elementMatch(_, let c): return readsOtherCollections(c.predicate)
+        default: return false
+        }
     }
 
     public func order(_ key: OrderKey, _ ctx: inout SQLContext) -> [String]? {
