@@ -50,6 +50,21 @@ final class PostgreSQLTests: XCTestCase {
         if RandomSQLDifferentialTests.seeds.count > 1 { XCTAssertGreaterThanOrEqual(tally.queries, 2000) }
     }
 
+    /// HostileInputTests on PostgreSQL: quotes, `;`, comments, `$`-keys and
+    /// NUL (in queries only: jsonb cannot store it) through every operator.
+    func testHostileInputsOnPostgreSQL() throws {
+        let tally = try HostileInputTests.hostileInputs(storesNUL: false) { try self.database() }
+        print("hostile inputs on PostgreSQL: \(tally.queries) queries, \(tally.rows) rows compared; \(tally.exact) exact in SQL, \(tally.prefiltered) prefiltered")
+        XCTAssertGreaterThan(tally.rows, 1000)
+        // Every query orders by its key, and half the objects hold an array
+        // there: those orders fail loudly and run re-checks every row.
+        XCTAssertGreaterThan(tally.exact, 300)
+    }
+
+    func testOneMegabyteValuesOnPostgreSQL() throws {
+        try HostileInputTests.oneMegabyteValues(try database())
+    }
+
     func testExecCorpusOnPostgreSQL() throws {
         let n = try WriteSQLDifferentialTests.execCorpus(self) { try self.database() }
         XCTAssertGreaterThanOrEqual(n, 30)

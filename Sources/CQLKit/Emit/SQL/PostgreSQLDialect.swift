@@ -10,9 +10,13 @@
 /// code point. A GIN `jsonb_path_ops` index serves the equality and `in`
 /// shapes (sql.md).
 ///
-/// What is not pushed: regex (PCRE is not ARE), Usergrid's case-insensitive
-/// matches, typed values, numeric path steps, `= null` through a dotted
-/// path, LIKE with classes or escapes, geo. ORDER BY is exact for numbers,
+/// Dotted paths filter each step to plain objects (see `path`), so typed
+/// values are not stepped into; `= null` through one adds a test per depth
+/// for a branch that ends missing.
+///
+/// What is not pushed: regex outside PostgreSQLRegex's subset, Usergrid's case-insensitive
+/// matches, typed values, numeric steps after the first, LIKE with classes
+/// or escapes, geo. ORDER BY is exact for numbers,
 /// strings, booleans, null and missing; an array or object at the order key
 /// makes the statement fail ("... values order only in cql run") rather than
 /// answer in another order.
@@ -60,18 +64,66 @@ public struct PostgreSQLDialect: SQLDialect {
         return out + "\""
     }
 
-    /// `lax $."a"."b"`, or `nil` for numeric steps (lax mode does not index
-    /// arrays by a member step) and keys with NUL.
-    /// Dotted paths are not pushed: lax mode steps into typed values
-    /// (a GeoPoint's `latitude`), which the evaluator's walk does not.
-    static func path(_ p: FieldPath) -> String? {
-        guard p.components.count == 1 else { return nil }
-        var out = "lax $"
-        for step in p.components {
-            guard !SQLTerms.isIndex(step), let s = pathString(step) else { return nil }
-            out += "." + s
+    /// The types the evaluator's walk does not step into (a GeoPoint's
+    /// `latitude` is not a path step): `Object` pointers are stepped into,
+    /// but without their `__type` and `className` (see `path`).
+    static let opaqueTypes = ["Date", "Pointer", "GeoPoint", "Bytes", "File", "Relation"]
+
+    /// A filter on `item`: it is a typed value of one of `opaqueTypes`.
+    /// `.type()` does not unwrap arrays in lax mode, so `["Date"]` is not one.
+    static func isOpaque(_ item: String) -> String {
+        let names = opaqueTypes.map { "\(item).\"__type\" == \"\($0)\"" }.joined(separator: " || ")
+        return "(\(item).\"__type\".type() == \"string\" && (\(names)))"
+    }
+
+    /// The filter every object a dotted path steps into passes: a plain
+    /// object, not a typed value. In lax mode the filter unwraps one array
+    /// level, so an array's object elements pass and nested arrays do not:
+    /// the evaluator's one-level fan-out per step.
+    static let stepsInto = "@.type() == \"object\" && !\(isOpaque("@"))"
+
+    /// The path's steps as JSON path string literals, or `nil` when one is
+    /// not expressible: a numeric step after the first (it indexes arrays
+    /// and names fields at once), NUL, or `__type`/`className` after the
+    /// first step (an `Object` pointer hides them from the walk).
+    static func steps(_ p: FieldPath) -> [String]? {
+        guard !p.components.isEmpty else { return nil }
+        var out: [String] = []
+        for (i, step) in p.components.enumerated() {
+            if i > 0, SQLTerms.isIndex(step) || step == "__type" || step == "className" { return nil }
+            guard let s = pathString(step) else { return nil }
+            out.append(s)
         }
         return out
+    }
+
+    /// `lax $."a" ? (<stepsInto>)."b"`: the values the evaluator's walk
+    /// reaches (before the leaf's own one-level fan-out). The root is always
+    /// an object, so a numeric first step is a plain member.
+    static func path(_ p: FieldPath) -> String? {
+        guard let steps = steps(p) else { return nil }
+        return "lax $." + steps.joined(separator: " ? (\(stepsInto)).")
+    }
+
+    /// Some branch of the walk along `p` ends missing (semantics.md: `= null`
+    /// matches missing): an object the walk steps into lacks the next key,
+    /// or, before the last step, holds a scalar, null or typed value there.
+    /// One path test per depth (the root is depth 0).
+    static func missingBranch(_ p: FieldPath, _ ctx: inout SQLContext) -> String? {
+        guard let steps = steps(p) else { return nil }
+        var tests: [String] = []
+        for k in 0..<steps.count {
+            let objects = k == 0 ? "lax $" : "lax $." + steps[0..<k].joined(separator: " ? (\(stepsInto)).") + " ? (\(stepsInto))"
+            let next = "@.\(steps[k])"
+            var cond = "!exists(\(next))"
+            if k + 1 < steps.count {
+                cond += " || (\(next).type() != \"array\" && \(next).type() != \"object\")"
+                    + " || (\(next).type() == \"object\" && \(isOpaque(next)))"
+            }
+            let text = "\(objects) ? (\(cond))"
+            tests.append("\(ctx.document) @? \(ctx.bind(.string(text)))::jsonpath")
+        }
+        return tests.count == 1 ? tests[0] : "(" + tests.joined(separator: " OR ") + ")"
     }
 
     /// A JSON path literal for a scalar.
@@ -107,9 +159,13 @@ public struct PostgreSQLDialect: SQLDialect {
         guard let present = test(path, "@.type() != \"array\" && \(any)", &ctx) else { return nil }
         guard values.contains(.null) else { return present }
         // Missing counts as null; through a dotted path a branch can end
-        // missing while another holds a value: only one-step paths here.
-        guard path.components.count == 1, let exists = test(path, nil, &ctx) else { return nil }
-        return "(\(present) OR NOT \(exists))"
+        // missing while another holds a value.
+        if path.components.count == 1 {
+            guard let exists = test(path, nil, &ctx) else { return nil }
+            return "(\(present) OR NOT \(exists))"
+        }
+        guard let missing = missingBranch(path, &ctx) else { return nil }
+        return "(\(present) OR \(missing))"
     }
 
     public func leaf(_ predicate: Predicate, _ ctx: inout SQLContext) throws(QueryError) -> SQLFragment {
@@ -198,11 +254,27 @@ public struct PostgreSQLDialect: SQLDialect {
     public static let orderFailure = "values order only in cql run"
 
     public func order(_ key: OrderKey, _ ctx: inout SQLContext) -> [String]? {
-        guard key.path.components.count == 1, !SQLTerms.coercesDates(key.path),
-            !SQLTerms.isIndex(key.path.components[0]), !key.path.components[0].utf8.contains(0)
-        else { return nil }
-        let v = "(\(ctx.document) -> \(sqlLiteral(key.path.components[0])))"
-        let t = "jsonb_typeof(\(v))"
+        guard !SQLTerms.coercesDates(key.path), PostgreSQLDialect.steps(key.path) != nil else { return nil }
+        let steps = key.path.components
+        let v: String, t: String
+        if steps.count == 1 {
+            v = "(\(ctx.document) -> \(sqlLiteral(steps[0])))"
+            t = "jsonb_typeof(\(v))"
+        } else {
+            // The evaluator's sort walk: a missing member, a scalar, null or
+            // a typed value before the last step give null; an array on the
+            // way fans out, which fails loudly here (as at the key itself).
+            var arrays: [String] = [], objects: [String] = []
+            for k in 1..<steps.count {
+                let prefix = "(\(ctx.document) #> ARRAY[\(steps[0..<k].map(sqlLiteral).joined(separator: ", "))])"
+                arrays.append("jsonb_typeof(\(prefix)) = 'array'")
+                let opaque = PostgreSQLDialect.opaqueTypes.map(sqlLiteral).joined(separator: ", ")
+                objects.append("jsonb_typeof(\(prefix)) = 'object' AND NOT COALESCE(\(prefix) ->> '__type' IN (\(opaque)), FALSE)")
+            }
+            let whole = "(\(ctx.document) #> ARRAY[\(steps.map(sqlLiteral).joined(separator: ", "))])"
+            v = "(CASE WHEN \(objects.joined(separator: " AND ")) THEN \(whole) END)"
+            t = "(CASE WHEN \(arrays.joined(separator: " OR ")) THEN 'array' ELSE jsonb_typeof(\(v)) END)"
+        }
         let dir = key.descending ? " DESC" : ""
         // Arrays and objects have no exact SQL order here: the cast fails
         // loudly instead of ordering them differently from the evaluator.
