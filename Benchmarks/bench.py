@@ -7,7 +7,10 @@ pick instead, on the same generated inputs, in one run.
      array field). The three must agree on the number of matches.
   2. `cql translate --lines` vs sqlglot (with its compiled extension,
      sqlglotc) transpiling the same SELECTs from MySQL to PostgreSQL.
-  3. cql-bench: the in-memory plan vs a hand-written closure, PCRE2 JIT vs
+  3. The same filters through `cql run` on SQLite (loaded with and without
+     `--index`) and on a private PostgreSQL 15 when one can be started,
+     beside `cql eval` over the NDJSON; load times.
+  4. cql-bench: the in-memory plan vs a hand-written closure, PCRE2 JIT vs
      NSRegularExpression, top-10 `near` vs a full sort.
 
 Every figure is the median wall time of several runs of a whole process (or,
@@ -169,6 +172,81 @@ for label, cond, sql, jqcond in FILTERS:
         "written_s": {"cql": t_cql_w, "duckdb": t_duck_w, "jq": t_jq_w}})
     print(f"  {label}: {cql_count:,} matches; count cql {t_cql:.3f}s duckdb {t_duck:.3f}s jq {t_jq:.3f}s; "
           f"written cql {t_cql_w:.3f}s duckdb {t_duck_w:.3f}s jq {t_jq_w:.3f}s", flush=True)
+
+# SQL: the same filters through `cql run` on SQLite (after `cql load`,
+# without and with `--index`) and, when a private PostgreSQL 15 can be
+# started (as Tests/CQLSQLTests/PostgreSQL/PostgreSQLServer.swift does it),
+# on PostgreSQL; each must find the matches `cql eval` finds.
+INDEX_KEYS = "score,cheatMode,level,name"
+
+
+def start_postgres():
+    """initdb + pg_ctl start in a temp dir on a private port (as the postgres
+    user when run as root); returns (url, stop) or None when not possible."""
+    import shutil
+    import socket
+    bin_dir = "/usr/lib/postgresql/15/bin"
+    if not os.path.exists(f"{bin_dir}/initdb"):
+        return None
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    d = tempfile.mkdtemp(prefix="cql-bench-pg-")
+    as_pg = ["/usr/sbin/runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
+    if os.getuid() == 0:
+        shutil.chown(d, "postgres", "postgres")
+    opts = f"-p {port} -k {d} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    try:
+        subprocess.run(as_pg + [f"{bin_dir}/initdb", "-D", f"{d}/data", "-U", "postgres", "-A", "trust", "-E", "UTF8",
+                                "--locale=C"], check=True, capture_output=True)
+        subprocess.run(as_pg + [f"{bin_dir}/pg_ctl", "-D", f"{d}/data", "-l", f"{d}/log", "-o", opts, "-w", "-t", "60",
+                                "start"], check=True, capture_output=True)
+    except (subprocess.CalledProcessError, OSError) as e:
+        print(f"  postgres: cannot start a private server ({e}); PostgreSQL rows skipped", flush=True)
+        return None
+
+    def stop():
+        subprocess.run(as_pg + [f"{bin_dir}/pg_ctl", "-D", f"{d}/data", "-m", "immediate", "-w", "stop"],
+                       capture_output=True)
+        shutil.rmtree(d, ignore_errors=True)
+    return f"postgres://postgres@127.0.0.1:{port}/postgres", stop
+
+
+def time_once(argv):
+    return run(argv)
+
+
+sql_targets = []  # (label, the database options of load/run, load seconds)
+for label, index in (("SQLite", None), ("SQLite --index", INDEX_KEYS)):
+    db = os.path.join(work, "bench-index.db" if index else "bench.db")
+    argv = [cql, "load", "--sqlite", db] + (["--index", index] if index else []) + [data]
+    sql_targets.append((label, ["--sqlite", db], time_once(argv)))
+postgres = start_postgres()
+try:
+    if postgres:
+        url, _ = postgres
+        sql_targets.append(("PostgreSQL --index", ["--postgres", url],
+                            time_once([cql, "load", "--postgres", url, "--index", INDEX_KEYS, data])))
+    results["sql"] = {"index_keys": INDEX_KEYS, "targets": []}
+    for target, options, load_s in sql_targets:
+        print(f"  {target}: cql load of {OBJECTS:,} objects {load_s:.3f}s", flush=True)
+        entry = {"target": target, "load_s": load_s, "filters": []}
+        for (label, cond, _, _), measured in zip(FILTERS, results["ndjson"]["filters"]):
+            query = f"select * from GameScore where {cond}"
+            t_count = median_time(lambda: [cql, "run"] + options + ["--count", query], out)
+            n = json.load(open(out))["count"]
+            t_written = median_time(lambda: [cql, "run"] + options + [query], out)
+            if n != measured["matches"] or lines(out) != n:
+                sys.exit(f"bench: {target} finds {n} ({lines(out)} written) for {label}, cql eval {measured['matches']}")
+            add_row(f"run {target} count, {label}", t_count, "cql eval (NDJSON)", measured["count_s"]["cql"])
+            add_row(f"run {target} written, {label}", t_written, "cql eval (NDJSON)", measured["written_s"]["cql"])
+            entry["filters"].append({"label": label, "count_s": t_count, "written_s": t_written, "matches": n})
+            print(f"  {target}, {label}: count {t_count:.3f}s, written {t_written:.3f}s", flush=True)
+        results["sql"]["targets"].append(entry)
+finally:
+    if postgres:
+        postgres[1]()
 
 # Translation: the same file through both, whole processes.
 queries = os.path.join(work, "queries.sql")

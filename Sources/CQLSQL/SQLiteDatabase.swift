@@ -9,7 +9,7 @@ import GRDB
 /// "relatedId")` for relations; rowid is the load order.
 ///
 /// Every connection gets the evaluator's own functions: `cql_regexp(pattern,
-/// options, value)` (PCRE2), `cql_match(doc, where)` (any predicate, as
+/// options, value)` (PCRE2), `cql_select(doc, paths, docs)`, `cql_match(doc, where)` (any predicate, as
 /// MongoDB where-JSON), `cql_sort_value(doc, steps, descending)`,
 /// `cql_sort_key(doc, keys)` and the collations `cql_order`, `cql_order_keys`, so the SQL the generator writes is exact by
 /// construction.
@@ -54,6 +54,17 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
             let object = try DataFiles.object(json: doc)
             do throws(QueryError) {
                 return try EvaluatorFunctions.matches(whereJSON: whereJSON, object: object)
+            } catch {
+                throw DatabaseError(message: error.message)
+            }
+        })
+        db.add(function: DatabaseFunction("cql_select", argumentCount: 3, pure: true) { args in
+            guard let doc = String.fromDatabaseValue(args[0]), let paths = String.fromDatabaseValue(args[1]),
+                let documents = String.fromDatabaseValue(args[2])
+            else { return false }
+            let object = try DataFiles.object(json: doc)
+            do throws(QueryError) {
+                return try EvaluatorFunctions.selectMatches(object: object, paths: paths, documents: documents)
             } catch {
                 throw DatabaseError(message: error.message)
             }

@@ -62,6 +62,21 @@ public protocol SQLDialect: Sendable {
     /// The SQL over a reached value `x` (whose JSON type is `t`) testing that
     /// it is a Pointer to `className` whose objectId is in `ids` (a subselect).
     func pointerIn(path: FieldPath, className: String, ids: String, _ context: inout SQLContext) -> SQLFragment
+    /// ORDER BY terms putting rows nearest first for the `near` predicate
+    /// `near` (the evaluator's order when a query has no order keys: the
+    /// smallest distance of the points reached, rows without one last), or
+    /// `nil` when the dialect cannot order by it exactly.
+    func nearOrder(_ near: Predicate, _ context: inout SQLContext) -> [String]?
+    /// `select path in (select key from C ...)`: the SQL testing that some
+    /// value `path` reaches equals some value `key` reaches in the objects
+    /// of `documents` (a subselect of one column, `"doc"`), or
+    /// ``SQLFragment/notPushed``.
+    func selectIn(path: FieldPath, key: FieldPath, documents: String, _ context: inout SQLContext) -> SQLFragment
+}
+
+extension SQLDialect {
+    public func nearOrder(_ near: Predicate, _ context: inout SQLContext) -> [String]? { nil }
+    public func selectIn(path: FieldPath, key: FieldPath, documents: String, _ context: inout SQLContext) -> SQLFragment { .notPushed }
 }
 
 extension SQLDialect {

@@ -90,8 +90,12 @@ public enum SQLGenerator {
         let mark = ctx.mark
         if orderExact {
             if query.order.isEmpty && mentionsNear(query.condition) {
-                ctx.note("nearest-first order of near")
-                orderExact = false
+                if let near = nearOrdering(query.condition), let t = dialect.nearOrder(near, &ctx) {
+                    terms = t
+                } else {
+                    ctx.note("nearest-first order of near")
+                    orderExact = false
+                }
             }
             if orderExact && !query.order.isEmpty {
                 if let t = dialect.order(query.order, &ctx) { terms = t } else {
@@ -138,6 +142,29 @@ public enum SQLGenerator {
         case .not(let inner): return mentionsNear(inner)
         default: return false
         }
+    }
+
+    /// The `near` the evaluator orders by when there is no order key (its
+    /// first `near`, depth first through and/or/not), when that one is
+    /// reached through `and`s only: the evaluator plans `or` and `not`
+    /// branches that fold to a constant away, so a `near` below them may or
+    /// may not order the rows; `nil` then (the order is re-checked).
+    static func nearOrdering(_ c: Condition?) -> Predicate? {
+        func first(_ c: Condition, throughAnds: Bool) -> (Predicate, Bool)? {
+            switch c.predicate {
+            case .near: return (c.predicate, throughAnds)
+            case .and(let items):
+                for i in items { if let f = first(i, throughAnds: throughAnds) { return f } }
+                return nil
+            case .or(let items):
+                for i in items { if let f = first(i, throughAnds: false) { return f } }
+                return nil
+            case .not(let inner): return first(inner, throughAnds: false)
+            default: return nil
+            }
+        }
+        guard let c, let (near, throughAnds) = first(c, throughAnds: true), throughAnds else { return nil }
+        return near
     }
 
     /// How deeply nested a condition (with its subqueries) is pushed down.
@@ -251,9 +278,26 @@ public enum SQLGenerator {
             && terms.allSatisfy({ if case .value(.string(let s)) = $0 { return !s.utf8.contains(0) } else { return false } }):
             let ids = terms.map { ctx.bind($0.value!) }
             return .exact("\(ctx.rowAlias).\"objectId\" IN (\(ids.joined(separator: ", ")))")
-        case .select(let path, _, let sub, _):
-            ctx.note("select \(path.dotted) in (select ... from \(sub.className))")
-            return .notPushed
+        case .select(let path, let key, let sub, let negated):
+            let mark = ctx.mark
+            let saved = (ctx.rowAlias, ctx.document)
+            let alias = ctx.alias("t")
+            ctx.rowAlias = alias
+            ctx.document = "\(alias).\"doc\""
+            var sub = sub
+            if sub.skip == nil && sub.limit == nil { sub.order = [] }
+            ctx.depth += 4
+            let inner = try selectStatement(sub, &ctx, columns: "\(alias).\"doc\" AS \"doc\"", wantExact: true)
+            ctx.depth -= 4
+            (ctx.rowAlias, ctx.document) = saved
+            let f = inner.whereExact && inner.orderExact
+                ? ctx.dialect.selectIn(path: path, key: key, documents: inner.sql, &ctx) : .notPushed
+            guard f.exact, let s = f.sql else {
+                ctx.rollback(to: mark)
+                ctx.note("select \(path.dotted) in (select \(key.dotted) from \(sub.className))")
+                return .notPushed
+            }
+            return negated ? .exact("NOT COALESCE(\(s), FALSE)") : .exact(s)
         default:
             // A dialect may bind values before finding it cannot push the
             // leaf: those arguments have no placeholder left in the SQL (and

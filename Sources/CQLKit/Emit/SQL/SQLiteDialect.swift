@@ -325,11 +325,15 @@ public struct SQLiteDialect: SQLDialect {
     static func evaluatorMatch(_ predicate: Predicate, _ ctx: inout SQLContext) -> String? {
         guard !readsOtherCollections(predicate) else { return nil }
         let condition = Condition(predicate)
-        guard let whereJSON = try? WhereJSONEmitter.emitCondition(condition, dialect: .mongo),
-            let back = try? WhereJSONReader.read(.object(["where": whereJSON]), className: "T"),
+        // Read back exactly as the registered function reads the bound text
+        // (parsed, typed values decoded), so both see the same predicate.
+        guard let whereJSON = try? WhereJSONEmitter.emitCondition(condition, dialect: .mongo) else { return nil }
+        let text = JSONWriter.string(whereJSON)
+        guard let parsed = try? JSONReader.parse("{\"where\":" + text + "}").decodingTypedValues(),
+            let back = try? WhereJSONReader.read(parsed, className: "T"),
             back.condition?.predicate == predicate
         else { return nil }
-        return "cql_match(\(ctx.document), \(ctx.bind(.string(JSONWriter.string(whereJSON)))))"
+        return "cql_match(\(ctx.document), \(ctx.bind(.string(text))))"
     }
 
     static func readsOtherCollections(_ p: Predicate) -> Bool {
@@ -358,6 +362,19 @@ public struct SQLiteDialect: SQLDialect {
             .array([.bool(key.descending)] + key.path.components.map { .string($0) })
         }))))
         return ["cql_sort_key(\(ctx.document), \(spec)) COLLATE cql_order_keys"]
+    }
+
+    /// `cql_select(doc, paths, (SELECT json_group_array("doc") ...))`: the
+    /// subquery's objects (their JSON texts, in one array) and the row go to
+    /// the evaluator's own `$select` test, registered — the values `key`
+    /// reaches in each object, matched against `path` as `in` matches. The
+    /// subselect is not correlated, so SQLite runs it once.
+    public func selectIn(path: FieldPath, key: FieldPath, documents: String, _ ctx: inout SQLContext) -> SQLFragment {
+        let paths = ctx.bind(.string(JSONWriter.string(.array([
+            .array(path.components.map { .string($0) }), .array(key.components.map { .string($0) }),
+        ]))))
+        let s = ctx.alias("s")
+        return .exact("cql_select(\(ctx.document), \(paths), (SELECT json_group_array(\(s).\"doc\") FROM (\(documents)) AS \(s)))")
     }
 
     public func pointerIn(path: FieldPath, className: String, ids: String, _ ctx: inout SQLContext) -> SQLFragment {
