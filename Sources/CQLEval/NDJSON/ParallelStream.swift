@@ -77,6 +77,8 @@ private final class StreamWorker: @unchecked Sendable {
     let path: String
     let keys: JSONKeyFilter?
     let emits: Bool
+    /// Results are the objects as read (no include, no keys).
+    let copiesLines: Bool
     let parser = JSONLineParser(decodingTypedValues: true)
     let context = EvalContext()
     var output: [UInt8] = []
@@ -89,6 +91,7 @@ private final class StreamWorker: @unchecked Sendable {
         self.path = path
         self.keys = keys
         self.emits = emits
+        copiesLines = plan.projection == nil && plan.includer.isEmpty
     }
 
     func reset() {
@@ -133,6 +136,13 @@ private final class StreamWorker: @unchecked Sendable {
         guard isMatch else { return }
         matched += 1
         guard emits else { return }
+        // An unshaped object's line is rewritten in the writer's form from its
+        // bytes when that is certain to give the same text (JSONCanonicalCopy).
+        if copiesLines, JSONCanonicalCopy.write(bytes, to: &output) {
+            output.append(0x0A)
+            written += 1
+            return
+        }
         let whole = keys == nil ? object : try DataLoader.object(line: bytes, number: number, file: path, parser: parser)
         JSONWriter.write(.object(plan.shape(whole)), to: &output)
         output.append(0x0A)

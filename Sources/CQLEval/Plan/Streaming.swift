@@ -23,6 +23,15 @@ extension QueryPlan {
     /// file), so nothing is printed for a half-read input. The file is always
     /// read to the end, so bad data anywhere is reported even with a `limit`.
     ///
+    /// A query that only counts, or writes every match (no `skip`, no
+    /// `limit`), runs on every core: blocks of whole lines are cut into one
+    /// part per core and the results joined in input order. A result that is
+    /// the object as read (no keys, no include) is written from the line's
+    /// own bytes with its members sorted when that gives exactly the text
+    /// re-serializing it would (`JSONCanonicalCopy` says when); otherwise the
+    /// line is read whole and re-serialized. The output bytes are the same
+    /// either way.
+    ///
     /// ```swift
     /// // GameScore.ndjson: {"objectId":"a","score":90}\n{"objectId":"b","score":70}
     /// let plan = try QueryPlan(query /* score > 80 */)
