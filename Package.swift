@@ -7,10 +7,13 @@ let package = Package(
     products: [
         .library(name: "CQLKit", targets: ["CQLKit"]),
         .library(name: "CQLEval", targets: ["CQLEval"]),
+        .library(name: "CQLSQL", targets: ["CQLSQL"]),
         .executable(name: "cql", targets: ["cql"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // `swift package --disable-sandbox generate-documentation --target CQLKit`
         // builds the reference in Sources/CQLKit/CQLKit.docc.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -23,12 +26,24 @@ let package = Package(
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         // The in-memory evaluator: planner, predicates, geo, document store.
         .target(name: "CQLEval", dependencies: ["CQLKit", "CPCRE2"]),
+        // Runs the generated SQL: SQLite through GRDB (with the evaluator's
+        // regex and order registered as functions), PostgreSQL through
+        // postgres-nio; load and run.
+        .target(
+            name: "CQLSQL",
+            dependencies: [
+                "CQLKit", "CQLEval",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         // The `cql` command: a thin layer over the libraries.
         .executableTarget(
             name: "cql",
             dependencies: [
                 "CQLKit",
                 "CQLEval",
+                "CQLSQL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -39,6 +54,9 @@ let package = Package(
         .testTarget(name: "CQLKitTests", dependencies: ["CQLKit", "CorpusSupport"]),
         .testTarget(name: "CQLEvalTests", dependencies: ["CQLEval", "CQLKit", "CorpusSupport"]),
         .testTarget(name: "cqlTests", dependencies: ["cql", "CorpusSupport"]),
+        // SQLite and PostgreSQL/: the real-database tests (PostgreSQL 15 is
+        // started as `postgres` in a temporary directory, and stopped after).
+        .testTarget(name: "CQLSQLTests", dependencies: ["CQLSQL", "CQLEval", "CQLKit", "CorpusSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,8 +5,8 @@ import CQLKit
 struct CQL: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cql",
-        abstract: "Translate, explain and run LeanCloud CQL, Usergrid ql, REST where-JSON and NSPredicate queries, and apply CQL writes.",
-        subcommands: [Translate.self, Eval.self, Exec.self, Fmt.self, Explain.self]
+        abstract: "Translate, explain and run LeanCloud CQL, Usergrid ql, REST where-JSON and NSPredicate queries, in memory or on SQLite and PostgreSQL, and apply CQL writes.",
+        subcommands: [Translate.self, Eval.self, Load.self, Run.self, Exec.self, Fmt.self, Explain.self]
     )
 }
 

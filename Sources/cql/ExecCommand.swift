@@ -1,27 +1,44 @@
 import ArgumentParser
 import CQLEval
 import CQLKit
+import CQLSQL
 
 struct Exec: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Apply an insert, update or delete to a data directory, all or nothing.",
+        abstract: "Apply an insert, update or delete to a data directory or a SQL database, all or nothing.",
         discussion: """
             --data takes a directory of <Class>.ndjson / .json files (as eval reads them). The files the
             statement changes are rewritten atomically through a journal (DIR/.cql-journal): after a crash
             the directory reads as entirely old or entirely new, and the next exec finishes or discards
             the interrupted write. Prints {"created":N}, {"updated":N} or {"deleted":N}.
+            --sqlite FILE / --postgres URL apply it in one transaction of the database (tables as `cql load`
+            makes them): the statement's rows are read, the write applied with the in-memory semantics,
+            and the changed rows written back; any error rolls it back.
             A failed condition is error 305, a missing objectId error 101 (exit status 1, nothing written).
             Examples:
               cql exec --data data "insert into Todo(title, done) values ('Buy milk', false)"
               cql exec --data data --params '["td01"]' "update Todo set done = true where objectId = ?"
               cql exec --data data "update Account set amount = op('Decrement', {'amount': 50}) where objectId = 'a1' and amount >= 100"
+              cql exec --sqlite app.db "delete from Todo where objectId = 'td01'"
             """
     )
 
     @OptionGroup var input: QueryInput
 
     @Option(help: "The data directory: <Class>.ndjson|.json files.")
-    var data: String
+    var data: String?
+
+    @Option(help: "A SQLite database file (as `cql load --sqlite` makes it).")
+    var sqlite: String?
+
+    @Option(help: "A PostgreSQL database: postgres://user[:password]@host[:port]/database.")
+    var postgres: String?
+
+    func validate() throws {
+        if [data, sqlite, postgres].compactMap({ $0 }).count != 1 {
+            throw ValidationError("Give where to write: --data DIR, --sqlite FILE or --postgres URL.")
+        }
+    }
 
     func run() throws {
         let text = try input.text()
@@ -32,9 +49,17 @@ struct Exec: ParsableCommand {
         // One instant for current_timestamp() and the createdAt/updatedAt written.
         let now = DateValue.now
         let statement = try input.bind(parsed, source: text, now: now)
+        let database = data == nil ? try DatabaseOptions.open(sqlite: sqlite, postgres: postgres) : nil
         let result: WriteResult
         do {
-            result = try DataDirectory.apply(statement, path: data, now: now)
+            if let data {
+                result = try DataDirectory.apply(statement, path: data, now: now)
+            } else {
+                switch database! {
+                case .sqlite(let db): result = try SQLWriteRunner.apply(statement, on: db, now: now)
+                case .postgres(let db): result = try SQLWriteRunner.apply(statement, on: db, now: now)
+                }
+            }
         } catch {
             if error.range == nil { throw CommandFailure("error: " + error.message) }
             throw CommandFailure(error.withSource(text))

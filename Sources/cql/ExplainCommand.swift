@@ -65,6 +65,9 @@ struct Explain: ParsableCommand {
         for dialect in WhereJSONDialect.allCases {
             Output.line("  where (\(dialect.rawValue)): " + attempt { () throws(QueryError) -> String in JSONWriter.string(try WhereJSONEmitter.emit(final, dialect: dialect)) })
         }
+        for dialect in SQLDialectName.allCases {
+            Output.line("  sql (\(dialect.rawValue)): " + attempt { () throws(QueryError) -> String in JSONWriter.string(try SQLGenerator.translate(final, dialect: dialect).json) })
+        }
         Output.line("  cql: " + attempt { () throws(QueryError) -> String in try CQLFormatter.format(textQuery) })
         Output.line("  usergrid: " + attempt { () throws(QueryError) -> String in try UsergridFormatter.format(textQuery, literal: input.literal) })
         Output.line("  nspredicate: " + attempt { () throws(QueryError) -> String in try NSPredicateFormatter.format(textQuery) })

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CQLEval
 import CQLKit
 #if canImport(Glibc)
 import Glibc
@@ -8,19 +9,28 @@ import Darwin
 
 /// Output languages of `translate`.
 enum TargetLanguage: String, ExpressibleByArgument, CaseIterable {
-    case `where`, cql, usergrid, nspredicate
+    case `where`, cql, usergrid, nspredicate, sql
     /// The REST request(s) of a write (insert, update, delete).
     case rest
 }
 
+/// `--dialect`: a where-JSON dialect or an SQL dialect.
+enum OutputDialect: String, ExpressibleByArgument, CaseIterable {
+    case leancloud, parse, mongo, sqlite, postgres
+
+    var whereJSON: WhereJSONDialect? { WhereJSONDialect(rawValue: rawValue) }
+    var sql: SQLDialectName? { SQLDialectName(rawValue: rawValue) }
+}
+
 struct Translate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Translate a query to REST where-JSON, CQL, Usergrid or NSPredicate text.",
+        abstract: "Translate a query to REST where-JSON, SQL (SQLite, PostgreSQL), CQL, Usergrid or NSPredicate text.",
         discussion: """
             Examples:
               cql translate "select * from GameScore where score > 80 order by -score limit 10"
               cql translate --dialect mongo --pretty "select * from T where name regexp 'a.c'"
               cql translate --from usergrid --to where "name = 'fred*' order by age desc"
+              cql translate --to sql --dialect postgres "select * from GameScore where score > 80 limit 5"
               cql translate --from nspredicate --class GameScore --args '["Dan", 18]' "playerName = %@ AND playerAge > %d"
               cql translate --lines queries.txt
             """
@@ -30,11 +40,11 @@ struct Translate: ParsableCommand {
 
     @OptionGroup var optimizer: OptimizeOption
 
-    @Option(help: "Output: where, cql, usergrid, nspredicate, or rest (the REST request of an insert, update or delete).")
+    @Option(help: "Output: where, sql, cql, usergrid, nspredicate, or rest (the REST request of an insert, update or delete).")
     var to: TargetLanguage = .where
 
-    @Option(help: "where-JSON dialect: leancloud, parse or mongo (default: leancloud for CQL input, parse otherwise).")
-    var dialect: WhereJSONDialect?
+    @Option(help: "where-JSON dialect: leancloud, parse or mongo (default: leancloud for CQL input, parse otherwise); SQL dialect: sqlite (default) or postgres.")
+    var dialect: OutputDialect?
 
     @Flag(name: .customLong("condition-only"), help: "nspredicate output: write the condition alone, leaving out order, limit, skip and keys (set them on the query object).")
     var conditionOnly = false
@@ -49,6 +59,10 @@ struct Translate: ParsableCommand {
     var lines: String?
 
     func validate() throws {
+        if let dialect {
+            if to == .sql && dialect.sql == nil { throw ValidationError("--to sql takes --dialect sqlite or postgres") }
+            if (to == .where || to == .rest) && dialect.whereJSON == nil { throw ValidationError("--to \(to.rawValue) takes --dialect leancloud, parse or mongo") }
+        }
         if conditionOnly && to != .nspredicate { throw ValidationError("--condition-only applies to --to nspredicate.") }
         if lines != nil && input.query != nil { throw ValidationError("Give either a QUERY or --lines FILE, not both.") }
         if lines == nil && input.query == nil { throw ValidationError("Missing expected argument '<query>' (or --lines FILE).") }
@@ -64,16 +78,19 @@ struct Translate: ParsableCommand {
     func translate(_ text: String) throws(CommandFailure) -> String {
         let (statement, language) = try input.parseStatement(text)
         guard case .select(let parsed) = statement, to != .rest else { return try translateWrite(statement, language, text) }
-        let query = try optimizer.apply(try input.bind(parsed, source: text, resolveTime: to == .where), source: text)
+        let query = try optimizer.apply(try input.bind(parsed, source: text, resolveTime: to == .where || to == .sql), source: text)
         // CQL is LeanCloud's language, so its queries target LeanCloud unless told
         // otherwise; Usergrid and where-JSON input default to Parse Server's
         // dialect, the most expressive REST one (it has `$nor` for Usergrid's `not`).
-        let dialect = self.dialect ?? (language == .cql ? .leancloud : .parse)
+        let dialect = self.dialect?.whereJSON ?? (language == .cql ? .leancloud : .parse)
         do {
             switch to {
             case .where:
                 let request = try WhereJSONEmitter.emit(query, dialect: dialect, objectIdAsMongoId: mongoId)
                 return JSONWriter.string(request, pretty: pretty)
+            case .sql:
+                let translation = try SQLGenerator.translate(query, dialect: self.dialect?.sql ?? .sqlite)
+                return JSONWriter.string(translation.json, pretty: pretty)
             case .cql: return try CQLFormatter.format(query)
             case .usergrid: return try UsergridFormatter.format(query, literal: input.literal)
             case .nspredicate: return try NSPredicateFormatter.format(query, conditionOnly: conditionOnly)
@@ -92,10 +109,16 @@ struct Translate: ParsableCommand {
                 return try CQLFormatter.format(statement)
             case .rest where statement.isWrite, .where where statement.isWrite:
                 let bound = try input.bind(statement, source: text)
-                return JSONWriter.string(try RESTEmitter.emit(bound, dialect: dialect ?? .leancloud), pretty: pretty)
+                return JSONWriter.string(try RESTEmitter.emit(bound, dialect: dialect?.whereJSON ?? .leancloud), pretty: pretty)
             case .rest:
                 throw QueryError(.unsupported, "--to rest translates writes (insert, update, delete); translate a select --to where", range: statement.range)
-            case .where, .usergrid, .nspredicate:
+            case .sql where statement.isWrite:
+                // One instant for current_timestamp() and the createdAt/updatedAt written.
+                let now = DateValue.now
+                let bound = try input.bind(statement, source: text, now: now)
+                return JSONWriter.string(try SQLWriteGenerator.translate(
+                    bound, dialect: self.dialect?.sql ?? .sqlite, now: now, newObjectId: StatementExecutor.randomObjectId).json, pretty: pretty)
+            case .where, .usergrid, .nspredicate, .sql:
                 throw QueryError(.unsupported, "'\(statement.verb)' is a write: translate it --to rest or --to cql", range: statement.range)
             }
         } catch let failure as CommandFailure {
@@ -170,8 +193,6 @@ enum LineSplitter {
         }
     }
 }
-
-extension WhereJSONDialect: ExpressibleByArgument {}
 
 extension String {
     func replacingFirst(_ target: String, with replacement: String) -> String {

@@ -16,7 +16,6 @@ import XCTest
 /// (101, 305, an op on the wrong type, ...).
 final class WriteDifferentialTests: XCTestCase {
     static let now = DateValue(millisecondsSince1970: 1_714_979_289_010)
-    static let keys = ["n", "s", "tags", "flag"]
 
     func testRandomWriteSequencesAgreeInMemoryThroughRESTAndOnFiles() throws {
         var failures = 0, successes = 0
@@ -28,7 +27,7 @@ final class WriteDifferentialTests: XCTestCase {
             var objects: [[String: Value]] = []
             for i in 1...8 {
                 var o: [String: Value] = ["objectId": .string("o\(i)")]
-                for k in Self.keys where rng.chance(0.75) { o[k] = Self.value(for: k, &rng) }
+                for k in RandomWrites.keys where rng.chance(0.75) { o[k] = RandomWrites.value(for: k, &rng) }
                 objects.append(o)
             }
             let join = (1...4).map { i -> [String: Value] in ["owningId": .string("o\(i)"), "relatedId": .string("u\(i % 2 + 1)")] }
@@ -40,7 +39,7 @@ final class WriteDifferentialTests: XCTestCase {
             var viaREST = direct
             var log: [String] = []
             for step in 0..<25 {
-                let text = Self.randomWrite(&rng, ids: direct.objects(in: "T").compactMap { $0["objectId"]?.stringValue })
+                let text = RandomWrites.statement(&rng, ids: direct.objects(in: "T").compactMap { $0["objectId"]?.stringValue })
                 log.append(text)
                 let statement = try Binder.bind(try CQLParser.parseStatement(text), parameters: [], now: Self.now)
                 let rest = try RESTReader.read(JSONWriter.string(try RESTEmitter.emit(statement)))
@@ -77,58 +76,5 @@ final class WriteDifferentialTests: XCTestCase {
 
     static func ndjson(_ objects: [[String: Value]]) -> String {
         objects.map { JSONWriter.string(.object($0)) }.joined(separator: "\n")
-    }
-
-    static func value(for key: String, _ rng: inout SplitMix64) -> Value {
-        if rng.chance(0.1) { return .null }
-        switch key {
-        case "n": return rng.chance(0.6) ? .int(rng.pick(RandomPools.ints.filter { $0 > -(1 << 40) && $0 < 1 << 40 })) : (rng.chance(0.7) ? .double(rng.pick(RandomPools.doubles.filter(\.isFinite))) : .string("7"))
-        case "s": return .string(rng.pick(RandomPools.strings))
-        case "tags": return .array((0..<rng.below(4)).map { _ in rng.chance(0.5) ? .string(rng.pick(["a", "b", "c"])) : .int(Int64(rng.below(3))) })
-        default: return .bool(rng.chance(0.5))
-        }
-    }
-
-    /// CQL text of a value from the pools.
-    static func literal(_ v: Value) -> String {
-        switch v {
-        case .string(let s): return "'" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'"
-        case .array(let a): return "[" + a.map(literal).joined(separator: ", ") + "]"
-        default: return JSONWriter.string(v)
-        }
-    }
-
-    static func randomWrite(_ rng: inout SplitMix64, ids: [String]) -> String {
-        let id = ids.isEmpty || rng.chance(0.08) ? "missing" : rng.pick(ids)
-        let conditions = ["n > 0", "n <= 10", "s = 'a'", "tags = 'a'", "n is exists", "flag = true", "size(tags) = 2", "s != 'b'"]
-        let condition = rng.chance(0.4) ? " and " + rng.pick(conditions) : ""
-        switch rng.weighted([2, 6, 2]) {
-        case 0:
-            let columns = Array(keys.shuffled(using: &rng).prefix(1 + rng.below(3)))
-            let rows = (0...rng.below(2)).map { _ in "(" + columns.map { literal(value(for: $0, &rng)) }.joined(separator: ", ") + ")" }
-            return "insert into T(" + columns.joined(separator: ", ") + ") values " + rows.joined(separator: ", ")
-        case 1:
-            let ops = [
-                "n = op('Increment', {'amount': \(rng.pick(["1", "-2", "0.5", "1000"]))})",
-                "n = op('Decrement', {'amount': 3})",
-                "tags = op('Add', {'objects': ['a', 1]})",
-                "tags = op('AddUnique', {'objects': ['a', 1.0, 'c']})",
-                "tags = op('Remove', {'objects': ['a', 0]})",
-                "\(rng.pick(keys)) = op('Delete')",
-                "n = op('\(rng.pick(["BitAnd", "BitOr", "BitXor"]))', {'value': \(rng.below(16))})",
-                "likes = op('AddRelation', {'objects': [pointer('U', 'u\(1 + rng.below(3))')]})",
-                "likes = op('RemoveRelation', {'objects': [pointer('U', 'u\(1 + rng.below(3))')]})",
-            ]
-            var used = Set<String>()
-            var sets: [String] = []
-            for _ in 0...rng.below(2) {
-                let a = rng.chance(0.6) ? rng.pick(ops) : { let k = rng.pick(keys); return k + " = " + literal(value(for: k, &rng)) }()
-                let key = String(a.prefix { $0 != " " })
-                if used.insert(key).inserted { sets.append(a) }
-            }
-            return "update T set " + sets.joined(separator: ", ") + " where objectId = '\(id)'" + condition
-        default:
-            return "delete from T where objectId = '\(id)'" + condition
-        }
     }
 }

@@ -230,3 +230,48 @@ final class ExecTests: XCTestCase {
     }
 }
 
+
+/// `cql exec --sqlite FILE`: the same writes on a database loaded from the
+/// same data, with the same outputs, errors and exit statuses as on files;
+/// `translate --to sql` of writes.
+extension ExecTests {
+    func testWritesOnSQLiteMatchWritesOnFiles() throws {
+        let t = self
+        let db = t.directory.path + ".db"
+        defer { try? FileManager.default.removeItem(atPath: db) }
+        XCTAssertEqual(try t.cql(["load", "--sqlite", db, t.directory.path]).status, 0)
+        let writes = [
+            "update GameScore set score = op('Increment', {'amount': 1}), tags = op('AddUnique', {'objects': ['x']}) where objectId = 'gs05' and score > 100",
+            "update GameScore set score = 1 where objectId = 'gs05' and score < 0",
+            "update Post set likes = op('AddRelation', {'objects': [pointer('_User', 'us09')]}) where objectId = 'po01'",
+            "delete from Post where objectId = 'po02'",
+            "delete from Post where objectId = 'nope'",
+        ]
+        for w in writes {
+            let onFiles = try t.cql(["exec", "--data", t.directory.path, w])
+            let onSQLite = try t.cql(["exec", "--sqlite", db, w])
+            XCTAssertEqual(onSQLite.status, onFiles.status, w)
+            XCTAssertEqual(onSQLite.stdout, onFiles.stdout, w)
+            XCTAssertEqual(onSQLite.stderr, onFiles.stderr, w)
+        }
+        // updatedAt differs (two runs, two instants): compare the rest.
+        for q in ["select * from GameScore order by objectId", "select * from Post order by objectId",
+                  #"{"className":"_User","where":{"$relatedTo":{"object":{"__type":"Pointer","className":"Post","objectId":"po01"},"key":"likes"}}}"#] {
+            let files = try t.cql(["eval", "--data", t.directory.path, q]).stdout
+            let sqlite = try t.cql(["run", "--sqlite", db, q]).stdout
+            let strip = { (s: String) in s.replacingOccurrences(of: #""updatedAt":"[^"]*""#, with: "", options: .regularExpression) }
+            XCTAssertEqual(strip(sqlite), strip(files), q)
+        }
+    }
+
+    func testTranslateToSQLOfWrites() throws {
+        let t = self
+        let insert = try t.cql(["translate", "--to", "sql", "--dialect", "postgres", "insert into Todo(title) values ('milk')"])
+        XCTAssertEqual(insert.status, 0, insert.stderr)
+        XCTAssertTrue(insert.stdout.contains(#""sql":"INSERT INTO \"Todo\" (\"objectId\", \"doc\", \"raw\") VALUES ($1, $2::jsonb, $2)""#), insert.stdout)
+        XCTAssertFalse(insert.stdout.contains("'milk'"), "values are bound, never in the SQL text")
+        let update = try t.cql(["translate", "--to", "sql", "update Todo set done = true where objectId = 'a'"])
+        XCTAssertEqual(update.status, 1)
+        XCTAssertTrue(update.stderr.contains("apply it with cql exec --sqlite FILE or --postgres URL"), update.stderr)
+    }
+}

@@ -1,0 +1,64 @@
+/// The state of one generation: the arguments bound so far (values never
+/// enter SQL text), the row being tested, fresh aliases, and notes on what
+/// was not pushed down exactly.
+///
+/// ```swift
+/// var ctx = SQLContext(dialect: SQLiteDialect())
+/// ctx.bind(.int(80))   // "?1"; ctx.arguments == [80]
+/// ```
+public struct SQLContext: Sendable {
+    public let dialect: any SQLDialect
+    /// The values for the placeholders, in placeholder order.
+    public private(set) var arguments: [Value] = []
+    /// The `doc` column of the row being tested (`t0."doc"`).
+    public var document: String
+    /// The alias of the row being tested (`t0`).
+    public var rowAlias: String
+    /// Parts that were not pushed down exactly, for `explain`.
+    public var rechecked: [String] = []
+    /// How deep the condition being generated is nested (subqueries
+    /// included): deeper trees are not pushed (``SQLGenerator/maxPushedDepth``).
+    public var depth = 0
+    private var aliases = 0
+
+    public init(dialect: any SQLDialect) {
+        self.dialect = dialect
+        rowAlias = "t0"
+        document = "t0.\"doc\""
+    }
+
+    /// Binds `value` and returns its placeholder.
+    public mutating func bind(_ value: Value) -> String {
+        arguments.append(value)
+        return dialect.placeholder(arguments.count)
+    }
+
+    /// A fresh alias (`e1`, `t2`, ...) for a nested FROM.
+    public mutating func alias(_ prefix: String) -> String {
+        aliases += 1
+        return "\(prefix)\(aliases)"
+    }
+
+    /// A mark to roll back to when a generated piece is dropped.
+    public var mark: Int { arguments.count }
+
+    /// Forgets the arguments bound after `mark` (their SQL was dropped).
+    public mutating func rollback(to mark: Int) {
+        if arguments.count > mark { arguments.removeLast(arguments.count - mark) }
+    }
+
+    /// Records a part that runs as a superset and is re-checked.
+    public mutating func note(_ what: String) {
+        if !rechecked.contains(what) { rechecked.append(what) }
+    }
+}
+
+/// A quoted SQL string literal (`'it''s'`), for the fixed JSON paths and
+/// type names the dialects write; user values are always bound instead.
+func sqlLiteral(_ s: String) -> String {
+    var out = "'"
+    for c in s.unicodeScalars {
+        if c == "'" { out += "''" } else { out.unicodeScalars.append(c) }
+    }
+    return out + "'"
+}

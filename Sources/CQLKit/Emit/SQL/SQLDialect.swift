@@ -1,0 +1,100 @@
+/// The SQL dialects the generator writes.
+public enum SQLDialectName: String, Hashable, Sendable, CaseIterable {
+    case sqlite
+    case postgres
+
+    /// The dialect's generator.
+    public var dialect: any SQLDialect {
+        switch self {
+        case .sqlite: return SQLiteDialect()
+        case .postgres: return PostgreSQLDialect()
+        }
+    }
+}
+
+/// A pushed-down piece of a condition: SQL that is either exactly the
+/// predicate (`exact`) or only a superset of it (a prefilter whose rows are
+/// re-checked). `sql == nil` is the superset `TRUE`: nothing pushed down.
+public struct SQLFragment: Hashable, Sendable {
+    public var sql: String?
+    public var exact: Bool
+
+    public init(sql: String?, exact: Bool) {
+        self.sql = sql
+        self.exact = exact
+    }
+
+    public static func exact(_ sql: String) -> SQLFragment { SQLFragment(sql: sql, exact: true) }
+    public static func superset(_ sql: String?) -> SQLFragment { SQLFragment(sql: sql, exact: false) }
+    /// Nothing pushed down: every row passes to the re-check.
+    public static let notPushed = SQLFragment(sql: nil, exact: false)
+}
+
+/// One SQL dialect: a table of how each leaf predicate, order key and paging
+/// clause is written (sqlglot's model: the generator walks the query, the
+/// dialect overrides the shapes).
+///
+/// Leaf predicates must return SQL that is TRUE exactly when the evaluator's
+/// predicate holds (`exact`), or a superset of those rows (`superset`); a
+/// result may be SQL NULL where FALSE is meant (negation wraps it in
+/// `COALESCE`).
+public protocol SQLDialect: Sendable {
+    var name: SQLDialectName { get }
+    /// The n-th placeholder (1-based): `?n` or `$n`.
+    func placeholder(_ index: Int) -> String
+    /// The column holding the object's JSON text as loaded (what results print).
+    func documentColumn(_ alias: String) -> String
+    /// The column expression of the input (load) order of a table alias.
+    func inputOrder(_ alias: String) -> String
+    /// `LIMIT .. OFFSET ..` for the placeholders given.
+    func paging(limit: String?, offset: String?) -> String
+    /// A leaf predicate over `context.document` (the `doc` column of the
+    /// current row); `nil` for logic and subquery nodes, which the generator
+    /// handles.
+    func leaf(_ predicate: Predicate, _ context: inout SQLContext) throws(QueryError) -> SQLFragment
+    /// ORDER BY terms for one key, or `nil` when the dialect cannot order it exactly.
+    func order(_ key: OrderKey, _ context: inout SQLContext) -> [String]?
+    /// ORDER BY terms for all the keys of a query, or `nil` when the dialect
+    /// cannot order them exactly. The default concatenates ``order(_:_:)``
+    /// per key, which is exact only where no array pairs the keys (MongoDB's
+    /// sort-key rule, semantics.md): a dialect that cannot tell overrides it.
+    func order(_ keys: [OrderKey], _ context: inout SQLContext) -> [String]?
+    /// The SQL over a reached value `x` (whose JSON type is `t`) testing that
+    /// it is a Pointer to `className` whose objectId is in `ids` (a subselect).
+    func pointerIn(path: FieldPath, className: String, ids: String, _ context: inout SQLContext) -> SQLFragment
+}
+
+extension SQLDialect {
+    /// `"name"`, with embedded quotes doubled. NUL cannot be quoted (both
+    /// engines end identifiers there): an unsupported error.
+    public func quote(_ identifier: String) throws(QueryError) -> String {
+        if identifier.utf8.contains(0) {
+            throw QueryError(.unsupported, "\(name.rawValue): an identifier cannot contain NUL")
+        }
+        // SQLite keeps names starting with sqlite_ (any case) for itself;
+        // PostgreSQL silently cuts names at 63 bytes, so two long class names
+        // would share a table: both are refused by name instead.
+        if name == .sqlite && identifier.utf8.count >= 7 && identifier.prefix(7).lowercased() == "sqlite_" {
+            throw QueryError(.unsupported, "sqlite: the table name '\(identifier)' starts with sqlite_, which SQLite reserves")
+        }
+        if name == .postgres && identifier.utf8.count > 63 {
+            throw QueryError(.unsupported, "postgres: the table name '\(identifier)' is longer than PostgreSQL's 63 bytes")
+        }
+        var out = "\""
+        for c in identifier.unicodeScalars {
+            if c == "\"" { out += "\"\"" } else { out.unicodeScalars.append(c) }
+        }
+        return out + "\""
+    }
+}
+
+extension SQLDialect {
+    public func order(_ keys: [OrderKey], _ context: inout SQLContext) -> [String]? {
+        var terms: [String] = []
+        for key in keys {
+            guard let t = order(key, &context) else { return nil }
+            terms += t
+        }
+        return terms
+    }
+}

@@ -1,0 +1,239 @@
+/// Turns a bound ``Query`` into SQL for one dialect (sql.md, design.md "SQL
+/// mapping"): one table per class, `"<Class>"(objectId, doc)` holding the
+/// whole object as JSON, relations in `"_Join:<key>:<Owner>"`.
+///
+/// Every piece is either exact (the database answers alone) or a superset
+/// that the caller re-checks with the evaluator's own predicate (CQLSQL does,
+/// in `cql run`). ``translate(_:dialect:)`` accepts only exact SQL and
+/// otherwise throws a named ``QueryError/Kind/unsupported`` error;
+/// ``pushdown(_:dialect:)`` returns the best superset.
+///
+/// ```swift
+/// let q = try Binder.bind(try CQLParser.parse("select * from GameScore where score > 80 limit 5"))
+/// let t = try SQLGenerator.translate(q, dialect: .sqlite)
+/// // t.select.sql: SELECT t0."objectId", t0."doc" FROM "GameScore" AS t0
+/// //   WHERE ((json_type(t0."doc", '$."score"') IN ('integer', 'real') AND json_extract(t0."doc", '$."score"') > ?1)
+/// //   OR (...array elements...)) ORDER BY t0.rowid LIMIT ?2
+/// // t.select.arguments: [80, 5]
+/// ```
+public enum SQLGenerator {
+    /// Exact SQL for `query`, or an `unsupported` error naming the parts the
+    /// dialect cannot express exactly.
+    public static func translate(_ query: Query, dialect: SQLDialectName) throws(QueryError) -> SQLTranslation {
+        let t = try pushdown(query, dialect: dialect)
+        guard t.isExact else {
+            throw QueryError(
+                .unsupported,
+                "\(dialect.rawValue) cannot express this query exactly (\(t.rechecked.joined(separator: "; "))); "
+                    + "`cql run` pushes a superset down and re-checks the rows",
+                range: query.condition?.range ?? query.range, source: query.source)
+        }
+        return t
+    }
+
+    /// The exact SQL where possible; otherwise a prefilter (a superset of the
+    /// matches, in input order, unpaged) whose rows the caller re-checks,
+    /// sorts and pages with the evaluator.
+    public static func pushdown(_ query: Query, dialect name: SQLDialectName) throws(QueryError) -> SQLTranslation {
+        var ctx = SQLContext(dialect: name.dialect)
+        let base = try selectStatement(query, &ctx, columns: "t0.\"objectId\", " + ctx.dialect.documentColumn("t0"), wantExact: false)
+        var count: SQLStatement?
+        if query.count != .none && base.whereExact {
+            var cctx = SQLContext(dialect: name.dialect)
+            let c = try selectStatement(query, &cctx, columns: "count(*)", wantExact: false, counting: true)
+            count = SQLStatement(sql: c.sql, arguments: cctx.arguments)
+        }
+        return SQLTranslation(
+            select: SQLStatement(sql: base.sql, arguments: ctx.arguments), count: count,
+            whereIsExact: base.whereExact, orderIsExact: base.orderExact, rechecked: ctx.rechecked, query: query)
+    }
+
+    struct Select {
+        var sql: String
+        var whereExact: Bool
+        var orderExact: Bool
+    }
+
+    /// `SELECT columns FROM "Class" AS alias WHERE ... ORDER BY ... LIMIT ...`
+    /// in `ctx`'s current row alias. With `wantExact`, a part that is not
+    /// exact makes the whole select inexact (subqueries need exact ids).
+    static func selectStatement(
+        _ query: Query, _ ctx: inout SQLContext, columns: String, wantExact: Bool, counting: Bool = false
+    ) throws(QueryError) -> Select {
+        let dialect = ctx.dialect
+        let a = ctx.rowAlias
+        var whereFragment = SQLFragment.exact("TRUE")
+        if let c = query.condition { whereFragment = try condition(c, &ctx) }
+        if !query.direct.isEmpty {
+            ctx.note("Usergrid direct entity lookup")
+            whereFragment.exact = false
+        }
+        let whereSQL = whereFragment.sql ?? "TRUE"
+        var sql = "SELECT \(columns) FROM \(try dialect.quote(query.className)) AS \(a) WHERE \(whereSQL)"
+        if counting { return Select(sql: sql, whereExact: whereFragment.exact, orderExact: true) }
+
+        var orderExact = whereFragment.exact
+        var terms: [String] = []
+        let mark = ctx.mark
+        if orderExact {
+            if query.order.isEmpty && mentionsNear(query.condition) {
+                ctx.note("nearest-first order of near")
+                orderExact = false
+            }
+            if orderExact && !query.order.isEmpty {
+                if let t = dialect.order(query.order, &ctx) { terms = t } else {
+                    ctx.note("order by " + query.order.map { ($0.descending ? "-" : "") + $0.path.dotted }.joined(separator: ", "))
+                    orderExact = false
+                }
+            }
+        }
+        var limit: String?, offset: String?
+        if orderExact {
+            if let skip = query.skip {
+                if let n = integer(skip), n >= 0 { offset = ctx.bind(.int(n)) } else { orderExact = false }
+            }
+            if let l = query.limit {
+                if let n = integer(l), n >= 0 { limit = ctx.bind(.int(n)) } else { orderExact = false }
+            }
+        }
+        if !orderExact {
+            ctx.rollback(to: mark)
+            terms = []
+            limit = nil
+            offset = nil
+        }
+        terms.append(dialect.inputOrder(a))
+        sql += " ORDER BY " + terms.joined(separator: ", ")
+        if limit != nil || offset != nil { sql += dialect.paging(limit: limit, offset: offset) }
+        return Select(sql: sql, whereExact: whereFragment.exact, orderExact: orderExact)
+    }
+
+    /// An integer skip/limit (an integral double counts, as in the evaluator).
+    private static func integer(_ t: Term) -> Int64? {
+        switch t {
+        case .value(.int(let n)): return n
+        case .value(.double(let d)) where d == d.rounded() && abs(d) < 9.0e15: return Int64(d)
+        default: return nil
+        }
+    }
+
+    static func mentionsNear(_ c: Condition?) -> Bool {
+        guard let c else { return false }
+        switch c.predicate {
+        case .near: return true
+        case .and(let items), .or(let items): return items.contains { mentionsNear($0) }
+        case .not(let inner): return mentionsNear(inner)
+        default: return false
+        }
+    }
+
+    /// How deeply nested a condition (with its subqueries) is pushed down.
+    /// SQLite's parser stack holds about 100 nested grammar rules and each
+    /// level of the tree writes several (parentheses, `NOT COALESCE(..)`,
+    /// `EXISTS (SELECT ..)`): deeper parts are re-checked by the evaluator
+    /// rather than failing with "parser stack overflow".
+    public static let maxPushedDepth = 12
+
+    /// The condition tree: logic and subqueries here, leaves in the dialect.
+    static func condition(_ c: Condition, _ ctx: inout SQLContext) throws(QueryError) -> SQLFragment {
+        ctx.depth += 1
+        defer { ctx.depth -= 1 }
+        if ctx.depth > maxPushedDepth {
+            ctx.note("conditions nested deeper than \(maxPushedDepth) levels")
+            return .notPushed
+        }
+        switch c.predicate {
+        case .and(let items):
+            var parts: [String] = []
+            var exact = true
+            for item in items {
+                let f = try condition(item, &ctx)
+                if let s = f.sql { parts.append(s) }
+                exact = exact && f.exact
+            }
+            if parts.isEmpty { return .notPushed }
+            return SQLFragment(sql: "(" + parts.joined(separator: " AND ") + ")", exact: exact)
+        case .or(let items):
+            let mark = ctx.mark
+            var parts: [String] = []
+            var exact = true
+            for item in items {
+                let f = try condition(item, &ctx)
+                // One branch that pushes nothing lets every row through.
+                guard let s = f.sql else {
+                    ctx.rollback(to: mark)
+                    return .notPushed
+                }
+                parts.append(s)
+                exact = exact && f.exact
+            }
+            return SQLFragment(sql: "(" + parts.joined(separator: " OR ") + ")", exact: exact)
+        case .not(let inner):
+            return try negate(inner, &ctx)
+        case .constant(let b):
+            return .exact(b ? "TRUE" : "FALSE")
+        case .relatedTo(let object, let key):
+            guard case .value(.pointer(let owner)) = object else {
+                ctx.note("related ... to a non-Pointer")
+                return .notPushed
+            }
+            let join = try ctx.dialect.quote("_Join:\(key):\(owner.className)")
+            let id = ctx.bind(.string(owner.objectId))
+            return .exact("\(ctx.rowAlias).\"objectId\" IN (SELECT \"relatedId\" FROM \(join) WHERE \"owningId\" = \(id))")
+        case .inQuery(let path, let sub, let negated):
+            let mark = ctx.mark
+            let saved = (ctx.rowAlias, ctx.document)
+            let alias = ctx.alias("t")
+            ctx.rowAlias = alias
+            ctx.document = "\(alias).\"doc\""
+            // Without skip or limit the subquery's order cannot change which
+            // objects it yields: left out.
+            var sub = sub
+            if sub.skip == nil && sub.limit == nil { sub.order = [] }
+            let inner = try selectStatement(sub, &ctx, columns: "\(alias).\"objectId\"", wantExact: true)
+            (ctx.rowAlias, ctx.document) = saved
+            guard inner.whereExact && inner.orderExact else {
+                ctx.rollback(to: mark)
+                ctx.note("subquery on \(sub.className)")
+                return .notPushed
+            }
+            let f = ctx.dialect.pointerIn(path: path, className: sub.className, ids: inner.sql, &ctx)
+            guard f.exact, let s = f.sql else {
+                ctx.rollback(to: mark)
+                return .notPushed
+            }
+            return negated ? .exact("NOT COALESCE(\(s), FALSE)") : .exact(s)
+        case .compare(let path, .equal, .value(.string(let id))) where path.components == ["objectId"] && !id.utf8.contains(0):
+            // The loader stores the document's string objectId in the key
+            // column: the primary key serves it, and Citus routes on it.
+            return .exact("\(ctx.rowAlias).\"objectId\" = \(ctx.bind(.string(id)))")
+        case .in(let path, let terms, false) where path.components == ["objectId"] && !terms.isEmpty
+            && terms.allSatisfy({ if case .value(.string(let s)) = $0 { return !s.utf8.contains(0) } else { return false } }):
+            let ids = terms.map { ctx.bind($0.value!) }
+            return .exact("\(ctx.rowAlias).\"objectId\" IN (\(ids.joined(separator: ", ")))")
+        case .select(let path, _, let sub, _):
+            ctx.note("select \(path.dotted) in (select ... from \(sub.className))")
+            return .notPushed
+        default:
+            // A dialect may bind values before finding it cannot push the
+            // leaf: those arguments have no placeholder left in the SQL (and
+            // PostgreSQL refuses a parameter whose type it cannot infer).
+            let mark = ctx.mark
+            let f = try ctx.dialect.leaf(c.predicate, &ctx)
+            if f.sql == nil { ctx.rollback(to: mark) }
+            return f
+        }
+    }
+
+    /// `not p`: exact only when `p` is; a superset negated is a subset, so an
+    /// inexact `p` pushes nothing. SQL NULL counts as false.
+    static func negate(_ inner: Condition, _ ctx: inout SQLContext) throws(QueryError) -> SQLFragment {
+        let mark = ctx.mark
+        let f = try condition(inner, &ctx)
+        guard f.exact, let s = f.sql else {
+            ctx.rollback(to: mark)
+            return .notPushed
+        }
+        return .exact("NOT COALESCE(\(s), FALSE)")
+    }
+}

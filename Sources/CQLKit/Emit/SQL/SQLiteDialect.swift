@@ -1,0 +1,342 @@
+/// SQLite (3.38+): `doc` is TEXT holding the object's JSON.
+///
+/// Shapes (sql.md): `json_type` tells null (`'null'`) from missing (SQL
+/// NULL) and guards every comparison with the constant's type class (JSON
+/// `true` extracts as 1); `json_each` fans out over arrays, one level per
+/// path step as the evaluator's walk does; TEXT compares by bytes, which is
+/// code-point order. Regex, LIKE and Usergrid's case-insensitive matches call
+/// `cql_regexp(pattern, options, value)`, and ORDER BY calls
+/// `cql_sort_value(doc, steps, descending)` (steps: a JSON array) with the collation `cql_order`:
+/// functions that CQLSQL registers from the evaluator itself, so they are
+/// exact by construction.
+///
+/// ```swift
+/// // where score = 80
+/// // (json_type(t0."doc", '$."score"') IN ('integer', 'real') AND json_extract(t0."doc", '$."score"') = ?1)
+/// //  OR (json_type(t0."doc", '$."score"') = 'array' AND EXISTS (SELECT 1 FROM json_each(t0."doc", '$."score"') AS e1
+/// //      WHERE e1.type IN ('integer', 'real') AND e1.value = ?1))
+/// ```
+public struct SQLiteDialect: SQLDialect {
+    public init() {}
+    public var name: SQLDialectName { .sqlite }
+    public func placeholder(_ index: Int) -> String { "?\(index)" }
+    public func inputOrder(_ alias: String) -> String { "\(alias).rowid" }
+    public func documentColumn(_ alias: String) -> String { "\(alias).\"doc\"" }
+
+    public func paging(limit: String?, offset: String?) -> String {
+        var s = " LIMIT \(limit ?? "-1")"
+        if let offset { s += " OFFSET \(offset)" }
+        return s
+    }
+
+    /// The JSON path of a member step (`."key"`), or `nil` for keys SQLite's
+    /// path syntax cannot spell (a `"`, a backslash, NUL, empty).
+    static func member(_ key: String) -> String? {
+        if key.isEmpty || key.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 }) { return nil }
+        return ".\"\(key)\""
+    }
+
+    /// What `cql load --index k` indexes so that the shapes of a one-step
+    /// key `k` are served: the value and its JSON type (the type index serves
+    /// the array branch of the equality OR). Written exactly as the shapes
+    /// write them, since SQLite matches index expressions textually.
+    ///
+    /// ```swift
+    /// SQLiteDialect.indexedExpressions(forKey: "score")
+    /// // ["json_extract(\"doc\", '$.\"score\"')", "json_type(\"doc\", '$.\"score\"')"]
+    /// ```
+    public static func indexedExpressions(forKey key: String) -> [String]? {
+        guard let m = member(key) else { return nil }
+        let p = sqlLiteral("$" + m)
+        return ["json_extract(\"doc\", \(p))", "json_type(\"doc\", \(p))"]
+    }
+
+    /// Whether every step of `path` can be spelled in a JSON path.
+    static func canSpell(_ path: FieldPath) -> Bool {
+        !path.components.isEmpty && path.components.allSatisfy { member($0) != nil }
+    }
+
+    /// The SQL that some value reached by `path` satisfies `present` (given
+    /// the JSON document expression and the path to the value in it), or,
+    /// with `missing`, that some branch of the walk ends missing.
+    static func walk(
+        _ path: FieldPath, _ ctx: inout SQLContext, missing: Bool,
+        _ present: (String, String, inout SQLContext) -> String
+    ) -> String? {
+        guard canSpell(path) else { return nil }
+        guard walkCost(path) <= maxWalkCost else {
+            ctx.note("\(path.dotted): too many steps through possible arrays to write in SQL")
+            return nil
+        }
+        let steps = path.components
+        return walk(ctx.document, "$" + member(steps[0])!, steps.dropFirst(), &ctx, missing, present)
+    }
+
+    /// The most branches one path may write (see ``walkCost(_:)``): the SQL
+    /// doubles with every step after the first (the object branch and the
+    /// array branch) and triples with a numeric one, so a 16-step path would
+    /// be 50 MB of SQL. Longer paths are re-checked by the evaluator.
+    static let maxWalkCost = 16
+
+    static func walkCost(_ path: FieldPath) -> Int {
+        var cost = 1
+        for step in path.components.dropFirst() {
+            cost *= SQLTerms.isIndex(step) ? 3 : 2
+            if cost > maxWalkCost { return cost }
+        }
+        return cost
+    }
+
+    private static func walk(
+        _ doc: String, _ path: String, _ steps: ArraySlice<String>, _ ctx: inout SQLContext, _ missing: Bool,
+        _ present: (String, String, inout SQLContext) -> String
+    ) -> String {
+        let t = "json_type(\(doc), \(sqlLiteral(path)))"
+        guard let step = steps.first else {
+            let p = present(doc, path, &ctx)
+            return missing ? "(\(t) IS NULL OR \(p))" : p
+        }
+        let rest = steps.dropFirst()
+        let m = member(step)!
+        // Typed values (Date, Pointer, GeoPoint, ...) are values, not
+        // objects: the evaluator's walk does not step into them.
+        let opaque = typed(doc, path)
+        var parts = ["(\(t) = 'object' AND NOT \(opaque) AND \(walk(doc, path + m, rest, &ctx, missing, present)))"]
+        // On an array the step applies to every object element (a numeric
+        // step too: it names the field "1" of each object element) ...
+        let e = ctx.alias("e")
+        let inner = walk("\(e).value", "$" + m, rest, &ctx, missing, present)
+        var onArray = "EXISTS (SELECT 1 FROM json_each(\(doc), \(sqlLiteral(path))) AS \(e) WHERE \(e).type = 'object' AND NOT \(typed("\(e).value", "$")) AND \(inner))"
+        if SQLTerms.isIndex(step) {
+            // ... and a numeric step also reaches the element at that index;
+            // past the end it reaches nothing (not a missing branch), and a
+            // scalar there has no keys for the rest of the path.
+            let at = path + "[\(step)]"
+            let ta = "json_type(\(doc), \(sqlLiteral(at)))"
+            let indexed = rest.isEmpty
+                ? "(\(ta) IS NOT NULL AND \(present(doc, at, &ctx)))"
+                : "((\(ta) = 'array' OR (\(ta) = 'object' AND NOT \(typed(doc, at)))) AND \(walk(doc, at, rest, &ctx, missing, present)))"
+            onArray = "(\(onArray) OR \(indexed))"
+        }
+        parts.append("(\(t) = 'array' AND \(onArray))")
+        if missing { parts.append("(\(t) IS NULL OR \(t) NOT IN ('object', 'array') OR (\(t) = 'object' AND \(opaque)))") }
+        return "(" + parts.joined(separator: " OR ") + ")"
+    }
+
+    /// Whether the object at `path` is a typed value (its `__type` names one).
+    static func typed(_ doc: String, _ path: String) -> String {
+        "COALESCE(json_extract(\(doc), \(sqlLiteral(path + ".\"__type\""))) IN ('Date', 'Pointer', 'GeoPoint', 'Bytes', 'File', 'Relation'), FALSE)"
+    }
+
+    /// `test(type, value)` on the reached value itself or on some element of
+    /// it when it is an array (the evaluator's one-level fan-out).
+    static func valueOrElement(
+        _ doc: String, _ path: String, _ ctx: inout SQLContext, _ test: (String, String) -> String
+    ) -> String {
+        let p = sqlLiteral(path)
+        let e = ctx.alias("e")
+        return "((\(test("json_type(\(doc), \(p))", "json_extract(\(doc), \(p))"))) OR (json_type(\(doc), \(p)) = 'array' "
+            + "AND EXISTS (SELECT 1 FROM json_each(\(doc), \(p)) AS \(e) WHERE \(test("\(e).type", "\(e).value")))))"
+    }
+
+    /// `t`/`x` is one of the scalars (the type guard first, so `true` is never 1).
+    static func equalsAny(_ values: [SQLScalar], _ ctx: inout SQLContext) -> (String, String) -> String {
+        var numbers: [String] = [], strings: [String] = [], fixed: [String] = []
+        for v in values {
+            switch v {
+            case .null: fixed.append("'null'")
+            case .bool(let b): fixed.append(b ? "'true'" : "'false'")
+            case .number(let n): numbers.append(ctx.bind(n))
+            case .string(let s): strings.append(ctx.bind(.string(s)))
+            }
+        }
+        return { t, x in
+            var tests: [String] = []
+            if !fixed.isEmpty { tests.append("\(t) IN (\(fixed.joined(separator: ", ")))") }
+            if !numbers.isEmpty {
+                let rhs = numbers.count == 1 ? " = \(numbers[0])" : " IN (\(numbers.joined(separator: ", ")))"
+                tests.append("(\(t) IN ('integer', 'real') AND \(x)\(rhs))")
+            }
+            if !strings.isEmpty {
+                let rhs = strings.count == 1 ? " = \(strings[0])" : " IN (\(strings.joined(separator: ", ")))"
+                tests.append("(\(t) = 'text' AND \(x)\(rhs))")
+            }
+            return tests.isEmpty ? "FALSE" : tests.joined(separator: " OR ")
+        }
+    }
+
+    /// `k = v1 or k = v2 ...` (also `in`): null in the list matches missing.
+    static func membership(_ path: FieldPath, _ values: [SQLScalar], _ ctx: inout SQLContext) -> String? {
+        if values.isEmpty { return "FALSE" }
+        let test = equalsAny(values, &ctx)
+        return walk(path, &ctx, missing: values.contains(.null)) { doc, p, ctx in
+            valueOrElement(doc, p, &ctx, test)
+        }
+    }
+
+    /// `k op v` for a range operator: same type class only (semantics.md).
+    static func range(_ path: FieldPath, _ op: ComparisonOperator, _ v: SQLScalar, _ ctx: inout SQLContext) -> String? {
+        let guardTypes: String
+        let bound: String
+        switch v {
+        case .null:
+            // MongoDB: `<= null` / `>= null` are `= null`; `<` / `>` match nothing.
+            return op == .lessThan || op == .greaterThan ? "FALSE" : membership(path, [.null], &ctx)
+        case .number(let n): guardTypes = "IN ('integer', 'real')"; bound = ctx.bind(n)
+        case .string(let s): guardTypes = "= 'text'"; bound = ctx.bind(.string(s))
+        case .bool(let b): guardTypes = "IN ('true', 'false')"; bound = ctx.bind(.int(b ? 1 : 0))
+        }
+        return walk(path, &ctx, missing: false) { doc, p, ctx in
+            valueOrElement(doc, p, &ctx) { t, x in "(\(t) \(guardTypes) AND \(x) \(op.rawValue) \(bound))" }
+        }
+    }
+
+    /// A PCRE2 match by the registered evaluator regex, with the literal
+    /// prefix of a LIKE as a range (a superset ANDed to the exact match) that
+    /// an index on the path can serve.
+    static func regex(_ path: FieldPath, _ pattern: String, _ options: String, prefix: String, _ ctx: inout SQLContext) -> String? {
+        let p = ctx.bind(.string(pattern)), o = ctx.bind(.string(options))
+        var lower: String?, upper: String?
+        if !prefix.isEmpty {
+            lower = ctx.bind(.string(prefix))
+            upper = SQLTerms.prefixUpperBound(prefix).map { ctx.bind(.string($0)) }
+        }
+        return walk(path, &ctx, missing: false) { doc, path, ctx in
+            valueOrElement(doc, path, &ctx) { t, x in
+                var range = ""
+                if let lower { range += " AND \(x) >= \(lower)" }
+                if let upper { range += " AND \(x) < \(upper)" }
+                // As a BLOB: a text argument would reach the function cut at a NUL.
+                return "(\(t) = 'text'\(range) AND cql_regexp(\(p), \(o), CAST(\(x) AS BLOB)))"
+            }
+        }
+    }
+
+    /// A string (or array element) starting with `prefix`: the code-point
+    /// range `[prefix, successor)`, which is exactly the strings with that
+    /// prefix (BINARY collation compares UTF-8 bytes, code-point order) and
+    /// which an index on the key's text serves.
+    static func prefix(_ path: FieldPath, _ prefix: String, _ ctx: inout SQLContext) -> String? {
+        let lower = ctx.bind(.string(prefix))
+        let upper = SQLTerms.prefixUpperBound(prefix).map { ctx.bind(.string($0)) }
+        return walk(path, &ctx, missing: false) { doc, path, ctx in
+            valueOrElement(doc, path, &ctx) { t, x in
+                "(\(t) = 'text' AND \(x) >= \(lower)\(upper.map { " AND \(x) < \($0)" } ?? ""))"
+            }
+        }
+    }
+
+    /// Whether a constant string holds NUL: SQLite binds text up to the
+    /// first NUL (GRDB passes C strings), so such predicates are re-checked.
+    static func bindsNUL(_ p: Predicate) -> Bool {
+        func term(_ t: Term) -> Bool {
+            switch t {
+            case .value(.string(let s)): return s.utf8.contains(0)
+            case .array(let items): return items.contains(where: term)
+            default: return false
+            }
+        }
+        switch p {
+        case .compare(_, _, let t), .regex(_, let t, _), .like(_, let t): return term(t)
+        case .in(_, let ts, _), .all(_, let ts): return ts.contains(where: term)
+        case .text(_, _, let s), .prefix(_, let s): return s.utf8.contains(0)
+        default: return false
+        }
+    }
+
+    public func leaf(_ predicate: Predicate, _ ctx: inout SQLContext) throws(QueryError) -> SQLFragment {
+        if SQLiteDialect.bindsNUL(predicate) {
+            ctx.note("a string holding NUL")
+            return .notPushed
+        }
+        let sql: String?
+        switch predicate {
+        case .exists(let path, let present):
+            guard let s = SQLiteDialect.walk(path, &ctx, missing: false, { doc, p, _ in
+                "json_type(\(doc), \(sqlLiteral(p))) IS NOT NULL"
+            }) else { sql = nil; break }
+            sql = present ? s : "NOT COALESCE(\(s), FALSE)"
+        case .compare(let path, let op, let term) where !SQLTerms.coercesDates(path):
+            guard let v = SQLScalar(term) else { sql = nil; break }
+            switch op {
+            case .equal: sql = SQLiteDialect.membership(path, [v], &ctx)
+            case .notEqual: sql = SQLiteDialect.membership(path, [v], &ctx).map { "NOT COALESCE(\($0), FALSE)" }
+            default: sql = SQLiteDialect.range(path, op, v, &ctx)
+            }
+        case .in(let path, let terms, let negated) where !SQLTerms.coercesDates(path):
+            guard let values = SQLTerms.scalars(terms) else { sql = nil; break }
+            sql = SQLiteDialect.membership(path, values, &ctx).map { negated ? "NOT COALESCE(\($0), FALSE)" : $0 }
+        case .all(let path, let terms) where !SQLTerms.coercesDates(path):
+            guard let values = SQLTerms.scalars(terms) else { sql = nil; break }
+            if values.isEmpty { sql = "FALSE"; break }
+            var parts: [String] = []
+            for v in values {
+                guard let s = SQLiteDialect.membership(path, [v], &ctx) else { return .notPushed }
+                parts.append(s)
+            }
+            sql = "(" + parts.joined(separator: " AND ") + ")"
+        case .size(let path, let term):
+            guard let n = SQLTerms.count(term) else { sql = nil; break }
+            let b = ctx.bind(.int(n))
+            sql = SQLiteDialect.walk(path, &ctx, missing: false) { doc, p, _ in
+                "(json_type(\(doc), \(sqlLiteral(p))) = 'array' AND json_array_length(\(doc), \(sqlLiteral(p))) = \(b))"
+            }
+        case .regex(let path, let pattern, let options) where !SQLTerms.coercesDates(path):
+            guard let p = SQLTerms.string(pattern) else { sql = nil; break }
+            sql = SQLiteDialect.regex(path, p, options, prefix: "", &ctx)
+        case .like(let path, let pattern) where !SQLTerms.coercesDates(path):
+            guard let p = SQLTerms.string(pattern) else { sql = nil; break }
+            sql = SQLiteDialect.regex(path, LikePattern.regex(p), LikePattern.options, prefix: SQLTerms.likePrefix(p), &ctx)
+        case .text(let path, let match, let text) where !SQLTerms.coercesDates(path):
+            // The case-insensitive ranges have no regex: re-checked.
+            guard let (p, o) = TextRegex.regex(match, text) else { sql = nil; break }
+            sql = SQLiteDialect.regex(path, p, o, prefix: "", &ctx)
+        case .prefix(let path, let prefix) where !SQLTerms.coercesDates(path):
+            sql = SQLiteDialect.prefix(path, prefix, &ctx)
+        default:
+            sql = nil
+        }
+        guard let sql else {
+            ctx.note(SQLNotes.describe(predicate))
+            return .notPushed
+        }
+        return .exact(sql)
+    }
+
+    public func order(_ key: OrderKey, _ ctx: inout SQLContext) -> [String]? {
+        // The path as a JSON array of its steps (a key may hold a dot).
+        let path = ctx.bind(.string(JSONWriter.string(.array(key.path.components.map { .string($0) }))))
+        let dir = key.descending ? "1" : "0"
+        return ["cql_sort_value(\(ctx.document), \(path), \(dir)) COLLATE cql_order\(key.descending ? " DESC" : "")"]
+    }
+
+    /// Several keys: one `cql_sort_key(doc, keys)` value per row, the
+    /// evaluator's compound sort key (MongoDB pairs keys through one array
+    /// per element, and fails on parallel arrays), compared by the collation
+    /// `cql_order_keys`. One key: ``order(_:_:)-(OrderKey,_)``.
+    public func order(_ keys: [OrderKey], _ ctx: inout SQLContext) -> [String]? {
+        if keys.count == 1 { return order(keys[0], &ctx) }
+        let spec = ctx.bind(.string(JSONWriter.string(.array(keys.map { key in
+            .array([.bool(key.descending)] + key.path.components.map { .string($0) })
+        }))))
+        return ["cql_sort_key(\(ctx.document), \(spec)) COLLATE cql_order_keys"]
+    }
+
+    public func pointerIn(path: FieldPath, className: String, ids: String, _ ctx: inout SQLContext) -> SQLFragment {
+        let c = ctx.bind(.string(className))
+        let s = SQLiteDialect.walk(path, &ctx, missing: false) { doc, p, ctx in
+            let e = ctx.alias("e")
+            func test(_ d: String, _ base: String) -> String {
+                "(json_extract(\(d), \(sqlLiteral(base + ".\"__type\""))) = 'Pointer' AND json_extract(\(d), \(sqlLiteral(base + ".\"className\""))) = \(c) "
+                    + "AND json_extract(\(d), \(sqlLiteral(base + ".\"objectId\""))) IN (\(ids)))"
+            }
+            return "(\(test(doc, p)) OR (json_type(\(doc), \(sqlLiteral(p))) = 'array' AND EXISTS (SELECT 1 FROM json_each(\(doc), \(sqlLiteral(p))) AS \(e) "
+                + "WHERE \(e).type = 'object' AND \(test("\(e).value", "$")))))"
+        }
+        guard let s else {
+            ctx.note("subquery through \(path.dotted)")
+            return .notPushed
+        }
+        return .exact(s)
+    }
+}

@@ -1,0 +1,67 @@
+import CQLKit
+import PostgresNIO
+
+extension PostgreSQLDatabase {
+    /// Runs `body` in one transaction: committed when it returns, rolled
+    /// back when it throws. Temporary stand-in tables (made by `run` for
+    /// classes the database lacks) are discarded first, so that the write
+    /// reaches the real tables.
+    public func inWriteTransaction<T>(_ body: (any SQLWriteSession) throws(QueryError) -> T) throws(QueryError) -> T {
+        try execute("DISCARD TEMP")
+        try execute("BEGIN")
+        do {
+            let result = try body(PostgreSQLWriteSession(db: self))
+            try execute("COMMIT")
+            return result
+        } catch {
+            _ = try? execute("ROLLBACK")
+            throw error
+        }
+    }
+}
+
+/// A write transaction on PostgreSQL (the database's one connection, inside
+/// BEGIN ... COMMIT).
+struct PostgreSQLWriteSession: SQLWriteSession {
+    let db: PostgreSQLDatabase
+    var dialect: SQLDialectName { .postgres }
+
+    func tableNames() throws(QueryError) -> Set<String> {
+        Set(try db.strings(try db.execute(
+            "SELECT c.relname::text FROM pg_class c WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace")))
+    }
+
+    func documents(_ statement: SQLStatement) throws(QueryError) -> [String] {
+        try db.strings(try db.execute(statement.sql, statement.arguments))
+    }
+
+    func joinRows(_ statement: SQLStatement) throws(QueryError) -> [[String: Value]] {
+        try db.execute(statement.sql, statement.arguments).map { row in
+            let r = row.makeRandomAccess()
+            var o: [String: Value] = [:]
+            if let s = r[data: 0].string { o["owningId"] = .string(s) }
+            if let s = r[data: 1].string { o["relatedId"] = .string(s) }
+            return o
+        }
+    }
+
+    func execute(_ statement: SQLStatement) throws(QueryError) -> Int {
+        try db.affectedRows(statement.sql, statement.arguments)
+    }
+
+    func createTable(_ className: String) throws(QueryError) {
+        try db.createTable(className)
+    }
+
+    func insertObject(_ objectId: String, json: String, into className: String) throws(QueryError) {
+        if json.contains("\\u0000") { throw QueryError(.data, "PostgreSQL's jsonb cannot hold a string with NUL (\\u0000)") }
+        let table = try PostgreSQLDialect().quote(className)
+        try db.execute("INSERT INTO \(table) (\"objectId\", \"doc\", \"raw\") VALUES ($1, $2::jsonb, $2)", [.string(objectId), .string(json)])
+    }
+
+    func replaceObject(_ objectId: String, json: String, in className: String) throws(QueryError) -> Int {
+        if json.contains("\\u0000") { throw QueryError(.data, "PostgreSQL's jsonb cannot hold a string with NUL (\\u0000)") }
+        let table = try PostgreSQLDialect().quote(className)
+        return try db.affectedRows("UPDATE \(table) SET \"doc\" = $1::jsonb, \"raw\" = $1 WHERE \"objectId\" = $2", [.string(json), .string(objectId)])
+    }
+}

@@ -1,0 +1,148 @@
+import CQLEval
+import CQLKit
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A PostgreSQL database in the layout the PostgreSQL dialect targets:
+/// `"<Class>"("objectId" text PRIMARY KEY, "doc" jsonb NOT NULL, "raw" text
+/// NOT NULL, "seq" bigserial)` with a GIN `jsonb_path_ops` index on `doc`
+/// (it serves the `@?` equality and `in` shapes), and
+/// `"_Join:<key>:<Owner>"("owningId", "relatedId")` indexed both ways.
+///
+/// One connection (postgres-nio), used synchronously: the `cql` command and
+/// the tests run one statement at a time.
+///
+/// ```swift
+/// let db = try PostgreSQLDatabase(url: "postgres://postgres@127.0.0.1:5432/postgres")
+/// try db.load(path: "Corpus/data")
+/// let r = try SQLRunner.run(query, on: db)
+/// ```
+public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
+    public let dialect = SQLDialectName.postgres
+    let connection: PostgresConnection
+    let logger = Logger(label: "cql.postgres")
+
+    /// Connects to `postgres://user[:password]@host[:port]/database` (no TLS).
+    public init(url: String) throws(QueryError) {
+        guard let c = URLComponents(string: url), c.scheme == "postgres" || c.scheme == "postgresql", let host = c.host else {
+            throw QueryError(.data, "\(url): expected postgres://user[:password]@host[:port]/database")
+        }
+        var database = c.path
+        if database.hasPrefix("/") { database.removeFirst() }
+        let configuration = PostgresConnection.Configuration(
+            host: host, port: c.port ?? 5432, username: c.user ?? "postgres", password: c.password,
+            database: database.isEmpty ? nil : database, tls: .disable)
+        do {
+            connection = try PostgresConnection.connect(
+                on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration, id: 1, logger: logger
+            ).wait()
+        } catch {
+            throw QueryError(.data, "\(url): cannot connect: \(PostgreSQLDatabase.message(error))")
+        }
+    }
+
+    deinit { try? connection.close().wait() }
+
+    static func message(_ error: any Error) -> String {
+        if let e = error as? PSQLError {
+            if let m = e.serverInfo?[.message] { return m }
+            return "\(e.code)"
+        }
+        // The EventLoopFuture API throws the legacy error type.
+        if let e = error as? PostgresError, case .server(let m) = e, let text = m.fields[.message] { return text }
+        if let e = error as? QueryError { return e.message }
+        return "\(error)"
+    }
+
+    static func binds(_ values: [Value]) -> [PostgresData] {
+        values.map { v in
+            switch v {
+            case .null: return .null
+            case .bool(let b): return PostgresData(bool: b)
+            case .int(let i): return PostgresData(int64: i)
+            case .double(let d): return PostgresData(double: d)
+            case .string(let s): return PostgresData(string: s)
+            default: return PostgresData(string: JSONWriter.string(v))
+            }
+        }
+    }
+
+    /// Runs one statement and returns its rows.
+    @discardableResult
+    func execute(_ sql: String, _ arguments: [Value] = []) throws(QueryError) -> [PostgresRow] {
+        do {
+            return try connection.query(sql, PostgreSQLDatabase.binds(arguments)).wait().rows
+        } catch {
+            throw QueryError(.data, "postgres: \(PostgreSQLDatabase.message(error))")
+        }
+    }
+
+    /// Runs one statement and returns how many rows it changed.
+    func affectedRows(_ sql: String, _ arguments: [Value] = []) throws(QueryError) -> Int {
+        do {
+            return try connection.query(sql, PostgreSQLDatabase.binds(arguments)).wait().metadata.rows ?? 0
+        } catch {
+            throw QueryError(.data, "postgres: \(PostgreSQLDatabase.message(error))")
+        }
+    }
+
+    func strings(_ rows: [PostgresRow]) throws(QueryError) -> [String] {
+        var out: [String] = []
+        for row in rows {
+            guard let s = row.makeRandomAccess()[data: 0].string else { throw QueryError(.data, "postgres: expected text") }
+            out.append(s)
+        }
+        return out
+    }
+
+    /// Drops every table (and temporary table): an empty database.
+    public func reset() throws(QueryError) {
+        try execute("DISCARD TEMP")
+        for table in try tableNames() { try execute("DROP TABLE IF EXISTS \(try PostgreSQLDialect().quote(table)) CASCADE") }
+    }
+
+    public func requiresRecheck() throws(QueryError) -> Bool { false }
+
+    public func documents(_ statement: SQLStatement) throws(QueryError) -> [String] {
+        try strings(try execute("SELECT q.\"doc\" FROM (\(statement.sql)) AS q", statement.arguments))
+    }
+
+    public func integer(_ statement: SQLStatement) throws(QueryError) -> Int {
+        let rows = try execute(statement.sql, statement.arguments)
+        return rows.first.flatMap { $0.makeRandomAccess()[data: 0].int } ?? 0
+    }
+
+    public func plan(_ statement: SQLStatement) throws(QueryError) -> [String] {
+        try strings(try execute("EXPLAIN " + statement.sql, statement.arguments))
+    }
+
+    public func tableNames() throws(QueryError) -> Set<String> {
+        Set(try strings(try execute(
+            "SELECT c.relname::text FROM pg_class c WHERE c.relkind = 'r' AND (c.relnamespace = current_schema()::regnamespace OR c.relpersistence = 't')")))
+    }
+
+    public func joinRows(_ table: String) throws(QueryError) -> [[String: Value]] {
+        let rows = try execute("SELECT \"owningId\", \"relatedId\" FROM \(try PostgreSQLDialect().quote(table)) ORDER BY \"seq\"")
+        return rows.map { row in
+            let r = row.makeRandomAccess()
+            var o: [String: Value] = [:]
+            if let s = r[data: 0].string { o["owningId"] = .string(s) }
+            if let s = r[data: 1].string { o["relatedId"] = .string(s) }
+            return o
+        }
+    }
+
+    public func createTemporaryTables(classes: [String], joins: [String]) throws(QueryError) {
+        for c in classes { try execute(PostgreSQLDatabase.classTable(try PostgreSQLDialect().quote(c), temporary: true)) }
+        for j in joins { try execute(PostgreSQLDatabase.joinTable(try PostgreSQLDialect().quote(j), temporary: true)) }
+    }
+
+    static func classTable(_ table: String, temporary: Bool = false) -> String {
+        "CREATE \(temporary ? "TEMP " : "")TABLE IF NOT EXISTS \(table) (\"objectId\" text PRIMARY KEY, \"doc\" jsonb NOT NULL, \"raw\" text NOT NULL, \"seq\" bigserial)"
+    }
+
+    static func joinTable(_ table: String, temporary: Bool = false) -> String {
+        "CREATE \(temporary ? "TEMP " : "")TABLE IF NOT EXISTS \(table) (\"owningId\" text, \"relatedId\" text, \"seq\" bigserial)"
+    }
+}

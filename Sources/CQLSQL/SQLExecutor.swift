@@ -1,0 +1,31 @@
+import CQLKit
+
+/// What the runner needs from a database: run a statement, read tables.
+/// ``SQLiteDatabase`` implements it over GRDB.
+public protocol SQLExecutor {
+    var dialect: SQLDialectName { get }
+    /// Whether the stored data defeats the generated SQL, so every row must
+    /// be re-checked (SQLite's JSON functions cut strings at a NUL).
+    func requiresRecheck() throws(QueryError) -> Bool
+    /// The `doc` column of each row, in order.
+    func documents(_ statement: SQLStatement) throws(QueryError) -> [String]
+    /// The first column of the first row as an integer (`count(*)`).
+    func integer(_ statement: SQLStatement) throws(QueryError) -> Int
+    /// The database's plan for a statement, one line per step.
+    func plan(_ statement: SQLStatement) throws(QueryError) -> [String]
+    /// The table names present.
+    func tableNames() throws(QueryError) -> Set<String>
+    /// Every row of a join table as `{"owningId":..,"relatedId":..}`.
+    func joinRows(_ table: String) throws(QueryError) -> [[String: Value]]
+    /// Imports a data directory or file in one transaction (`cql load`).
+    @discardableResult
+    func load(path: String, className: String?, indexes: [String]) throws(QueryError) -> [String: Int]
+    /// Adds objects already read to a class (or `_Join:`) table.
+    func insert(_ objects: [[String: Value]], into className: String) throws(QueryError)
+    /// Empty stand-ins for missing tables (temporary: the database itself is
+    /// not changed), so that queries naming them find no rows, as `eval` does.
+    func createTemporaryTables(classes: [String], joins: [String]) throws(QueryError)
+    /// Runs `body` in one transaction: committed when it returns, rolled
+    /// back when it throws (``SQLWriteRunner``).
+    func inWriteTransaction<T>(_ body: (any SQLWriteSession) throws(QueryError) -> T) throws(QueryError) -> T
+}

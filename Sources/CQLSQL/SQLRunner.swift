@@ -1,0 +1,131 @@
+import CQLEval
+import CQLKit
+
+/// `cql run`: a query answered by a database, with exactly the evaluator's
+/// results (semantics.md).
+///
+/// The generator's exact parts run in the database; when a part is only a
+/// superset (``SQLTranslation/isExact`` is false) the database returns the
+/// prefiltered rows in input order and the evaluator's own plan re-checks,
+/// sorts and pages them. Projection and `include` are always applied by the
+/// evaluator's shaping to the fetched objects.
+///
+/// ```swift
+/// let db = try SQLiteDatabase(path: "scores.db")
+/// let r = try SQLRunner.run(query, on: db)
+/// r.objects   // the same objects, in the same order, as `cql eval`
+/// ```
+public enum SQLRunner {
+    public struct Result: Sendable {
+        public var objects: [[String: Value]]
+        /// The count, when asked for (`count(*)`, `--count`).
+        public var count: Int?
+        public var translation: SQLTranslation
+    }
+
+    public static func run(_ query: Query, on db: some SQLExecutor, countOnly: Bool = false, source: String? = nil) throws(QueryError) -> Result {
+        var q = query
+        if countOnly { q.count = .only }
+        // The evaluator's checks first (bad regex, geo out of range, ...), so
+        // errors are the same as eval's and come before any SQL runs.
+        _ = try QueryPlan(q, store: DocumentStore(), source: source)
+        var translation = try SQLGenerator.pushdown(q, dialect: db.dialect)
+        if try db.requiresRecheck() {
+            // Nothing pushed down: every row of the class, re-checked.
+            let all = try SQLGenerator.pushdown(Query(className: q.className), dialect: db.dialect)
+            translation = SQLTranslation(select: all.select, count: nil, whereIsExact: false, orderIsExact: false,
+                                         rechecked: ["every row: the data holds strings with NUL"], query: q)
+        }
+        try prepareTables(q, db)
+        let docs: [String]
+        do {
+            docs = try db.documents(translation.select)
+        } catch where error.message.contains(PostgreSQLDialect.orderFailure) || error.message.contains("parallel arrays") {
+            // PostgreSQL met an array or object at an order key (of the
+            // query or of a subquery), which its ORDER BY cannot rank exactly
+            // (the statement fails rather than answer in another order), or
+            // SQLite's compound sort key met parallel arrays: every row of the
+            // class, and the evaluator does the rest (where parallel arrays
+            // give its own error).
+            let all = try SQLGenerator.pushdown(Query(className: q.className), dialect: db.dialect)
+            translation = SQLTranslation(select: all.select, count: nil, whereIsExact: false, orderIsExact: false,
+                                         rechecked: ["every row: an array or object at an order key"], query: q)
+            docs = try db.documents(translation.select)
+        }
+        var objects: [[String: Value]] = []
+        objects.reserveCapacity(docs.count)
+        for d in docs { objects.append(try DataFiles.object(json: d)) }
+
+        var store = DocumentStore()
+        let exact = translation.isExact
+        var classes = Set<String>()
+        if !exact { collectClasses(q.condition, into: &classes) }
+        if !q.includes.isEmpty { classes.formUnion(try db.tableNames().filter { !$0.hasPrefix("_Join:") }) }
+        for name in classes.sorted() { try loadCollection(name, db, into: &store) }
+
+        if exact {
+            // The database filtered, ordered and paged: only shape here.
+            var shape = Query(className: q.className, keys: q.keys, includes: q.includes)
+            shape.source = q.source
+            shape.returnACL = q.returnACL
+            let shaped = q.count == .only ? [] : try QueryPlan(shape, store: store, source: source).run(over: objects).objects
+            var count: Int?
+            if q.count != .none, let c = translation.count { count = try db.integer(c) }
+            return Result(objects: shaped, count: count, translation: translation)
+        }
+        let result = try QueryPlan(q, store: store, source: source).run(over: objects)
+        return Result(objects: result.objects, count: result.count, translation: translation)
+    }
+
+    /// `cql run --explain`: what ran where, then the database's plan.
+    public static func explain(_ query: Query, on db: some SQLExecutor, source: String? = nil) throws(QueryError) -> [String] {
+        _ = try QueryPlan(query, store: DocumentStore(), source: source)
+        let t = try SQLGenerator.pushdown(query, dialect: db.dialect)
+        try prepareTables(query, db)
+        var lines = ["-- \(t.isExact ? "exact: the database answers alone" : "prefilter: rows re-checked by the evaluator")"]
+        for r in t.rechecked { lines.append("-- re-checked: \(r)") }
+        if t.whereIsExact && !t.orderIsExact { lines.append("-- order, skip and limit applied by the evaluator") }
+        lines.append("-- sql: \(t.select.sql)")
+        lines.append("-- arguments: \(JSONWriter.string(.array(t.select.arguments)))")
+        lines += try db.plan(t.select)
+        return lines
+    }
+
+    /// Creates empty temporary stand-ins for the tables the query names but
+    /// the database lacks (eval treats a missing collection as empty).
+    static func prepareTables(_ q: Query, _ db: some SQLExecutor) throws(QueryError) {
+        var names: Set<String> = [q.className]
+        collectClasses(q.condition, into: &names)
+        let present = try db.tableNames()
+        let missing = names.subtracting(present).sorted()
+        if missing.isEmpty { return }
+        try db.createTemporaryTables(classes: missing.filter { !$0.hasPrefix("_Join:") }, joins: missing.filter { $0.hasPrefix("_Join:") })
+    }
+
+    /// The classes and join tables the condition's subqueries and relations read.
+    static func collectClasses(_ c: Condition?, into names: inout Set<String>) {
+        guard let c else { return }
+        switch c.predicate {
+        case .and(let items), .or(let items): for i in items { collectClasses(i, into: &names) }
+        case .not(let inner), .elementMatch(_, let inner): collectClasses(inner, into: &names)
+        case .inQuery(_, let sub, _), .select(_, _, let sub, _):
+            names.insert(sub.className)
+            collectClasses(sub.condition, into: &names)
+        case .relatedTo(.value(.pointer(let owner)), let key):
+            names.insert("_Join:\(key):\(owner.className)")
+        default: break
+        }
+    }
+
+    static func loadCollection(_ name: String, _ db: some SQLExecutor, into store: inout DocumentStore) throws(QueryError) {
+        if name.hasPrefix("_Join:") {
+            store.add(try db.joinRows(name), to: name)
+            return
+        }
+        let all = Query(className: name)
+        let t = try SQLGenerator.pushdown(all, dialect: db.dialect)
+        var objects: [[String: Value]] = []
+        for d in try db.documents(t.select) { objects.append(try DataFiles.object(json: d)) }
+        store.add(objects, to: name)
+    }
+}

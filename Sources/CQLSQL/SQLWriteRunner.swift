@@ -1,0 +1,150 @@
+import CQLEval
+import CQLKit
+
+/// `cql exec --sqlite|--postgres`: a write (insert, update, delete) applied
+/// to a database in one transaction, with exactly the meaning it has in
+/// memory.
+///
+/// Exact by construction: inside the transaction the runner reads what the
+/// statement reads (the target row by its `objectId`, the classes and join
+/// rows its condition and relation ops need), applies the evaluator's own
+/// ``StatementExecutor`` to them — the op semantics, errors 101 and 305,
+/// fresh objectIds, createdAt/updatedAt — and writes back exactly the rows
+/// that changed. Any error rolls the transaction back: the database is left
+/// as it was.
+///
+/// ```swift
+/// let db = try SQLiteDatabase(path: "app.db")
+/// let s = try Binder.bind(try CQLParser.parseStatement(
+///     "update Account set amount = op('Decrement', {'amount': 50}) where objectId = 'a1' and amount >= 100"), parameters: [])
+/// try SQLWriteRunner.apply(s, on: db, now: .now).summary   // {"updated":1}
+/// ```
+public enum SQLWriteRunner {
+    public static func apply(
+        _ statement: Statement, on db: some SQLExecutor, now: DateValue,
+        newObjectId: @escaping () -> String = StatementExecutor.randomObjectId
+    ) throws(QueryError) -> WriteResult {
+        guard statement.isWrite else {
+            throw QueryError(.unsupported, "exec applies insert, update and delete; run a select with run", range: statement.range)
+        }
+        return try db.inWriteTransaction { session throws(QueryError) -> WriteResult in
+            var store = try read(statement, session)
+            let before = store
+            // The store holds only what the statement reads: an insert's fresh
+            // objectId is also checked against the table (drawn again if taken).
+            let fresh = try freshObjectIds(statement, session, newObjectId)
+            let result = try StatementExecutor.apply(statement, to: &store, now: now, newObjectId: fresh)
+            try write(result, store: store, before: before, session)
+            return result
+        }
+    }
+
+    /// What the statement reads: its target object, the classes and join
+    /// tables its condition reads, the join rows the target owns.
+    static func read(_ statement: Statement, _ session: some SQLWriteSession) throws(QueryError) -> DocumentStore {
+        var store = DocumentStore()
+        let tables = try session.tableNames()
+        let className = statement.className
+        let target: (id: Term, condition: Condition?)?
+        switch statement {
+        case .update(let u): target = (u.objectId, u.condition)
+        case .delete(let d): target = (d.objectId, d.condition)
+        default: target = nil
+        }
+        guard let target else { return store }
+        var names = Set<String>()
+        SQLRunner.collectClasses(target.condition, into: &names)
+        names.remove(className)
+        let d = try dialect(session)
+        for name in names.sorted() where tables.contains(name) {
+            let table = try d.quote(name)
+            if name.hasPrefix("_Join:") {
+                store.add(try session.joinRows(SQLStatement(sql: "SELECT \"owningId\", \"relatedId\" FROM \(table) ORDER BY \(d.inputOrder(table))", arguments: [])),
+                          to: name)
+            } else {
+                store.add(try objects(session, SQLStatement(sql: "SELECT \(d.documentColumn(table)) FROM \(table) ORDER BY \(d.inputOrder(table))", arguments: [])),
+                          to: name)
+            }
+        }
+        guard case .value(.string(let id)) = target.id, tables.contains(className) else { return store }
+        let table = try d.quote(className)
+        let idArgument = d.placeholder(1)
+        store.add(try objects(session, SQLStatement(
+            sql: "SELECT \(d.documentColumn(table)) FROM \(table) WHERE \(table).\"objectId\" = \(idArgument)", arguments: [.string(id)])),
+                  to: className)
+        // The join rows the object owns (relation ops edit them, a delete drops them).
+        let suffix = ":" + className
+        for join in tables.sorted() where join.hasPrefix("_Join:") && join.hasSuffix(suffix) && !names.contains(join) {
+            let j = try d.quote(join)
+            store.add(try session.joinRows(SQLStatement(
+                sql: "SELECT \"owningId\", \"relatedId\" FROM \(j) WHERE \"owningId\" = \(idArgument) ORDER BY \(d.inputOrder(j))",
+                arguments: [.string(id)])), to: join)
+        }
+        return store
+    }
+
+    /// Writes back the objects the result changed and, for each changed join
+    /// table, the rows of the changed objects.
+    static func write(_ result: WriteResult, store: DocumentStore, before: DocumentStore, _ session: some SQLWriteSession) throws(QueryError) {
+        let d = try dialect(session)
+        var created = false
+        for change in result.changes {
+            let table = try d.quote(change.className)
+            switch (change.before, change.after) {
+            case (nil, let after?):
+                if !created { try session.createTable(change.className); created = true }
+                try session.insertObject(change.objectId, json: JSONWriter.string(.object(after)), into: change.className)
+            case (_?, let after?):
+                guard try session.replaceObject(change.objectId, json: JSONWriter.string(.object(after)), in: change.className) == 1 else {
+                    throw QueryError(.data, "\(change.className) '\(change.objectId)' changed during the write")
+                }
+            case (_?, nil):
+                try session.execute(SQLStatement(sql: "DELETE FROM \(table) WHERE \"objectId\" = \(d.placeholder(1))", arguments: [.string(change.objectId)]))
+            case (nil, nil):
+                break
+            }
+        }
+        let owners = Set(result.changes.map(\.objectId))
+        for join in result.changedClasses.sorted() where join.hasPrefix("_Join:") {
+            try session.createTable(join)
+            let j = try d.quote(join)
+            for owner in owners.sorted() {
+                try session.execute(SQLStatement(sql: "DELETE FROM \(j) WHERE \"owningId\" = \(d.placeholder(1))", arguments: [.string(owner)]))
+            }
+            for row in store.objects(in: join) where owners.contains(row["owningId"]?.stringValue ?? "") {
+                try session.execute(SQLStatement(
+                    sql: "INSERT INTO \(j) (\"owningId\", \"relatedId\") VALUES (\(d.placeholder(1)), \(d.placeholder(2)))",
+                    arguments: [row["owningId"] ?? .null, row["relatedId"] ?? .null]))
+            }
+        }
+    }
+
+    /// `newObjectId`, skipping objectIds the statement's table already holds.
+    static func freshObjectIds(_ statement: Statement, _ session: some SQLWriteSession,
+                               _ newObjectId: @escaping () -> String) throws(QueryError) -> () -> String {
+        guard case .insert(let s) = statement, try session.tableNames().contains(s.className) else { return newObjectId }
+        let d = try dialect(session)
+        let sql = "SELECT \"objectId\" FROM \(try d.quote(s.className)) WHERE \"objectId\" = \(d.placeholder(1))"
+        return {
+            var id = newObjectId()
+            for _ in 0..<100 {
+                guard let taken = try? session.documents(SQLStatement(sql: sql, arguments: [.string(id)])), !taken.isEmpty else { break }
+                id = newObjectId()
+            }
+            return id
+        }
+    }
+
+    static func objects(_ session: some SQLWriteSession, _ statement: SQLStatement) throws(QueryError) -> [[String: Value]] {
+        var out: [[String: Value]] = []
+        for doc in try session.documents(statement) { out.append(try DataFiles.object(json: doc)) }
+        return out
+    }
+
+    static func dialect(_ session: some SQLWriteSession) throws(QueryError) -> any SQLDialect {
+        switch session.dialect {
+        case .sqlite: return SQLiteDialect()
+        case .postgres: return PostgreSQLDialect()
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import CQLKit
+
+/// The row operations a write needs, inside one transaction of one
+/// database (``SQLExecutor/inWriteTransaction(_:)``). Values are bound,
+/// identifiers quoted: the statements are written by ``SQLWriteRunner``
+/// through the session's dialect.
+public protocol SQLWriteSession {
+    var dialect: SQLDialectName { get }
+    /// The table names present.
+    func tableNames() throws(QueryError) -> Set<String>
+    /// The `doc` text of each row a `SELECT ... "doc"` statement returns.
+    func documents(_ statement: SQLStatement) throws(QueryError) -> [String]
+    /// `{"owningId":..,"relatedId":..}` of each row a join-table SELECT returns.
+    func joinRows(_ statement: SQLStatement) throws(QueryError) -> [[String: Value]]
+    /// Runs a statement; returns the number of rows it changed.
+    @discardableResult
+    func execute(_ statement: SQLStatement) throws(QueryError) -> Int
+    /// Creates a class or `_Join:` table (and its indexes) when missing.
+    func createTable(_ className: String) throws(QueryError)
+    /// The object as stored: the row's `doc` (and, on PostgreSQL, `raw`) values.
+    func insertObject(_ objectId: String, json: String, into className: String) throws(QueryError)
+    func replaceObject(_ objectId: String, json: String, in className: String) throws(QueryError) -> Int
+}

@@ -1,0 +1,89 @@
+import CQLKit
+import GRDB
+
+extension SQLiteDatabase {
+    /// Runs `body` in one immediate transaction: committed when it returns,
+    /// rolled back when it throws. Temporary stand-in tables (made by `run`
+    /// for classes the database lacks) are dropped first, so that the write
+    /// reaches the real tables.
+    public func inWriteTransaction<T>(_ body: (any SQLWriteSession) throws(QueryError) -> T) throws(QueryError) -> T {
+        var result: T?
+        do {
+            try queue.inTransaction(.immediate) { db in
+                for temp in try String.fetchAll(db, sql: "SELECT name FROM sqlite_temp_master WHERE type = 'table'") {
+                    try db.execute(sql: "DROP TABLE temp.\(try SQLiteDialect().quote(temp))")
+                }
+                result = try body(SQLiteWriteSession(db: db))
+                return .commit
+            }
+        } catch let e as QueryError {
+            throw e
+        } catch {
+            throw QueryError(.data, "sqlite: \(SQLiteDatabase.message(error))")
+        }
+        return result!
+    }
+}
+
+/// A write transaction on SQLite (GRDB's `Database` inside `inTransaction`).
+struct SQLiteWriteSession: SQLWriteSession {
+    let db: Database
+    var dialect: SQLDialectName { .sqlite }
+
+    func run<T>(_ body: () throws -> T) throws(QueryError) -> T {
+        do {
+            return try body()
+        } catch let e as QueryError {
+            throw e
+        } catch {
+            throw QueryError(.data, "sqlite: \(SQLiteDatabase.message(error))")
+        }
+    }
+
+    func tableNames() throws(QueryError) -> Set<String> {
+        try run { Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")) }
+    }
+
+    func documents(_ statement: SQLStatement) throws(QueryError) -> [String] {
+        try run { try String.fetchAll(db, sql: statement.sql, arguments: SQLiteDatabase.arguments(statement.arguments)) }
+    }
+
+    func joinRows(_ statement: SQLStatement) throws(QueryError) -> [[String: Value]] {
+        try run {
+            try Row.fetchAll(db, sql: statement.sql, arguments: SQLiteDatabase.arguments(statement.arguments)).map { row in
+                var o: [String: Value] = [:]
+                if let s: String = row["owningId"] { o["owningId"] = .string(s) }
+                if let s: String = row["relatedId"] { o["relatedId"] = .string(s) }
+                return o
+            }
+        }
+    }
+
+    func execute(_ statement: SQLStatement) throws(QueryError) -> Int {
+        try run {
+            try db.execute(sql: statement.sql, arguments: SQLiteDatabase.arguments(statement.arguments))
+            return db.changesCount
+        }
+    }
+
+    func createTable(_ className: String) throws(QueryError) {
+        try run { try SQLiteDatabase.createTable(db, className) }
+    }
+
+    func insertObject(_ objectId: String, json: String, into className: String) throws(QueryError) {
+        let table = try SQLiteDialect().quote(className)
+        try run {
+            try SQLiteDatabase.markNUL(db, json)
+            try db.execute(sql: "INSERT INTO \(table) (\"objectId\", \"doc\") VALUES (?, ?)", arguments: [objectId, json])
+        }
+    }
+
+    func replaceObject(_ objectId: String, json: String, in className: String) throws(QueryError) -> Int {
+        let table = try SQLiteDialect().quote(className)
+        return try run {
+            try SQLiteDatabase.markNUL(db, json)
+            try db.execute(sql: "UPDATE \(table) SET \"doc\" = ? WHERE \"objectId\" = ?", arguments: [json, objectId])
+            return db.changesCount
+        }
+    }
+}

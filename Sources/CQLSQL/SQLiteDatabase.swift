@@ -1,0 +1,179 @@
+import CQLEval
+import CQLKit
+import Foundation
+import GRDB
+
+/// A SQLite database in the layout the generator targets (sql.md): one
+/// table per class, `"<Class>"("objectId" TEXT PRIMARY KEY, "doc" TEXT)`
+/// holding the whole object as JSON, and `"_Join:<key>:<Owner>"("owningId",
+/// "relatedId")` for relations; rowid is the load order.
+///
+/// Every connection gets the evaluator's own functions: `cql_regexp(pattern,
+/// options, value)` (PCRE2), `cql_sort_value(doc, steps, descending)` and the
+/// collation `cql_order`, so the SQL the generator writes is exact by
+/// construction.
+///
+/// ```swift
+/// let db = try SQLiteDatabase(path: "scores.db")
+/// try db.load(path: "Corpus/data", indexes: ["score"])
+/// let r = try SQLRunner.run(query, on: db)
+/// ```
+public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
+    public let dialect = SQLDialectName.sqlite
+    let queue: DatabaseQueue
+
+    /// Opens (creating if needed) the database file at `path`; `nil`: in memory.
+    public init(path: String?) throws(QueryError) {
+        var config = Configuration()
+        config.prepareDatabase { db in SQLiteDatabase.registerFunctions(db) }
+        do {
+            queue = try path.map { try DatabaseQueue(path: $0, configuration: config) } ?? DatabaseQueue(configuration: config)
+        } catch {
+            throw QueryError(.data, "\(path ?? ":memory:"): cannot open the database: \(SQLiteDatabase.message(error))")
+        }
+    }
+
+    static func registerFunctions(_ db: Database) {
+        db.add(function: DatabaseFunction("cql_regexp", argumentCount: 3, pure: true) { args in
+            guard let pattern = String.fromDatabaseValue(args[0]), let options = String.fromDatabaseValue(args[1]) else { return false }
+            let subject: String
+            switch args[2].storage {
+            case .blob(let data): subject = String(decoding: data, as: UTF8.self)
+            case .string(let s): subject = s
+            default: return false
+            }
+            do {
+                return try EvaluatorFunctions.regexMatches(pattern: pattern, options: options, subject: subject)
+            } catch {
+                throw DatabaseError(message: (error as? QueryError)?.message ?? "\(error)")
+            }
+        })
+        db.add(function: DatabaseFunction("cql_sort_value", argumentCount: 3, pure: true) { args in
+            guard let doc = String.fromDatabaseValue(args[0]), let steps = String.fromDatabaseValue(args[1]),
+                case .array(let items) = try JSONReader.parse(steps)
+            else { return nil }
+            let object = try DataFiles.object(json: doc)
+            let path = FieldPath(items.compactMap(\.stringValue))
+            return EvaluatorFunctions.sortValue(of: object, path: path, descending: Int64.fromDatabaseValue(args[2]) == 1)
+        })
+        db.add(function: DatabaseFunction("cql_sort_key", argumentCount: 2, pure: true) { args in
+            guard let doc = String.fromDatabaseValue(args[0]), let spec = String.fromDatabaseValue(args[1]),
+                case .array(let items) = try JSONReader.parse(spec)
+            else { return nil }
+            var keys: [(path: FieldPath, descending: Bool)] = []
+            for case .array(let k) in items {
+                keys.append((FieldPath(k.dropFirst().compactMap(\.stringValue)), k.first == .bool(true)))
+            }
+            let object = try DataFiles.object(json: doc)
+            do throws(QueryError) {
+                return try EvaluatorFunctions.sortKey(of: object, keys: keys)
+            } catch {
+                throw DatabaseError(message: error.message)
+            }
+        })
+        db.add(collation: DatabaseCollation("cql_order_keys") { a, b in
+            switch EvaluatorFunctions.compareSortKeys(a, b) {
+            case ..<0: return .orderedAscending
+            case 0: return .orderedSame
+            default: return .orderedDescending
+            }
+        })
+        db.add(collation: DatabaseCollation("cql_order") { a, b in
+            switch EvaluatorFunctions.compareSortValues(a, b) {
+            case ..<0: return .orderedAscending
+            case 0: return .orderedSame
+            default: return .orderedDescending
+            }
+        })
+    }
+
+    static func message(_ error: any Error) -> String {
+        if let e = error as? DatabaseError { return e.message ?? "\(e)" }
+        if let e = error as? QueryError { return e.message }
+        return "\(error)"
+    }
+
+    static func arguments(_ values: [Value]) -> StatementArguments {
+        StatementArguments(values.map { v -> (any DatabaseValueConvertible)? in
+            switch v {
+            case .null: return nil
+            case .bool(let b): return b
+            case .int(let i): return i
+            case .double(let d): return d
+            case .string(let s): return s
+            default: return JSONWriter.string(v)
+            }
+        })
+    }
+
+    func read<T>(_ body: (Database) throws -> T) throws(QueryError) -> T {
+        do {
+            return try queue.inDatabase(body)
+        } catch let e as QueryError {
+            throw e
+        } catch {
+            throw QueryError(.data, "sqlite: \(SQLiteDatabase.message(error))")
+        }
+    }
+
+    /// `PRAGMA user_version` 1 marks data holding a string with NUL, which
+    /// SQLite's JSON functions cut short (see ``SQLRunner``).
+    public func requiresRecheck() throws(QueryError) -> Bool {
+        try read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") == 1 }
+    }
+
+    static func markNUL(_ db: Database, _ json: String) throws {
+        if json.contains("\\u0000") { try db.execute(sql: "PRAGMA user_version = 1") }
+    }
+
+    public func documents(_ statement: SQLStatement) throws(QueryError) -> [String] {
+        try read { db in
+            try String.fetchAll(db, sql: "SELECT \"doc\" FROM (\(statement.sql))", arguments: SQLiteDatabase.arguments(statement.arguments))
+        }
+    }
+
+    public func integer(_ statement: SQLStatement) throws(QueryError) -> Int {
+        try read { db in
+            try Int.fetchOne(db, sql: statement.sql, arguments: SQLiteDatabase.arguments(statement.arguments)) ?? 0
+        }
+    }
+
+    public func plan(_ statement: SQLStatement) throws(QueryError) -> [String] {
+        try read { db in
+            let rows = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: SQLiteDatabase.arguments(statement.arguments))
+            var depth: [Int: Int] = [:]
+            return rows.map { row in
+                let id: Int = row["id"], parent: Int = row["parent"]
+                let d = (depth[parent] ?? -1) + 1
+                depth[id] = d
+                return String(repeating: "  ", count: d) + (row["detail"] as String)
+            }
+        }
+    }
+
+    public func tableNames() throws(QueryError) -> Set<String> {
+        try read { db in
+            Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' UNION SELECT name FROM sqlite_temp_master WHERE type = 'table'"))
+        }
+    }
+
+    public func joinRows(_ table: String) throws(QueryError) -> [[String: Value]] {
+        let name = try SQLiteDialect().quote(table)
+        return try read { db in
+            try Row.fetchAll(db, sql: "SELECT \"owningId\", \"relatedId\" FROM \(name) ORDER BY rowid").map { row in
+                var o: [String: Value] = [:]
+                if let s: String = row["owningId"] { o["owningId"] = .string(s) }
+                if let s: String = row["relatedId"] { o["relatedId"] = .string(s) }
+                return o
+            }
+        }
+    }
+
+    public func createTemporaryTables(classes: [String], joins: [String]) throws(QueryError) {
+        let d = SQLiteDialect()
+        var statements: [String] = []
+        for c in classes { statements.append("CREATE TEMP TABLE IF NOT EXISTS \(try d.quote(c)) (\"objectId\" TEXT PRIMARY KEY, \"doc\" TEXT NOT NULL)") }
+        for j in joins { statements.append("CREATE TEMP TABLE IF NOT EXISTS \(try d.quote(j)) (\"owningId\" TEXT, \"relatedId\" TEXT)") }
+        try read { db in for s in statements { try db.execute(sql: s) } }
+    }
+}

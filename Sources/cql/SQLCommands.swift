@@ -1,0 +1,141 @@
+import ArgumentParser
+import CQLKit
+import CQLSQL
+
+/// Where `load` and `run` find the database.
+struct DatabaseOptions: ParsableArguments {
+    @Option(help: "The SQLite database file (created if missing).")
+    var sqlite: String?
+
+    @Option(help: "The PostgreSQL database: postgres://user[:password]@host[:port]/database.")
+    var postgres: String?
+
+    func validate() throws {
+        if (sqlite == nil) == (postgres == nil) { throw ValidationError("Give the database: --sqlite FILE or --postgres URL.") }
+    }
+
+    /// The database, opened: SQLite or PostgreSQL.
+    func open() throws(CommandFailure) -> Database {
+        try Self.open(sqlite: sqlite, postgres: postgres)
+    }
+
+    static func open(sqlite: String?, postgres: String?) throws(CommandFailure) -> Database {
+        do {
+            if let postgres { return .postgres(try PostgreSQLDatabase(url: postgres)) }
+            return .sqlite(try SQLiteDatabase(path: sqlite))
+        } catch {
+            throw CommandFailure("error: " + error.message)
+        }
+    }
+
+    enum Database {
+        case sqlite(SQLiteDatabase)
+        case postgres(PostgreSQLDatabase)
+
+        func load(path: String, className: String?, indexes: [String]) throws(QueryError) -> [String: Int] {
+            switch self {
+            case .sqlite(let db): return try db.load(path: path, className: className, indexes: indexes)
+            case .postgres(let db): return try db.load(path: path, className: className, indexes: indexes)
+            }
+        }
+
+        func run(_ query: Query, countOnly: Bool, source: String) throws(QueryError) -> SQLRunner.Result {
+            switch self {
+            case .sqlite(let db): return try SQLRunner.run(query, on: db, countOnly: countOnly, source: source)
+            case .postgres(let db): return try SQLRunner.run(query, on: db, countOnly: countOnly, source: source)
+            }
+        }
+
+        func explain(_ query: Query, source: String) throws(QueryError) -> [String] {
+            switch self {
+            case .sqlite(let db): return try SQLRunner.explain(query, on: db, source: source)
+            case .postgres(let db): return try SQLRunner.explain(query, on: db, source: source)
+            }
+        }
+    }
+}
+
+struct Load: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Import JSON data into a SQL database: one table per class, in one transaction.",
+        discussion: """
+            Reads what `cql eval --data` reads: a directory of <ClassName>.ndjson|.json files (relations
+            as _Join:<key>:<Owner>.ndjson) or one file. A bad line aborts the load with its file and line
+            and leaves the database as it was. --index creates the expression indexes the generated SQL
+            uses for those keys.
+            Example:
+              cql load --sqlite scores.db --index score,name Corpus/data
+              cql load --postgres postgres://postgres@127.0.0.1:5432/postgres --index score Corpus/data
+            """
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: "Keys to index, comma-separated (equality, in, ranges and prefix LIKE on them use the index).")
+    var index: String?
+
+    @Option(name: .customLong("class"), help: "The class of a single file (default: the file's base name).")
+    var className: String?
+
+    @Argument(help: "A data directory or an .ndjson / .json file.")
+    var data: String
+
+    func run() throws {
+        let db = try database.open()
+        let keys = index?.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
+        do {
+            let counts = try db.load(path: data, className: className, indexes: keys)
+            Output.line(JSONWriter.string(.object(counts.mapValues { .int(Int64($0)) })))
+        } catch {
+            throw CommandFailure("error: " + error.message)
+        }
+    }
+}
+
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a query in a SQL database and print the matching objects as NDJSON, as `cql eval` does.",
+        discussion: """
+            What the database can answer exactly runs there; a part it can only prefilter is re-checked
+            with the evaluator's own predicate (--explain says which).
+            Examples:
+              cql run --sqlite scores.db "select * from GameScore where score > 1000 order by -score limit 5"
+              cql run --sqlite scores.db --explain "select * from GameScore where score = 1200"
+            """
+    )
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var input: QueryInput
+    @OptionGroup var optimizer: OptimizeOption
+
+    @Flag(help: "Print only {\"count\":N}.")
+    var count = false
+
+    @Flag(help: "Print what runs in the database, what is re-checked, and the database's plan.")
+    var explain = false
+
+    func run() throws {
+        let text = try input.text()
+        let (statement, _) = try input.parseStatement(text)
+        guard case .select(let parsed) = statement else {
+            throw CommandFailure(QueryError(.unsupported, "'\(statement.verb)' is a write: run runs queries; apply writes with exec",
+                                            range: statement.range, source: text))
+        }
+        let query = try optimizer.apply(try input.bind(parsed, source: text, resolveTime: true), source: text)
+        let db = try database.open()
+        do {
+            if explain {
+                for line in try db.explain(query, source: text) { Output.line(line) }
+                return
+            }
+            let result = try db.run(query, countOnly: count, source: text)
+            for o in result.objects { Output.line(JSONWriter.string(.object(o))) }
+            if let total = result.count, count || query.count != .none {
+                Output.line(JSONWriter.string(.object(["count": .int(Int64(total))])))
+            }
+        } catch {
+            if error.kind == .data && error.range == nil { throw CommandFailure("error: " + error.message) }
+            throw CommandFailure(error.withSource(text))
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import CQLEval
+import CQLKit
+import CQLSQL
+import CorpusSupport
+import Foundation
+import XCTest
+
+/// Runs one query on the evaluator and on a database and says whether they
+/// agree: the same objects (as `cql eval` prints them) in the same order,
+/// the same count, or both an error.
+struct Differential {
+    /// Totals for the closing report.
+    struct Tally {
+        var queries = 0
+        var rows = 0
+        var exact = 0
+        var prefiltered = 0
+        /// Queries the optimizer rewrote, whose rewrite also ran on the database.
+        var optimized = 0
+        mutating func add(_ other: Tally) {
+            queries += other.queries; rows += other.rows; exact += other.exact; prefiltered += other.prefiltered
+            optimized += other.optimized
+        }
+    }
+
+    enum Outcome: Equatable {
+        case rows([String], count: Int?)
+        case error(String)
+    }
+
+    static func evaluator(_ query: Query, _ store: DocumentStore) -> Outcome {
+        do throws(QueryError) {
+            let r = try QueryPlan(query, store: store).run()
+            return .rows(r.objects.map { JSONWriter.string(.object($0)) }, count: r.count)
+        } catch {
+            return .error(error.message)
+        }
+    }
+
+    static func database(_ query: Query, _ db: some SQLExecutor) -> (Outcome, SQLTranslation?) {
+        do throws(QueryError) {
+            let r = try SQLRunner.run(query, on: db)
+            return (.rows(r.objects.map { JSONWriter.string(.object($0)) }, count: r.count), r.translation)
+        } catch {
+            return (.error(error.message), nil)
+        }
+    }
+
+    /// Compares the evaluator and the database on `query` and, when the
+    /// optimizer rewrites it, on the rewrite too (the optimizer is on by
+    /// default in `eval` and `run`; that the rewrite means the same as the
+    /// original is OptimizerSoundnessTests' job, and a rewrite may lift a
+    /// limit, e.g. a 500 KB `like` pattern becomes a prefix, which is no
+    /// regex); returns a failure description or nil, and counts.
+    static func compare(_ query: Query, store: DocumentStore, db: some SQLExecutor, tally: inout Tally) -> String? {
+        let want = evaluator(query, store)
+        if let failure = compare(want, query, db: db, tally: &tally) { return failure }
+        guard let rewritten = try? Optimizer().optimize(query).query, rewritten != query else { return nil }
+        tally.optimized += 1
+        return compare(evaluator(rewritten, store), rewritten, db: db, tally: &tally).map { "optimized to \((try? CQLFormatter.format(rewritten)) ?? "?"): " + $0 }
+    }
+
+    private static func compare(_ want: Outcome, _ query: Query, db: some SQLExecutor, tally: inout Tally) -> String? {
+        let (got, translation) = database(query, db)
+        tally.queries += 1
+        if let t = translation { if t.isExact { tally.exact += 1 } else { tally.prefiltered += 1 } }
+        switch (want, got) {
+        case (.error, .error): return nil
+        case (.rows(let a, let ca), .rows(let b, let cb)):
+            tally.rows += a.count
+            if a == b && ca == cb { return nil }
+            let sql = translation.map { "\n  sql: \($0.select.sql)\n  arguments: \(JSONWriter.string(.array($0.select.arguments)))" } ?? ""
+            return "evaluator \(a.count) rows (count \(ca.map(String.init) ?? "-")), \(db.dialect.rawValue) \(b.count) rows (count \(cb.map(String.init) ?? "-"))"
+                + "\n  evaluator: \(a.map(Self.id).joined(separator: ","))\n  database:  \(b.map(Self.id).joined(separator: ","))" + sql
+        default:
+            return "evaluator: \(want), \(db.dialect.rawValue): \(got)"
+        }
+    }
+
+    static func id(_ line: String) -> String {
+        guard let v = try? JSONReader.parse(line), case .string(let s)? = v["objectId"] else { return line }
+        return s
+    }
+}

@@ -1,0 +1,150 @@
+import CQLEval
+@testable import CQLKit
+import CQLSQL
+import CorpusSupport
+import Foundation
+import XCTest
+
+/// The SQL backend on a real PostgreSQL 15, started for these tests
+/// (``PostgreSQLServer``) and stopped after them. If it cannot start, every
+/// test here fails with the reason: never skipped.
+final class PostgreSQLTests: XCTestCase {
+    nonisolated(unsafe) static var server: PostgreSQLServer?
+    nonisolated(unsafe) static var startFailure: String?
+    nonisolated(unsafe) static var connection: PostgreSQLDatabase?
+
+    override class func setUp() {
+        super.setUp()
+        do {
+            let s = try PostgreSQLServer()
+            server = s
+            try s.start()
+            connection = try PostgreSQLDatabase(url: s.url)
+        } catch {
+            startFailure = "PostgreSQL could not start: \(error)"
+        }
+    }
+
+    override class func tearDown() {
+        connection = nil
+        server?.stop()
+        server = nil
+        super.tearDown()
+    }
+
+    /// The connection, emptied.
+    func database() throws -> PostgreSQLDatabase {
+        if let failure = Self.startFailure { throw PostgreSQLServer.Failure(description: failure) }
+        let db = try XCTUnwrap(Self.connection)
+        try db.reset()
+        return db
+    }
+
+    func testEvalCorpusOnPostgreSQL() throws {
+        let tally = try EvalCorpusDifferentialTests.run(self, "PostgreSQL") { try self.database() }
+        XCTAssertGreaterThan(tally.queries, 300)
+    }
+
+    func testRandomQueriesOnPostgreSQL() throws {
+        let tally = try RandomSQLDifferentialTests.run("PostgreSQL", keepNUL: { _ in false }) { try self.database() }
+        if RandomSQLDifferentialTests.seeds.count > 1 { XCTAssertGreaterThanOrEqual(tally.queries, 2000) }
+    }
+
+    func testExecCorpusOnPostgreSQL() throws {
+        let n = try WriteSQLDifferentialTests.execCorpus(self) { try self.database() }
+        XCTAssertGreaterThanOrEqual(n, 30)
+    }
+
+    func testRandomWriteSequencesOnPostgreSQL() throws {
+        let tally = try WriteSQLDifferentialTests.randomSequences(self, keepNUL: false) { try self.database() }
+        XCTAssertGreaterThan(tally.refused, 30)
+        XCTAssertGreaterThan(tally.applied, 100)
+    }
+
+    /// Regexes PostgreSQL runs itself (PostgreSQLRegex's subset): every
+    /// pattern × subject agrees with the evaluator's PCRE2, and the pushed
+    /// ones are exact (not re-checked).
+    func testRegexSubsetAgreesWithPCRE() throws {
+        let db = try database()
+        let subjects = ["", "a", "ab", "abc", "a\nb", "ab\n", "\n", "a b", "a\tb", "x_y", "x-y", "a]b", "a{2}", "aa", "aaa", "Ab", "é", "éa",
+                        "\u{212A}", "k", "K", "0123", "٣", "foo.bar", "foobar", "a\\b", "a$b", "^a", "ab\r\n", "ba", "a\u{85}b"]
+        var objects: [[String: Value]] = []
+        for (i, s) in subjects.enumerated() { objects.append(["objectId": .string("s\(i)"), "v": .string(s)]) }
+        objects.append(["objectId": "arr", "v": .array(["zz", "ab"])])
+        objects.append(["objectId": "num", "v": 12])
+        try db.insert(objects, into: "R")
+        let store = DocumentStore(["R": objects])
+        let patterns: [(String, String)] = [
+            ("a", ""), ("^a", ""), ("b$", ""), ("^ab$", ""), ("a.b", ""), ("a.b", "s"), ("^.*$", ""), ("^.*$", "s"), ("a[^x]b", ""),
+            ("^[a-c]+$", ""), ("[0-9]{2,3}", ""), ("\\d", ""), ("\\D", ""), ("\\w+", ""), ("^\\W", ""), ("\\s", ""), ("\\S\\s\\S", ""),
+            ("a|b", ""), ("^(ab|ba)$", ""), ("(?:a)+b", ""), ("(a+)+$", ""), ("a{2}", ""), ("a\\{2\\}", ""), ("a\\]b", ""), ("[\\]]", ""), ("x[-_]y", ""),
+            ("foo\\.bar", ""), ("a\\$b", ""), ("\\^a", ""), ("é", ""), ("^.$", ""), ("a\\\\b", ""), ("a+?", ""), ("^a*?$", ""),
+            ("[a-z]", ""), ("[^a-z]", ""), ("\\n", ""), ("b\\r?$", ""), ("^$", ""), ("", ""),
+        ]
+        var pushed = 0
+        for (pattern, options) in patterns {
+            let q = Query(className: "R", condition: Condition(.regex(FieldPath(["v"]), pattern: .value(.string(pattern)), options: options)))
+            var tally = Differential.Tally()
+            if let failure = Differential.compare(q, store: store, db: db, tally: &tally) { XCTFail("/\(pattern)/\(options): \(failure)") }
+            if PostgreSQLRegex.translate(pattern, options: options) != nil {
+                pushed += 1
+                XCTAssertEqual(tally.exact, tally.queries, "/\(pattern)/\(options) should run exactly in PostgreSQL")
+            }
+        }
+        XCTAssertGreaterThan(pushed, 30)
+    }
+
+    func testABadLineAbortsTheLoadAndLeavesTheDatabaseAsItWas() throws {
+        let db = try database()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cql-pg-load-\(getpid())")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("a"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("b"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try #"{"objectId":"t1","n":1}\#n{"objectId":"t2","n":2}\#n"#.write(to: dir.appendingPathComponent("a/T.ndjson"), atomically: true, encoding: .utf8)
+        try db.load(path: dir.appendingPathComponent("a").path)
+        let all = try SQLGenerator.pushdown(Query(className: "T"), dialect: .postgres).select
+        let before = try db.documents(all)
+        XCTAssertEqual(before.count, 2)
+        // More T rows and a new class U whose second line is bad.
+        try #"{"objectId":"t3"}\#n"#.write(to: dir.appendingPathComponent("b/T.ndjson"), atomically: true, encoding: .utf8)
+        try #"{"objectId":"u1"}\#n{"objectId":"u2",}\#n"#.write(to: dir.appendingPathComponent("b/U.ndjson"), atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try db.load(path: dir.appendingPathComponent("b").path)) { error in
+            let m = (error as? QueryError)?.message ?? "\(error)"
+            XCTAssertTrue(m.contains("U.ndjson:2:"), m)
+        }
+        XCTAssertEqual(try db.documents(all), before)
+        XCTAssertFalse(try db.tableNames().contains("U"))
+        // A duplicate objectId: the database's error, named by file and line.
+        try #"{"objectId":"t9"}\#n{"objectId":"t1"}\#n"#.write(to: dir.appendingPathComponent("b/U.ndjson"), atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("b/T.ndjson"))
+        try #"{"objectId":"t9"}\#n{"objectId":"t1"}\#n"#.write(to: dir.appendingPathComponent("b/T.ndjson"), atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try db.load(path: dir.appendingPathComponent("b").path)) { error in
+            let m = (error as? QueryError)?.message ?? "\(error)"
+            XCTAssertTrue(m.contains("T.ndjson:2: duplicate key"), m)
+        }
+        XCTAssertEqual(try db.documents(all), before)
+    }
+
+    func testIndexedEqualityUsesTheIndex() throws {
+        let db = try database()
+        // Enough rows that the planner prefers the index to a scan.
+        var objects: [[String: Value]] = []
+        for i in 0..<5000 { objects.append(["objectId": .string("g\(i)"), "score": .int(Int64(i % 997)), "name": .string("n\(i)")]) }
+        try db.insert(objects, into: "GameScore")
+        try db.load(path: Corpus.root.appendingPathComponent("data").path, className: nil, indexes: ["score"])
+        let query = try Binder.bind(try CQLParser.parse("select * from GameScore where score = 1200"), parameters: [])
+        let plan = try SQLRunner.explain(query, on: db).filter { !$0.hasPrefix("--") }
+        XCTAssertEqual(plan.map { $0.replacingOccurrences(of: #"\(cost=.*\)"#, with: "", options: .regularExpression) }, [
+            "Sort  ",
+            "  Sort Key: seq",
+            "  ->  Bitmap Heap Scan on \"GameScore\" t0  ",
+            "        Recheck Cond: (doc @? '$.\"score\"?(@.type() != \"array\" && @ == 1200)'::jsonpath)",
+            "        ->  Bitmap Index Scan on \"GameScore:doc\"  ",
+            "              Index Cond: (doc @? '$.\"score\"?(@.type() != \"array\" && @ == 1200)'::jsonpath)",
+        ])
+        // And the answer is the evaluator's.
+        let store = try DocumentStore.load(path: Corpus.root.appendingPathComponent("data").path)
+        var tally = Differential.Tally()
+        XCTAssertNil(Differential.compare(query, store: DocumentStore(["GameScore": objects + store.objects(in: "GameScore")]), db: db, tally: &tally))
+    }
+}

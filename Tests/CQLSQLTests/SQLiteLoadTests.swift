@@ -1,0 +1,98 @@
+import CQLEval
+import CQLKit
+import CQLSQL
+import CorpusSupport
+import Foundation
+import XCTest
+
+/// `cql load` into SQLite: one transaction (a bad line leaves the database
+/// as it was), the indexes of `--index`, and the plans that use them.
+final class SQLiteLoadTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("cql-sqlite-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+
+    func write(_ name: String, _ lines: [String]) throws -> String {
+        let sub = dir.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+        try (lines.joined(separator: "\n") + "\n").write(to: sub.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        return sub.path
+    }
+
+    /// Every table with all its rows, to compare a database before and after.
+    func snapshot(_ db: SQLiteDatabase) throws -> [String: [String]] {
+        var out: [String: [String]] = [:]
+        for table in try db.tableNames() where !table.hasPrefix("_Join:") {
+            let all = try SQLGenerator.pushdown(Query(className: table), dialect: .sqlite)
+            out[table] = try db.documents(all.select)
+        }
+        return out
+    }
+
+    func testABadLineAbortsTheLoadAndLeavesTheDatabaseAsItWas() throws {
+        let path = dir.appendingPathComponent("a.db").path
+        let db = try SQLiteDatabase(path: path)
+        try db.load(path: try write("T.ndjson", [#"{"objectId":"t1","n":1}"#, #"{"objectId":"t2","n":2}"#]))
+        let before = try snapshot(db)
+        XCTAssertEqual(before["T"]?.count, 2)
+
+        // A second class and more T rows, with a bad line in the middle of U.
+        let bad = try write("U.ndjson", [#"{"objectId":"u1","n":1}"#, #"{"objectId":"u2","n":}"#, #"{"objectId":"u3"}"#])
+        XCTAssertThrowsError(try db.load(path: bad)) { error in
+            let message = (error as? QueryError)?.message ?? "\(error)"
+            XCTAssertTrue(message.contains("U.ndjson:2:"), message)
+        }
+        XCTAssertEqual(try snapshot(db), before)
+        XCTAssertFalse(try db.tableNames().contains("U"))
+
+        // A duplicate objectId is a bad line too, named by file and line.
+        let dup = try write("T.ndjson", [#"{"objectId":"t3"}"#, #"{"objectId":"t1"}"#])
+        XCTAssertThrowsError(try db.load(path: dup)) { error in
+            let message = (error as? QueryError)?.message ?? "\(error)"
+            XCTAssertTrue(message.contains("T.ndjson:2:"), message)
+            XCTAssertTrue(message.contains("UNIQUE"), message)
+        }
+        XCTAssertEqual(try snapshot(db), before)
+
+        // Reopened from the file: still the same.
+        XCTAssertEqual(try snapshot(try SQLiteDatabase(path: path)), before)
+    }
+
+    func testIndexedEqualityUsesTheIndex() throws {
+        let db = try SQLiteDatabase(path: dir.appendingPathComponent("i.db").path)
+        try db.load(path: Corpus.root.appendingPathComponent("data").path, indexes: ["score"])
+        let query = try Binder.bind(try CQLParser.parse("select * from GameScore where score = 1200"), parameters: [])
+        let plan = try SQLRunner.explain(query, on: db)
+        let text = plan.filter { !$0.hasPrefix("--") }.joined(separator: "\n")
+        XCTAssertEqual(text, """
+            MULTI-INDEX OR
+              INDEX 1
+                SEARCH t0 USING INDEX GameScore:score:value (<expr>=?)
+              INDEX 2
+                CORRELATED SCALAR SUBQUERY 1
+                  SCAN e1 VIRTUAL TABLE INDEX 3:
+                SEARCH t0 USING INDEX GameScore:score:type (<expr>=?)
+            USE TEMP B-TREE FOR ORDER BY
+            """)
+        XCTAssertTrue(plan[0].contains("exact"), plan[0])
+        // `in` and a prefix LIKE take the same indexes.
+        for cql in ["select * from GameScore where score in (1200, 60)", "select * from GameScore where score > 1000"] {
+            let q = try Binder.bind(try CQLParser.parse(cql), parameters: [])
+            XCTAssertTrue(try SQLRunner.explain(q, on: db).contains { $0.contains("USING INDEX GameScore:score:") }, cql)
+        }
+        try db.load(path: try write("Name.ndjson", [#"{"objectId":"x"}"#]), indexes: ["name"])
+        let like = try Binder.bind(try CQLParser.parse("select * from GameScore where name like 'den%'"), parameters: [])
+        let likePlan = try SQLRunner.explain(like, on: db)
+        XCTAssertTrue(likePlan.contains { $0.contains("USING INDEX GameScore:name:") },
+                      likePlan.joined(separator: "\n"))
+        // And the answers are the evaluator's.
+        let store = try DocumentStore.load(path: Corpus.root.appendingPathComponent("data").path)
+        var tally = Differential.Tally()
+        for q in [query, like] { XCTAssertNil(Differential.compare(q, store: store, db: db, tally: &tally)) }
+    }
+}
