@@ -338,6 +338,17 @@ percent between runs; compare ratios within one run.
   `copy (select * from read_ndjson_auto(...) where ...) to '...' (format json)`, and
   `jq -n 'reduce (inputs | select(...)) as $o (0; . + 1)'` / `jq -c 'select(...)'`. The filters:
 {chr(10).join(f"  - {x['label']}: `{x['cql']}`" for x in results['ndjson']['filters'])}
+- How `cql eval` streams an NDJSON file: in blocks of about 1 MiB of whole lines, each cut
+  into one part per core and evaluated at once, results joined in input order (a query with
+  `skip` or `limit` and no `order` runs on one thread, since those count across the file).
+  Each line is read keeping only the keys the condition reads. A matching line is written
+  from its own bytes, its members sorted (`JSONCanonicalCopy`), when the result is the object
+  as read (no `keys`, no `include`) and the line holds nothing whose written form differs
+  from its text (a typed `__type` value, a non-integer or 19-digit number, `-0`, a string
+  escape the writer spells differently such as `\\u00e9` or `\\/`, DEL, a non-ASCII or duplicate
+  key, nesting past 64);
+  otherwise it is read whole and re-serialized. Both give the same bytes (`eval` and `run`
+  print the same lines), so the choice shows only in the time.
 - `translate --lines`: {QUERIES:,} generated SELECTs (in the subset CQL and MySQL share) through
   `cql translate --lines` (to where-JSON) vs a Python process running
   `sqlglot.transpile(line, read="mysql", write="postgres")` per line.

@@ -1,6 +1,11 @@
 import ArgumentParser
 import CQLEval
 import CQLKit
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Output languages of `translate`.
 enum TargetLanguage: String, ExpressibleByArgument, CaseIterable {
@@ -127,6 +132,9 @@ struct Translate: ParsableCommand {
 
     /// `--lines`: a bad line reports its error (with its line number) and
     /// leaves an empty output line; the run goes on and exits 1 at the end.
+    /// Lines end at `\n` (a `\r` before it is dropped), found by byte, not
+    /// by Character: `"\r\n"` is one Character, so a Character split read a
+    /// CRLF file as a single line.
     private func runLines(_ path: String) throws {
         let content: String
         if path == "-" {
@@ -139,22 +147,24 @@ struct Translate: ParsableCommand {
         let name = path == "-" ? "<stdin>" : path
         var failures = 0
         var lineNumber = 0
-        var all = content.split(separator: "\n", omittingEmptySubsequences: false)
-        if all.last == "" { all.removeLast() }
-        for raw in all {
-            lineNumber += 1
-            let line = raw.hasSuffix("\r") ? String(raw.dropLast()) : String(raw)
-            if line.allSatisfy({ $0 == " " || $0 == "\t" }) {
-                Output.line("")
-                continue
-            }
-            do {
-                Output.line(try translate(line))
-            } catch let failure {
-                failures += 1
-                Output.line("")
-                Output.error(failure.text.replacingFirst("<input>:1:", with: "\(name):\(lineNumber):")
-                    .replacingFirst("<input>:", with: "\(name):\(lineNumber): "))
+        var utf8 = content
+        utf8.makeContiguousUTF8()
+        utf8.utf8.withContiguousStorageIfAvailable { bytes in
+            LineSplitter.forEachLine(bytes) { line in
+                lineNumber += 1
+                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
+                    Output.line("")
+                    return
+                }
+                let text = String(decoding: line, as: UTF8.self)
+                do throws(CommandFailure) {
+                    Output.line(try translate(text))
+                } catch let failure {
+                    failures += 1
+                    Output.line("")
+                    Output.error(failure.text.replacingFirst("<input>:1:", with: "\(name):\(lineNumber):")
+                        .replacingFirst("<input>:", with: "\(name):\(lineNumber): "))
+                }
             }
         }
         if failures > 0 {
@@ -163,6 +173,26 @@ struct Translate: ParsableCommand {
     }
 }
 
+/// The lines of a text by byte: each ends at `\n` (a final line need not),
+/// without its `\n` or a `\r` before it.
+enum LineSplitter {
+    static func forEachLine(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        guard let base = bytes.baseAddress else { return }
+        var start = 0
+        while start < bytes.count {
+            var end = bytes.count
+            var next = bytes.count
+            if let hit = memchr(base + start, 0x0A, bytes.count - start) {
+                end = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
+                next = end + 1
+            }
+            var stop = end
+            if stop > start && base[stop - 1] == 0x0D { stop -= 1 }
+            body(UnsafeBufferPointer(start: base + start, count: stop - start))
+            start = next
+        }
+    }
+}
 
 extension String {
     func replacingFirst(_ target: String, with replacement: String) -> String {

@@ -96,6 +96,14 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(r.stderr.hasPrefix("error: <stdin>:2:10: "), r.stderr)
     }
 
+    /// Lines end at each `\n`, a `\r` before it dropped ("\r\n" is one
+    /// Character, so a Character split read a CRLF file as one line).
+    func testLinesModeReadsCRLFLines() throws {
+        let r = try cql(["translate", "--lines", "-"], stdin: "select * from A where x = 1\r\n \r\nselect * from B\r\n")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, #"{"className":"A","where":{"x":1}}"# + "\n\n" + #"{"className":"B"}"# + "\n")
+    }
+
     func testDialectsAndUnsupportedConstruct() throws {
         let q = "select * from T where not (name regexp 'a.c')"
         let lc = try cql(["translate", "--dialect", "leancloud", q])

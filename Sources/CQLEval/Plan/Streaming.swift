@@ -23,6 +23,15 @@ extension QueryPlan {
     /// file), so nothing is printed for a half-read input. The file is always
     /// read to the end, so bad data anywhere is reported even with a `limit`.
     ///
+    /// A query that only counts, or writes every match (no `skip`, no
+    /// `limit`), runs on every core: blocks of whole lines are cut into one
+    /// part per core and the results joined in input order. A result that is
+    /// the object as read (no keys, no include) is written from the line's
+    /// own bytes with its members sorted when that gives exactly the text
+    /// re-serializing it would (`JSONCanonicalCopy` says when); otherwise the
+    /// line is read whole and re-serialized. The output bytes are the same
+    /// either way.
+    ///
     /// ```swift
     /// // GameScore.ndjson: {"objectId":"a","score":90}\n{"objectId":"b","score":70}
     /// let plan = try QueryPlan(query /* score > 80 */)
@@ -40,7 +49,6 @@ extension QueryPlan {
             for o in result.objects { output(JSONWriter.string(.object(o))) }
             return StreamResult(written: result.objects.count, count: result.count, nextSkip: result.nextSkip)
         }
-        let context = EvalContext()
         let spool = Spool()
         let end = limit.map { skip.addingReportingOverflow($0).overflow ? Int.max : skip + $0 }
         let emits = query.count != .only
@@ -48,6 +56,24 @@ extension QueryPlan {
         // Lines are parsed keeping only the keys the condition reads; a line
         // to write is parsed again, whole.
         let keys = condition.rootKeys.map(JSONKeyFilter.init)
+        if streamsInParallel(emits: emits) {
+            total = try filterInParallel(stream: path, keys: keys, emits: emits, spool: spool)
+        } else {
+            try sequentialFilter(path, keys: keys, emits: emits, end: end, spool: spool, total: &total)
+        }
+        try spool.replay(output)
+        return StreamResult(
+            written: spool.lineCount,
+            count: query.count == .none ? nil : total,
+            nextSkip: (end.map { total > $0 } ?? false) ? skip + spool.lineCount : nil)
+    }
+
+    /// One line after the other, on this thread: `skip` and `limit` count
+    /// matches across the whole file.
+    private func sequentialFilter(
+        _ path: String, keys: JSONKeyFilter?, emits: Bool, end: Int?, spool: Spool, total: inout Int
+    ) throws(QueryError) {
+        let context = EvalContext()
         try DataLoader.forEachObject(inNDJSON: path, keepingOnly: keys) { (object, line, bytes) throws(QueryError) in
             let matched: Bool
             do throws(QueryError) {
@@ -64,10 +90,5 @@ extension QueryPlan {
             }
             total += 1
         }
-        try spool.replay(output)
-        return StreamResult(
-            written: spool.lineCount,
-            count: query.count == .none ? nil : total,
-            nextSkip: (end.map { total > $0 } ?? false) ? skip + spool.lineCount : nil)
     }
 }

@@ -26,6 +26,13 @@ final class Spool {
         if buffer.count >= memoryLimit { try flushToFile() }
     }
 
+    /// Appends `count` lines already written with their newlines.
+    func append(lines bytes: [UInt8], count: Int) throws(QueryError) {
+        buffer.append(contentsOf: bytes)
+        lineCount += count
+        if buffer.count >= memoryLimit { try flushToFile() }
+    }
+
     private func flushToFile() throws(QueryError) {
         if file == nil {
             guard let f = tmpfile() else { throw QueryError(.data, "cannot create a temporary file for the results") }

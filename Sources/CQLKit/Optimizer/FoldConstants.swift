@@ -19,10 +19,14 @@
 public struct FoldConstants: OptimizerRule, ConditionRule {
     public init() {}
 
-    public func apply(_ query: Query) -> Query {
-        guard !NearOrder.fixesOrder(query) else { return query }
+    public func apply(_ query: Query) -> Query { rewritten(query) ?? query }
+
+    public func rewritten(_ query: Query) -> Query? {
+        guard !NearOrder.fixesOrder(query), let condition = query.condition else { return nil }
+        let new = walk(condition)
+        guard new != nil || condition.predicate == .constant(true) else { return nil }
         var q = query
-        q.condition = query.condition.map(walk)
+        q.condition = new ?? condition
         if q.condition?.predicate == .constant(true) { q.condition = nil }
         return q
     }

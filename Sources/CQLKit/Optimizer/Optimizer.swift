@@ -54,8 +54,9 @@ public struct Optimizer: Sendable {
         for _ in 0..<maxIterations {
             var changed = false
             for rule in rules {
-                let next = rule.apply(current)
-                if next != current {
+                // Most rules leave most queries alone: `rewritten` says so
+                // without rebuilding the query, and only a rewrite is compared.
+                if let next = rule.rewritten(current), next != current {
                     steps.append(Step(rule: rule.name, before: current, after: next))
                     current = next
                     changed = true
@@ -81,6 +82,15 @@ public protocol OptimizerRule: Sendable {
     /// The rule's name, as `cql explain` shows it.
     var name: String { get }
     func apply(_ query: Query) -> Query
+    /// ``apply(_:)``'s result, or `nil` when the rule certainly leaves the
+    /// query unchanged (a non-`nil` result may still equal the input). The
+    /// default applies the rule; condition rules answer without rebuilding
+    /// an unchanged tree.
+    func rewritten(_ query: Query) -> Query?
+}
+
+extension OptimizerRule {
+    public func rewritten(_ query: Query) -> Query? { apply(query) }
 }
 
 /// A rule that rewrites single condition nodes. Its `apply(_:)` visits the
@@ -107,26 +117,41 @@ public protocol ConditionRule: OptimizerRule {
 extension ConditionRule {
     public var name: String { String(describing: type(of: self)) }
 
-    public func apply(_ query: Query) -> Query {
-        guard !NearOrder.fixesOrder(query) else { return query }
+    public func apply(_ query: Query) -> Query { rewritten(query) ?? query }
+
+    public func rewritten(_ query: Query) -> Query? {
+        guard !NearOrder.fixesOrder(query), let condition = query.condition, let new = walk(condition) else { return nil }
         var q = query
-        q.condition = query.condition.map(walk)
+        q.condition = new
         return q
     }
 
-    func walk(_ c: Condition) -> Condition {
-        var node = c
+    /// The node after the rule ran bottom-up, or `nil` when no child and not
+    /// the node itself was rewritten.
+    func walk(_ c: Condition) -> Condition? {
+        var node: Condition?
         switch c.predicate {
-        case .and(let items): node.predicate = .and(items.map(walk))
-        case .or(let items): node.predicate = .or(items.map(walk))
-        case .not(let inner): node.predicate = .not(walk(inner))
+        case .and(let items): if let new = walk(items) { node = c; node!.predicate = .and(new) }
+        case .or(let items): if let new = walk(items) { node = c; node!.predicate = .or(new) }
+        case .not(let inner): if let new = walk(inner) { node = c; node!.predicate = .not(new) }
         case .select(let path, let key, let query, let negated):
-            node.predicate = .select(path, key: key, query: apply(query), negated: negated)
+            if let new = rewritten(query) { node = c; node!.predicate = .select(path, key: key, query: new, negated: negated) }
         case .inQuery(let path, let query, let negated):
-            node.predicate = .inQuery(path, query: apply(query), negated: negated)
+            if let new = rewritten(query) { node = c; node!.predicate = .inQuery(path, query: new, negated: negated) }
         default: break
         }
-        return rewrite(node) ?? node
+        return rewrite(node ?? c) ?? node
+    }
+
+    /// The items with each walked, or `nil` when none changed.
+    private func walk(_ items: [Condition]) -> [Condition]? {
+        var out: [Condition]?
+        for (i, item) in items.enumerated() {
+            guard let new = walk(item) else { continue }
+            if out == nil { out = items }
+            out![i] = new
+        }
+        return out
     }
 }
 

@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs `body(0)`, …, `body(count - 1)` at once, one thread each (`body(0)`
+/// on the caller's), and returns when all are done.
+///
+/// Why not `DispatchQueue.concurrentPerform`: on Linux (corelibs libdispatch)
+/// it ran every iteration on the calling thread here, one after the other.
+enum ForkJoin {
+    private final class Job: @unchecked Sendable {
+        let body: (Int) -> Void
+        let index: Int
+        init(_ body: @escaping (Int) -> Void, _ index: Int) {
+            self.body = body
+            self.index = index
+        }
+    }
+
+    static func run(count: Int, _ body: (Int) -> Void) {
+        guard count > 1 else {
+            if count == 1 { body(0) }
+            return
+        }
+        withoutActuallyEscaping(body) { body in
+            #if canImport(Darwin)
+            var threads: [pthread_t?] = []
+            #else
+            var threads: [pthread_t] = []
+            #endif
+            for i in 1..<count {
+                let job = Unmanaged.passRetained(Job(body, i)).toOpaque()
+                #if canImport(Darwin)
+                var thread: pthread_t?
+                #else
+                var thread = pthread_t()
+                #endif
+                let started = pthread_create(&thread, nil, { raw in
+                    #if canImport(Darwin)
+                    let job = Unmanaged<Job>.fromOpaque(raw).takeRetainedValue()
+                    #else
+                    let job = Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue()
+                    #endif
+                    job.body(job.index)
+                    return nil
+                }, job)
+                if started == 0 {
+                    threads.append(thread)
+                } else {
+                    // No thread to be had: the part runs here instead.
+                    let job = Unmanaged<Job>.fromOpaque(job).takeRetainedValue()
+                    job.body(job.index)
+                }
+            }
+            body(0)
+            #if canImport(Darwin)
+            for t in threads { if let t { pthread_join(t, nil) } }
+            #else
+            for t in threads { pthread_join(t, nil) }
+            #endif
+        }
+    }
+}

@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CQLKit
+
+/// Reads a file in blocks of whole lines (about `blockSize` bytes each, more
+/// when one line is longer), so several threads can share out a block's lines
+/// while memory stays bounded by the block size, whatever the file's size.
+struct LineBlockReader {
+    let path: String
+    var blockSize = 1 << 20
+
+    /// Calls `body` with each block (every line of it ends with `\n`, except
+    /// perhaps the file's last) and the 1-based number of its first line. A
+    /// UTF-8 byte order mark at the start of the file is left out.
+    func forEachBlock(_ body: (UnsafeBufferPointer<UInt8>, Int) throws(QueryError) -> Void) throws(QueryError) {
+        guard let file = fopen(path, "rb") else {
+            throw QueryError(.data, "\(path): cannot open the file (\(String(cString: strerror(errno))))")
+        }
+        defer { fclose(file) }
+        var buffer = [UInt8](repeating: 0, count: blockSize)
+        var filled = 0
+        var firstLine = 1
+        var atStart = true
+        while true {
+            if filled == buffer.count { buffer.append(contentsOf: repeatElement(0, count: buffer.count)) }
+            let n = buffer.withUnsafeMutableBytes { fread($0.baseAddress! + filled, 1, $0.count - filled, file) }
+            if n == 0 && ferror(file) != 0 { throw QueryError(.data, "\(path): read error after line \(firstLine - 1)") }
+            filled += n
+            let atEnd = n == 0
+            var failure: QueryError?
+            var consumed = 0
+            buffer.withUnsafeBufferPointer { all in
+                var start = 0
+                if atStart, filled >= 3, all[0] == 0xEF, all[1] == 0xBB, all[2] == 0xBF { start = 3 }
+                guard let end = atEnd ? filled : LineBlockReader.lastNewline(all, filled).map({ $0 + 1 }) else { return }
+                atStart = false
+                let block = UnsafeBufferPointer(rebasing: all[start..<end])
+                do throws(QueryError) {
+                    try body(block, firstLine)
+                } catch {
+                    failure = error
+                    return
+                }
+                firstLine += LineBlockReader.newlines(block)
+                consumed = end
+            }
+            if let failure { throw failure }
+            if atEnd { return }
+            if consumed > 0 {
+                buffer.withUnsafeMutableBytes { raw in
+                    _ = memmove(raw.baseAddress!, raw.baseAddress! + consumed, filled - consumed)
+                }
+                filled -= consumed
+            }
+        }
+    }
+
+    /// The index of the last `\n` among the first `count` bytes.
+    static func lastNewline(_ bytes: UnsafeBufferPointer<UInt8>, _ count: Int) -> Int? {
+        var i = count - 1
+        while i >= 0 {
+            if bytes[i] == 0x0A { return i }
+            i -= 1
+        }
+        return nil
+    }
+
+    /// How many `\n` `bytes` holds.
+    static func newlines(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        var count = 0
+        var start = 0
+        while start < bytes.count, let hit = memchr(base + start, 0x0A, bytes.count - start) {
+            count += 1
+            start = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit)) + 1
+        }
+        return count
+    }
+}

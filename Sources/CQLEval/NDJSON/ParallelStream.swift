@@ -1,0 +1,151 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CQLKit
+
+/// Streaming an NDJSON file on every core: the file is read in blocks of
+/// whole lines (``LineBlockReader``), each block is cut at line boundaries
+/// into one part per core, the parts are evaluated at once, and their
+/// results are joined in input order. Memory is a block and its results,
+/// whatever the file's size.
+///
+/// Used when the written lines do not depend on a running count across the
+/// file: the query only counts, or writes every match (no `skip`, no
+/// `limit`). The output, the count and the first error (the earliest in the
+/// file, with its line number) are those of the one-thread scan.
+extension QueryPlan {
+    /// Whether ``filterInParallel(stream:keys:spool:)`` gives this plan's result.
+    func streamsInParallel(emits: Bool) -> Bool {
+        !emits || (skip == 0 && limit == nil)
+    }
+
+    /// Evaluates every line of `path`, appends the results to `spool` in
+    /// input order, and returns the number of matches.
+    func filterInParallel(
+        stream path: String, keys: JSONKeyFilter?, emits: Bool, spool: Spool, blockSize: Int = 1 << 20
+    ) throws(QueryError) -> Int {
+        let cores = max(1, min(8, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let workers = (0..<cores).map { _ in StreamWorker(plan: self, path: path, keys: keys, emits: emits) }
+        var total = 0
+        try LineBlockReader(path: path, blockSize: blockSize).forEachBlock { (block, firstLine) throws(QueryError) in
+            let parts = StreamParts(block, count: workers.count, firstLine: firstLine)
+            ForkJoin.run(count: parts.ranges.count) { i in
+                workers[i].run(parts.ranges[i], firstLine: parts.firstLines[i])
+            }
+            for w in workers.prefix(parts.ranges.count) {
+                if let failure = w.failure { throw failure }
+                total += w.matched
+                if w.written > 0 { try spool.append(lines: w.output, count: w.written) }
+                w.reset()
+            }
+        }
+        return total
+    }
+}
+
+/// A block cut into parts at line boundaries, with each part's first line number.
+private struct StreamParts: @unchecked Sendable {
+    var ranges: [UnsafeBufferPointer<UInt8>] = []
+    var firstLines: [Int] = []
+
+    init(_ block: UnsafeBufferPointer<UInt8>, count: Int, firstLine: Int) {
+        guard let base = block.baseAddress, block.count > 0 else { return }
+        var start = 0
+        var line = firstLine
+        for k in 1...count where start < block.count {
+            var end = block.count
+            let target = block.count * k / count
+            if k < count, target > start, target < block.count, let hit = memchr(base + target - 1, 0x0A, block.count - target + 1) {
+                end = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit)) + 1
+            }
+            guard end > start else { continue }
+            let part = UnsafeBufferPointer(rebasing: block[start..<end])
+            ranges.append(part)
+            firstLines.append(line)
+            line += LineBlockReader.newlines(part)
+            start = end
+        }
+    }
+}
+
+/// One thread's share of a block: its own parser and evaluation context,
+/// and the results of its part (compact JSON lines, each with its newline).
+private final class StreamWorker: @unchecked Sendable {
+    let plan: QueryPlan
+    let path: String
+    let keys: JSONKeyFilter?
+    let emits: Bool
+    /// Results are the objects as read (no include, no keys).
+    let copiesLines: Bool
+    let parser = JSONLineParser(decodingTypedValues: true)
+    let context = EvalContext()
+    var output: [UInt8] = []
+    var written = 0
+    var matched = 0
+    var failure: QueryError?
+
+    init(plan: QueryPlan, path: String, keys: JSONKeyFilter?, emits: Bool) {
+        self.plan = plan
+        self.path = path
+        self.keys = keys
+        self.emits = emits
+        copiesLines = plan.projection == nil && plan.includer.isEmpty
+    }
+
+    func reset() {
+        output.removeAll(keepingCapacity: true)
+        written = 0
+        matched = 0
+    }
+
+    func run(_ part: UnsafeBufferPointer<UInt8>, firstLine: Int) {
+        guard let base = part.baseAddress else { return }
+        var start = 0
+        var number = firstLine
+        do throws(QueryError) {
+            while start < part.count {
+                var end = part.count
+                if let hit = memchr(base + start, 0x0A, part.count - start) {
+                    end = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
+                }
+                var stop = end
+                if stop > start && base[stop - 1] == 0x0D { stop -= 1 }
+                try line(UnsafeBufferPointer(rebasing: part[start..<stop]), number)
+                number += 1
+                start = end + 1
+            }
+        } catch {
+            failure = error
+        }
+    }
+
+    /// The sequential scan's work for one line (`QueryPlan.filter(stream:output:)`).
+    private func line(_ bytes: UnsafeBufferPointer<UInt8>, _ number: Int) throws(QueryError) {
+        guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
+        let object = try DataLoader.object(line: bytes, number: number, file: path, parser: parser, keepingOnly: keys)
+        let isMatch: Bool
+        do throws(QueryError) {
+            isMatch = try plan.matches(object, context)
+        } catch {
+            var e = error
+            e.message = "\(path):\(number): \(e.message)"
+            throw e
+        }
+        guard isMatch else { return }
+        matched += 1
+        guard emits else { return }
+        // An unshaped object's line is rewritten in the writer's form from its
+        // bytes when that is certain to give the same text (JSONCanonicalCopy).
+        if copiesLines, JSONCanonicalCopy.write(bytes, to: &output) {
+            output.append(0x0A)
+            written += 1
+            return
+        }
+        let whole = keys == nil ? object : try DataLoader.object(line: bytes, number: number, file: path, parser: parser)
+        JSONWriter.write(.object(plan.shape(whole)), to: &output)
+        output.append(0x0A)
+        written += 1
+    }
+}

@@ -1,0 +1,81 @@
+import CorpusSupport
+import Foundation
+import XCTest
+
+@testable import CQLKit
+
+/// The byte-level rewrite of an NDJSON line must equal reading the line
+/// (typed values decoded) and writing it with JSONWriter, whenever it does
+/// not refuse; and it must not refuse plain lines, or it saves nothing.
+final class JSONCanonicalCopyTests: XCTestCase {
+    private func check(_ line: String, copies: Bool? = nil, file: StaticString = #filePath, lineNumber: UInt = #line) {
+        var bytes = Array(line.utf8)
+        bytes.withUnsafeBufferPointer { buf in
+            var out: [UInt8] = [0x41]
+            let copied = JSONCanonicalCopy.write(buf, to: &out)
+            if let copies { XCTAssertEqual(copied, copies, line, file: file, line: lineNumber) }
+            guard let value = try? JSONReader.parse(bytes: buf, decodingTypedValues: true) else {
+                XCTAssertFalse(copied, "copied a line the reader rejects: \(line)", file: file, line: lineNumber)
+                return
+            }
+            if copied {
+                XCTAssertEqual("A" + JSONWriter.string(value), String(decoding: out, as: UTF8.self), line, file: file, line: lineNumber)
+            } else {
+                XCTAssertEqual(out, [0x41], "a refusal left bytes behind", file: file, line: lineNumber)
+            }
+        }
+        bytes.removeAll()
+    }
+
+    func testPlainLinesAreRewrittenInKeyOrder() {
+        check(#"{"objectId":"o1","name":"frank","score":970,"cheatMode":true,"tags":[],"player":{"rank":6,"country":"br"}}"#, copies: true)
+        check(#" { "b" : [ 1 , true , null , "x\ty\"\\" ] , "a" : { } , "ab":-12 } "#, copies: true)
+        check(#"{"a":"hé ✓","B":"\n\r\b\f"}"#, copies: true)
+        check(#"{"d":{"y":1,"x":[{"q":2,"p":1},{}]},"a":[[],[[]]]}"#, copies: true)
+        check("{}", copies: true)
+    }
+
+    func testRefusesWhatItCannotCopyExactly() {
+        check(#"{"a":1.5}"#, copies: false)
+        check(#"{"a":1e3}"#, copies: false)
+        check(#"{"a":-0}"#, copies: false)
+        check(#"{"a":1234567890123456789}"#, copies: false)
+        check(#"{"a":"\u00e9"}"#, copies: false)
+        check(#"{"a":"\/"}"#, copies: false)
+        check("{\"a\":\"\u{7F}\"}", copies: false)
+        check(#"{"é":1}"#, copies: false)
+        check(#"{"a":1,"a":2}"#, copies: false)
+        check(#"{"d":{"__type":"Date","iso":"2020-01-01T00:00:00.000Z"}}"#, copies: false)
+        check(#"{"a":[1,]}"#, copies: false)
+        check(#"{"a":1} x"#, copies: false)
+        check(String(repeating: "[", count: 100) + String(repeating: "]", count: 100), copies: false)
+    }
+
+    func testCorpusDataAndRandomValues() throws {
+        let dataDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Corpus/data")
+        var lines = 0
+        for name in try FileManager.default.contentsOfDirectory(atPath: dataDir.path) where name.hasSuffix(".ndjson") {
+            let text = try String(contentsOf: dataDir.appendingPathComponent(name), encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                check(String(line))
+                lines += 1
+            }
+        }
+        XCTAssertGreaterThan(lines, 20)
+        var rng = SplitMix64(seed: 12)
+        for _ in 0..<500 {
+            var members: [String] = []
+            for k in 0..<rng.below(6) {
+                let value: String
+                switch rng.below(4) {
+                case 0: value = String(rng.pick(RandomPools.ints))
+                case 1: value = JSONWriter.string(.double(rng.pick(RandomPools.doubles)))
+                case 2: value = JSONWriter.string(.string(rng.pick(RandomPools.strings)))
+                default: value = "[" + String(rng.pick(RandomPools.ints)) + "," + JSONWriter.string(.string(rng.pick(RandomPools.strings))) + "]"
+                }
+                members.append("\"k\(5 - k)\":" + value)
+            }
+            check("{" + members.joined(separator: ",") + "}")
+        }
+    }
+}
