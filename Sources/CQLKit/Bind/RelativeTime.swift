@@ -45,7 +45,7 @@ enum RelativeTime {
             i += 2
         }
         let (ms, overflow) = seconds.multipliedReportingOverflow(by: 1000)
-        guard !overflow else { throw bad("out of range") }
+        guard !overflow, ISODate.representable.contains(ms) else { throw bad("out of range") }
         return future ? ms : -ms
     }
 

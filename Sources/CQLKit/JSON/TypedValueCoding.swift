@@ -135,6 +135,12 @@ enum TypedValueCoding {
 /// ISODate.parse("2011-02-30")  // nil: no such day
 /// ```
 public enum ISODate {
+    /// The instants ISO 8601 text with a four-digit year can write:
+    /// 0000-01-01T00:00:00.000Z ... 9999-12-31T23:59:59.999Z, in
+    /// milliseconds since 1970. A Date outside it could not be printed as
+    /// CQL, where-JSON or SQL and read back, so the front ends refuse it.
+    public static let representable: ClosedRange<Int64> = -62_167_219_200_000...253_402_300_799_999
+
     public static func parse(_ text: String) -> DateValue? {
         var t = text
         return t.withUTF8 { parse(bytes: $0) }

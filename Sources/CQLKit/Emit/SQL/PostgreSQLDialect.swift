@@ -1,3 +1,12 @@
+// cos from the C library (CQLKit does not link Foundation).
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// PostgreSQL (15+): `"<Class>"("objectId" text PRIMARY KEY, "doc" jsonb,
 /// "raw" text, "seq" bigserial)`: `doc` is what the predicates read, `raw`
 /// the JSON text results print, `seq` the load order.
@@ -219,11 +228,56 @@ public struct PostgreSQLDialect: SQLDialect {
             // `starts with` compares bytes: the code-point prefix of semantics.md.
             guard let l = PostgreSQLDialect.pathString(prefix) else { sql = nil; break }
             sql = PostgreSQLDialect.test(path, "@.type() == \"string\" && @ starts with \(l)", &ctx)
+        case .near:
+            // No exact shape (the distance is the evaluator's haversine):
+            // a bounding box and a widened SQL haversine, re-checked.
+            ctx.note(SQLNotes.describe(predicate))
+            guard let b = SQLNearBounds(predicate), let s = PostgreSQLDialect.near(b, &ctx) else { return .notPushed }
+            return .superset(s)
         default:
             sql = nil
         }
         guard let sql else { return notPushed(predicate, &ctx) }
         return .exact(sql)
+    }
+
+    /// The prefilter of a `near` (see ``SQLNearBounds``): the points the
+    /// path reaches (lax mode: one array level), taken by a JSON path filter
+    /// (objects with number coordinates, out of range or in the bounding
+    /// box), then a widened haversine over those in range. Numbers are
+    /// compared as `numeric` before any `float8` cast, which 1e400 would fail.
+    ///
+    /// ```swift
+    /// // where loc near geopoint(2, 1) within 10 km  →  EXISTS (SELECT 1 FROM jsonb_path_query(t0."doc", $1::jsonpath) AS g1(p)
+    /// //   WHERE CASE WHEN (p->'latitude')::numeric BETWEEN -90 AND 90 AND ... THEN 2 * asin(sqrt(least(1, ...))) <= $5 ELSE TRUE END)
+    /// // $1 = lax $."loc" ? (@.type() == "object" && @.latitude.type() == "number" && ... && (!(@.latitude >= -90 && ...) || (@.latitude >= -0.0899... && ...)))
+    /// ```
+    static func near(_ b: SQLNearBounds, _ ctx: inout SQLContext) -> String? {
+        func number(_ d: Double) -> String? { literal(.number(.double(d))) }
+        guard let latLo = number(b.latitude.lowerBound), let latHi = number(b.latitude.upperBound) else { return nil }
+        var box = ["@.latitude >= \(latLo) && @.latitude <= \(latHi)"]
+        if !b.longitudes.isEmpty {
+            var ranges: [String] = []
+            for r in b.longitudes {
+                guard let lo = number(r.lowerBound), let hi = number(r.upperBound) else { return nil }
+                ranges.append("(@.longitude >= \(lo) && @.longitude <= \(hi))")
+            }
+            box.append("(" + ranges.joined(separator: " || ") + ")")
+        }
+        let valid = "@.latitude >= -90 && @.latitude <= 90 && @.longitude >= -180 && @.longitude <= 180"
+        let filter = "@.type() == \"object\" && @.latitude.type() == \"number\" && @.longitude.type() == \"number\" && (!(\(valid)) || (\(box.joined(separator: " && "))))"
+        guard let p = path(b.path) else { return nil }
+        let points = ctx.bind(.string("\(p) ? (\(filter))"))
+        let g = ctx.alias("g")
+        let lat = "(p->'latitude')", lng = "(p->'longitude')"
+        let phi0 = ctx.bind(.double(b.center.latitude * Double.pi / 180))
+        let lambda0 = ctx.bind(.double(b.center.longitude * Double.pi / 180))
+        let cosPhi0 = ctx.bind(.double(cos(b.center.latitude * Double.pi / 180)))
+        let a = "power(sin((radians(\(lat)::float8) - \(phi0)::float8) / 2), 2) + \(cosPhi0)::float8 * cos(radians(\(lat)::float8)) "
+            + "* power(sin((radians(\(lng)::float8) - \(lambda0)::float8) / 2), 2)"
+        let inRange = "\(lat)::numeric BETWEEN -90 AND 90 AND \(lng)::numeric BETWEEN -180 AND 180"
+        return "EXISTS (SELECT 1 FROM jsonb_path_query(\(ctx.document), \(points)::jsonpath) AS \(g)(p) WHERE CASE WHEN \(inRange) "
+            + "THEN 2 * asin(sqrt(least(1, \(a)))) <= \(ctx.bind(.double(b.maxAngle)))::float8 ELSE TRUE END)"
     }
 
     private func notPushed(_ p: Predicate, _ ctx: inout SQLContext) -> SQLFragment {

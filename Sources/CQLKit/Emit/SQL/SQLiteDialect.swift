@@ -1,3 +1,12 @@
+// cos from the C library (CQLKit does not link Foundation).
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// SQLite (3.38+): `doc` is TEXT holding the object's JSON.
 ///
 /// Shapes (sql.md): `json_type` tells null (`'null'`) from missing (SQL
@@ -297,6 +306,14 @@ public struct SQLiteDialect: SQLDialect {
             sql = SQLiteDialect.regex(path, p, o, prefix: "", &ctx)
         case .prefix(let path, let prefix) where !SQLTerms.coercesDates(path):
             sql = SQLiteDialect.prefix(path, prefix, &ctx)
+        case .near:
+            // The evaluator's own test where the where-JSON reads back
+            // (radians); otherwise a bounding box and a widened SQL
+            // haversine, re-checked.
+            if let s = SQLiteDialect.evaluatorMatch(predicate, &ctx) { return .exact(s) }
+            ctx.note(SQLNotes.describe(predicate))
+            guard let b = SQLNearBounds(predicate), let s = SQLiteDialect.near(b, &ctx) else { return .notPushed }
+            return .superset(s)
         default:
             sql = nil
         }
@@ -312,6 +329,39 @@ public struct SQLiteDialect: SQLDialect {
             return .notPushed
         }
         return .exact(sql)
+    }
+
+    /// The prefilter of a `near` (see ``SQLNearBounds``): some value the
+    /// path reaches is an array (its points are left to the re-check), or an
+    /// object whose coordinates are out of range (likewise), or lie in the
+    /// bounding box within the widened haversine distance.
+    ///
+    /// ```swift
+    /// // where loc near geopoint(2, 1) within 10 km  →  (json_type(t0."doc", '$."loc"') = 'array'
+    /// //   OR (json_type(t0."doc", '$."loc"') = 'object' AND (<lat> NOT BETWEEN -90 AND 90 OR <lng> NOT BETWEEN -180 AND 180
+    /// //   OR (<lat> BETWEEN ?1 AND ?2 AND (<lng> BETWEEN ?3 AND ?4) AND 2 * asin(sqrt(min(1, ...))) <= ?7))))
+    /// ```
+    static func near(_ b: SQLNearBounds, _ ctx: inout SQLContext) -> String? {
+        walk(b.path, &ctx, missing: false) { doc, p, ctx in
+            let lat = "json_extract(\(doc), \(sqlLiteral(p + ".\"latitude\"")))"
+            let lng = "json_extract(\(doc), \(sqlLiteral(p + ".\"longitude\"")))"
+            var box = ["\(lat) BETWEEN \(ctx.bind(.double(b.latitude.lowerBound))) AND \(ctx.bind(.double(b.latitude.upperBound)))"]
+            if !b.longitudes.isEmpty {
+                var ranges: [String] = []
+                for r in b.longitudes {
+                    ranges.append("\(lng) BETWEEN \(ctx.bind(.double(r.lowerBound))) AND \(ctx.bind(.double(r.upperBound)))")
+                }
+                box.append("(" + ranges.joined(separator: " OR ") + ")")
+            }
+            let phi0 = ctx.bind(.double(b.center.latitude * Double.pi / 180))
+            let lambda0 = ctx.bind(.double(b.center.longitude * Double.pi / 180))
+            let cosPhi0 = ctx.bind(.double(cos(b.center.latitude * Double.pi / 180)))
+            let a = "pow(sin((radians(\(lat)) - \(phi0)) / 2), 2) + \(cosPhi0) * cos(radians(\(lat))) * pow(sin((radians(\(lng)) - \(lambda0)) / 2), 2)"
+            box.append("2 * asin(sqrt(min(1, \(a)))) <= \(ctx.bind(.double(b.maxAngle)))")
+            let t = "json_type(\(doc), \(sqlLiteral(p)))"
+            return "(\(t) = 'array' OR (\(t) = 'object' AND (\(lat) NOT BETWEEN -90 AND 90 OR \(lng) NOT BETWEEN -180 AND 180 OR ("
+                + box.joined(separator: " AND ") + "))))"
+        }
     }
 
     /// `cql_match(doc, ?)`: the evaluator's own test of `predicate` on the

@@ -148,8 +148,11 @@ extension NSPredicateParserState {
         guard at(.rightParen) else { throw error("expected ')' to close CAST, found \(describe(current))", current) }
         let close = advance()
         let ms = (seconds * 1000).rounded()
-        guard ms.isFinite, abs(ms) < 8.64e15 else {
-            throw QueryError(.invalidValue, "CAST(\(seconds), 'NSDate') is outside the range of dates", range: cast.range.union(close.range))
+        // Years 0000-9999: what ISO 8601 text (date(), where-JSON) can write.
+        guard ms.isFinite, abs(ms) < 8.64e15,
+            ISODate.representable.contains(Int64(ms) + Self.referenceDateMilliseconds)
+        else {
+            throw QueryError(.invalidValue, "CAST(\(seconds), 'NSDate') is outside the range of dates (years 0000 to 9999)", range: cast.range.union(close.range))
         }
         let date = DateValue(millisecondsSince1970: Int64(ms) + Self.referenceDateMilliseconds)
         return .constant(.date(date), cast.range.union(close.range))
