@@ -34,6 +34,20 @@ final class SQLiteLoadTests: XCTestCase {
         return out
     }
 
+    /// What the generated SQL calls is what SQLiteDatabase registers (the
+    /// fuzzer's stand-ins come from the same list).
+    func testEveryFunctionAndCollationTheDialectCallsIsRegistered() throws {
+        let db = try SQLiteDatabase(path: nil)
+        for (name, arity) in SQLiteDialect.registeredFunctions {
+            let args = Array(repeating: "NULL", count: arity).joined(separator: ", ")
+            XCTAssertNoThrow(try db.plan(SQLStatement(sql: "SELECT \(name)(\(args))", arguments: [])), name)
+        }
+        for name in SQLiteDialect.registeredCollations {
+            XCTAssertNoThrow(try db.plan(SQLStatement(sql: "SELECT 'a' < 'b' COLLATE \(name)", arguments: [])), name)
+        }
+        XCTAssertThrowsError(try db.plan(SQLStatement(sql: "SELECT cql_nothing(NULL)", arguments: [])))
+    }
+
     func testABadLineAbortsTheLoadAndLeavesTheDatabaseAsItWas() throws {
         let path = dir.appendingPathComponent("a.db").path
         let db = try SQLiteDatabase(path: path)

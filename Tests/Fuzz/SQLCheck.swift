@@ -13,11 +13,11 @@ nonisolated(unsafe) let sqliteForFuzz: OpaquePointer = {
     let null: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { ctx, _, _ in
         sqlite3_result_null(ctx)
     }
-    for (name, arity) in [("cql_regexp", 3), ("cql_match", 2), ("cql_sort_value", 3), ("cql_sort_key", 2)] {
+    for (name, arity) in SQLiteDialect.registeredFunctions {
         sqlite3_create_function_v2(db, name, Int32(arity), SQLITE_UTF8, nil, null, nil, nil, nil)
     }
     let same: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?) -> Int32 = { _, _, _, _, _ in 0 }
-    for name in ["cql_order", "cql_order_keys"] { sqlite3_create_collation(db, name, SQLITE_UTF8, nil, same) }
+    for name in SQLiteDialect.registeredCollations { sqlite3_create_collation(db, name, SQLITE_UTF8, nil, same) }
     return db
 }()
 

@@ -28,6 +28,15 @@ import Musl
 public struct SQLiteDialect: SQLDialect {
     public init() {}
     public var name: SQLDialectName { .sqlite }
+
+    /// The functions (name, argument count) and collations the generated
+    /// SQL calls, which the database must register (CQLSQL's
+    /// `SQLiteDatabase` does, from the evaluator; the fuzzer registers
+    /// stand-ins to prepare the SQL; a test checks both lists agree).
+    public static let registeredFunctions: [(name: String, arity: Int)] = [
+        ("cql_regexp", 3), ("cql_match", 2), ("cql_select", 3), ("cql_sort_value", 3), ("cql_sort_key", 2),
+    ]
+    public static let registeredCollations = ["cql_order", "cql_order_keys"]
     public func placeholder(_ index: Int) -> String { "?\(index)" }
     public func inputOrder(_ alias: String) -> String { "\(alias).rowid" }
     public func documentColumn(_ alias: String) -> String { "\(alias).\"doc\"" }
