@@ -178,6 +178,8 @@ public struct PostgreSQLDialect: SQLDialect {
     }
 
     public func leaf(_ predicate: Predicate, _ ctx: inout SQLContext) throws(QueryError) -> SQLFragment {
+        // Typed constants and createdAt/updatedAt: PostgreSQLDialect+TypedValues.swift.
+        if let typed = PostgreSQLDialect.typedValueLeaf(predicate, &ctx) { return typed }
         let sql: String?
         switch predicate {
         case .exists(let path, let present):
