@@ -19,9 +19,11 @@
 ///   `Z`/`z`, `±HH:MM`, `±HHMM` or no zone (UTC), seconds up to 60, real
 ///   calendar days with the Gregorian leap years from 0000 to 9999), so
 ///   equal instants spelled differently are equal and text that is no date
-///   never compares. jsonpath's `.datetime()` is not used: it rounds to
-///   microseconds, reads zoneless times in the session's time zone (only
-///   in the `_tz` functions) and refuses year 0000 and second 60.
+///   never compares. jsonpath's `.datetime()` is not used: PostgreSQL 15
+///   does not read the `Z` every stored Date ends with, nor `±HHMM`,
+///   lowercase `t`/`z`, second 60 or fractions past microseconds, and
+///   compares zoneless with zoned text only in the `_tz` functions, in the
+///   session's time zone.
 /// - `createdAt`/`updatedAt`: the top-level string counts as a Date when
 ///   it parses, and as a string otherwise (an array's strings stay
 ///   strings): Date constants read both; a string constant that parses
