@@ -46,8 +46,8 @@ extension PostgreSQLTests {
     /// Typed constants (Dates, Pointers, GeoPoints, Bytes, Files, Relations)
     /// and `createdAt` strings in every spelling, through `=`, `!=`, ranges,
     /// `in`, `not in` and `all` on plain, array, nested-array and dotted
-    /// paths: each query runs exactly in PostgreSQL and answers as the
-    /// evaluator does.
+    /// paths: each query answers as the evaluator does, and runs exactly
+    /// in PostgreSQL but for ranges against Files and plain objects.
     func testTypedValueShapesAreExact() throws {
         let db = try database()
         func date(_ iso: String) throws -> Value { .date(try XCTUnwrap(ISODate.parse(iso))) }
@@ -88,12 +88,7 @@ extension PostgreSQLTests {
         var queries: [CQLKit.Predicate] = []
         for path in paths {
             for (i, c) in constants.enumerated() {
-                var ops: [ComparisonOperator] = [.equal, .notEqual]
-                switch c {
-                case .date, .string, .int, .null: ops += [.lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual]
-                default: break
-                }
-                for op in ops { queries.append(.compare(path, op, .value(c))) }
+                for op in ComparisonOperator.allCases { queries.append(.compare(path, op, .value(c))) }
                 let pair: [Term] = [.value(c), .value(constants[(i + 3) % constants.count])]
                 queries += [.in(path, pair, negated: false), .in(path, pair, negated: true), .all(path, pair)]
             }
@@ -103,7 +98,16 @@ extension PostgreSQLTests {
             let q = Query(className: "V", condition: Condition(predicate))
             let text = (try? CQLFormatter.format(q)) ?? "\(predicate)"
             if let failure = Differential.compare(q, store: store, db: db, tally: &tally) { XCTFail("\(text): \(failure)") }
-            XCTAssertTrue(try SQLGenerator.pushdown(q, dialect: .postgres).isExact, "\(text) should run exactly in PostgreSQL")
+            // Ranges against Files and plain {latitude, longitude} objects
+            // are the ones left to the re-check.
+            var exact = true
+            if case .compare(_, let op, .value(let c)) = predicate, op != .equal && op != .notEqual {
+                switch c {
+                case .file, .object: exact = false
+                default: break
+                }
+            }
+            XCTAssertEqual(try SQLGenerator.pushdown(q, dialect: .postgres).isExact, exact, "\(text): exact in PostgreSQL")
         }
         XCTAssertGreaterThan(tally.rows, 1000)
     }

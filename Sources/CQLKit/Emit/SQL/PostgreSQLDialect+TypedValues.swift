@@ -1,7 +1,8 @@
 /// Typed values in PostgreSQL: `=`, `!=`, `in`, `not in` and `all` against
 /// Date, Pointer, GeoPoint, Bytes, File and Relation constants, ranges
-/// against Dates, and every scalar comparison on `createdAt`/`updatedAt`
-/// (whose ISO strings are Dates, semantics.md), as exact SQL.
+/// against all of them but Files, and every scalar comparison on
+/// `createdAt`/`updatedAt` (whose ISO strings are Dates, semantics.md), as
+/// exact SQL.
 ///
 /// - Pointer, GeoPoint, Bytes, File, Relation: a JSON path filter on the
 ///   stored REST form (`{"__type":"Pointer",...}`), each member type-guarded
@@ -32,8 +33,12 @@
 ///   booleans and null are unaffected by the coercion and take the plain
 ///   shapes.
 ///
-/// What stays re-checked: ranges against the other typed values, objects
-/// and arrays as constants, strings holding NUL, booleans in ranges.
+/// Ranges against Pointers, GeoPoints, Bytes and Relations follow the
+/// evaluator's order of their REST forms (``typedRangeFilter(_:_:)``).
+///
+/// What stays re-checked: ranges against Files and plain `{latitude,
+/// longitude}` constants, objects and arrays as constants, strings holding
+/// NUL, booleans in ranges.
 ///
 /// ```swift
 /// // where at = date('2011-08-20T02:06:57.931Z')  →  EXISTS (SELECT 1 FROM jsonb_path_query(t0."doc", $1::jsonpath) AS d1(v),
@@ -150,6 +155,7 @@ extension PostgreSQLDialect {
     /// strings that are Dates left out. `nil` otherwise (re-checked).
     static func typedRange(_ path: FieldPath, _ op: ComparisonOperator, _ v: Value, _ ctx: inout SQLContext) -> String? {
         if case .date(let d) = v { return dateTest(path, op: op.rawValue, [d.millisecondsSince1970], &ctx) }
+        if let f = typedRangeFilter(op, v) { return test(path, "@.type() == \"object\" && \(f)", &ctx) }
         guard SQLTerms.coercesDates(path), let s = SQLScalar(value: v) else { return nil }
         switch (op, s) {
         case (.lessThan, .null), (.greaterThan, .null): return "FALSE"
@@ -208,6 +214,41 @@ extension PostgreSQLDialect {
             // A constant `{latitude, longitude}` is a GeoPoint too.
             guard o.count == 2, let lat = o["latitude"]?.numberValue, let lng = o["longitude"]?.numberValue else { return nil }
             return geoFilter(latitude: lat, longitude: lng)
+        default:
+            return nil
+        }
+    }
+
+    /// `<`, `<=`, `>`, `>=` against a Pointer, GeoPoint, Bytes or Relation:
+    /// the evaluator brackets by class and orders these by their REST form
+    /// (ValueOrder: sorted keys, then values), so Pointers by className then
+    /// objectId, GeoPoints by latitude then longitude, Bytes and Relations
+    /// by their one string. `nil` for Files (their keys come and go, and the
+    /// key set orders them) and plain `{latitude, longitude}` constants (the
+    /// evaluator orders them as plain objects).
+    static func typedRangeFilter(_ op: ComparisonOperator, _ v: Value) -> String? {
+        let o = op.rawValue
+        let strict = op == .lessThan || op == .lessThanOrEqual ? "<" : ">"
+        /// `first` strictly beyond, or equal and `second` `op`.
+        func lexicographic(_ first: String, _ a: String, _ second: String, _ b: String) -> String {
+            "(@.\(first) \(strict) \(a) || (@.\(first) == \(a) && @.\(second) \(o) \(b)))"
+        }
+        switch v {
+        case .pointer(let p):
+            guard let c = pathString(p.className), let id = pathString(p.objectId) else { return nil }
+            return "(\(isType("Pointer")) && @.\"className\".type() == \"string\" && @.\"objectId\".type() == \"string\" && "
+                + lexicographic("\"className\"", c, "\"objectId\"", id) + ")"
+        case .geoPoint(let g):
+            guard let lat = literal(.number(.double(g.latitude))), let lng = literal(.number(.double(g.longitude))) else { return nil }
+            let plain = "!exists(@.keyvalue() ? (@.key != \"latitude\" && @.key != \"longitude\"))"
+            return "((\(isType("GeoPoint")) || \(plain)) && @.\"latitude\".type() == \"number\" && @.\"longitude\".type() == \"number\" && "
+                + lexicographic("\"latitude\"", lat, "\"longitude\"", lng) + ")"
+        case .bytes(let b):
+            guard let l = pathString(b) else { return nil }
+            return "(\(isType("Bytes")) && @.\"base64\".type() == \"string\" && @.\"base64\" \(o) \(l))"
+        case .relation(let c):
+            guard let l = pathString(c) else { return nil }
+            return "(\(isType("Relation")) && @.\"className\".type() == \"string\" && @.\"className\" \(o) \(l))"
         default:
             return nil
         }
