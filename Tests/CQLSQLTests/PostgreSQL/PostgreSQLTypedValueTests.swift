@@ -111,4 +111,24 @@ extension PostgreSQLTests {
         }
         XCTAssertGreaterThan(tally.rows, 1000)
     }
+
+    /// The GIN `jsonb_path_ops` index `cql load --index` creates serves a
+    /// Pointer equality (the typed filter's `==` members), and the answer
+    /// is the evaluator's.
+    func testPointerEqualityUsesTheIndex() throws {
+        let db = try database()
+        var objects: [[String: Value]] = []
+        for i in 0..<5000 {
+            objects.append(["objectId": .string("c\(i)"), "post": .pointer(Pointer(className: "Post", objectId: "p\(i % 997)"))])
+        }
+        try db.insert(objects, into: "Comment")
+        try db.load(path: Corpus.root.appendingPathComponent("data").path, className: nil, indexes: ["post"])
+        let query = try Binder.bind(try CQLParser.parse("select * from Comment where post = pointer('Post', 'p12')"), parameters: [])
+        let plan = try SQLRunner.explain(query, on: db)
+        XCTAssertTrue(plan.contains { $0.contains("Bitmap Index Scan on \"Comment:doc\"") }, plan.joined(separator: "\n"))
+        let store = try DocumentStore.load(path: Corpus.root.appendingPathComponent("data").path)
+        var tally = Differential.Tally()
+        XCTAssertNil(Differential.compare(query, store: DocumentStore(["Comment": objects + store.objects(in: "Comment")]), db: db, tally: &tally))
+        XCTAssertEqual(tally.exact, tally.queries)
+    }
 }
