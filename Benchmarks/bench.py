@@ -281,6 +281,7 @@ mem = json.loads(p.stdout.splitlines()[-1][len("RESULTS "):])
 results["cql_bench"] = mem
 n_mem = int(mem["memory_objects"])
 add_row(f"in-memory 3-predicate filter, {n_mem:,} objects", mem["memory_plan_s"], "hand-written closure", mem["memory_closure_s"])
+add_row(f"in-memory 3-predicate filter, {n_mem:,} objects", mem["memory_plan_s"], "Foundation #Predicate (typed structs)", mem["memory_foundation_predicate_s"])
 add_row(f"in-memory regex + range, {n_mem:,} objects", mem["memory_regex_plan_s"], "closure with hasPrefix", mem["memory_regex_closure_s"])
 add_row(f"in-memory two in-lists, {n_mem:,} objects", mem["memory_in_plan_s"], "closure with Sets", mem["memory_in_closure_s"])
 add_row(f"regex over {int(mem['regex_strings']):,} strings (PCRE2 JIT)", mem["regex_pcre2_s"], "NSRegularExpression", mem["regex_nsregex_s"])

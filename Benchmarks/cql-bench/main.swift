@@ -89,6 +89,15 @@ func makeObjects(_ n: Int) -> [[String: Value]] {
     return out
 }
 
+/// The GameScore objects of `makeObjects` as the typed struct an app
+/// would filter with Foundation's `#Predicate`.
+struct GameScoreRow {
+    var score: Int64
+    var cheatMode: Bool
+    var level: Int64
+    var name: String
+}
+
 func benchEvaluator(objects n: Int) throws -> [String: Double] {
     let objects = makeObjects(n)
     let text = "select * from GameScore where score > 500 and cheatMode = false and level < 5"
@@ -104,10 +113,21 @@ func benchEvaluator(objects n: Int) throws -> [String: Double] {
     let tHand = median { reference = objects.reduce(0) { $0 + (handWritten($1) ? 1 : 0) } }
     let tPlan = try median { planned = try plan.run(over: objects).objects.count }
     precondition(planned == reference, "plan and closure disagree: \(planned) vs \(reference)")
+    // Foundation's #Predicate over typed structs (the rows converted once, untimed).
+    let rows = objects.map { o -> GameScoreRow in
+        guard case .int(let s)? = o["score"], case .bool(let c)? = o["cheatMode"], case .int(let l)? = o["level"],
+            case .string(let name)? = o["name"] else { fatalError("makeObjects makes every key") }
+        return GameScoreRow(score: s, cheatMode: c, level: l, name: name)
+    }
+    let foundation = #Predicate<GameScoreRow> { $0.score > 500 && $0.cheatMode == false && $0.level < 5 }
+    var viaFoundation = 0
+    let tFoundation = try median { viaFoundation = try rows.filter { try foundation.evaluate($0) }.count }
+    precondition(viaFoundation == reference, "#Predicate and closure disagree")
     print("evaluator, 3-predicate filter over \(n) in-memory objects (\(planned) match), median of \(runs):")
     print("  QueryPlan.run          \(fmt(Double(n) / tPlan)) objects/s")
     print("  hand-written closure   \(fmt(Double(n) / tHand)) objects/s")
     print("  ratio plan/closure     \(fmt(tPlan / tHand))x the closure's time")
+    print("  Foundation #Predicate  \(fmt(Double(n) / tFoundation)) objects/s (typed structs)")
 
     let regexText = "select * from GameScore where name regexp '^(al|ca)' and score >= 100"
     let regexPlan = try QueryPlan(try Binder.bind(try CQLParser.parse(regexText), parameters: []))
@@ -138,7 +158,7 @@ func benchEvaluator(objects n: Int) throws -> [String: Double] {
     print("  two in-lists           \(fmt(Double(n) / tIn)) objects/s; closure with Sets \(fmt(Double(n) / tInHand)) objects/s")
     return [
         "memory_objects": Double(n), "memory_matches": Double(planned),
-        "memory_plan_s": tPlan, "memory_closure_s": tHand,
+        "memory_plan_s": tPlan, "memory_closure_s": tHand, "memory_foundation_predicate_s": tFoundation,
         "memory_regex_plan_s": tRegex, "memory_regex_closure_s": tRegexHand,
         "memory_in_plan_s": tIn, "memory_in_closure_s": tInHand,
     ]
