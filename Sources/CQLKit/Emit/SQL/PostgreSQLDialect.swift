@@ -228,6 +228,8 @@ public struct PostgreSQLDialect: SQLDialect {
             // `starts with` compares bytes: the code-point prefix of semantics.md.
             guard let l = PostgreSQLDialect.pathString(prefix) else { sql = nil; break }
             sql = PostgreSQLDialect.test(path, "@.type() == \"string\" && @ starts with \(l)", &ctx)
+        case .withinBox, .withinCenterSphere, .withinPolygon:
+            return geoLeaf(predicate, &ctx)
         case .near:
             // No exact shape (the distance is the evaluator's haversine):
             // a bounding box and a widened SQL haversine, re-checked.
