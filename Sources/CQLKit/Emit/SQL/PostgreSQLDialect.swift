@@ -209,7 +209,7 @@ public struct PostgreSQLDialect: SQLDialect {
             }
             sql = "(" + parts.joined(separator: " AND ") + ")"
         case .size(let path, let term) where path.components.count == 1:
-            guard let n = SQLTerms.count(term), let key = PostgreSQLDialect.pathString(path.components[0]) else { sql = nil; break }
+            guard let n = PostgreSQLDialect.exactInteger(term), n >= 0, let key = PostgreSQLDialect.pathString(path.components[0]) else { sql = nil; break }
             // Strict mode: the filter sees the array itself, not its elements.
             let text = "strict $.\(key) ? (@.type() == \"array\" && @.size() == \(n))"
             sql = "COALESCE(\(ctx.document) @? \(ctx.bind(.string(text)))::jsonpath, FALSE)"
@@ -230,6 +230,8 @@ public struct PostgreSQLDialect: SQLDialect {
             sql = PostgreSQLDialect.test(path, "@.type() == \"string\" && @ starts with \(l)", &ctx)
         case .withinBox, .withinCenterSphere, .withinPolygon:
             return geoLeaf(predicate, &ctx)
+        case .size, .type, .modulo, .containedBy, .elementMatch:
+            return elementLeaf(predicate, &ctx)
         case .near:
             // No exact shape (the distance is the evaluator's haversine):
             // a bounding box and a widened SQL haversine, re-checked.
