@@ -106,16 +106,16 @@ extension PostgreSQLDialect {
 
     /// The filter on a scalar `@`: it equals one of `values` (type-guarded,
     /// so it is never unknown); `nil` when a value has no JSON path literal.
-    static func equalsOne(of values: [SQLScalar]) -> String? {
+    static func equalsOne(of values: [SQLScalar], item x: String = "@") -> String? {
         if values.isEmpty { return nil }
         var alternatives: [String] = []
         for v in values {
             guard let l = literal(v) else { return nil }
             switch v {
-            case .null: alternatives.append("@.type() == \"null\"")
-            case .bool: alternatives.append("(@.type() == \"boolean\" && @ == \(l))")
-            case .number: alternatives.append("(@.type() == \"number\" && @ == \(l))")
-            case .string: alternatives.append("(@.type() == \"string\" && @ == \(l))")
+            case .null: alternatives.append("\(x).type() == \"null\"")
+            case .bool: alternatives.append("(\(x).type() == \"boolean\" && \(x) == \(l))")
+            case .number: alternatives.append("(\(x).type() == \"number\" && \(x) == \(l))")
+            case .string: alternatives.append("(\(x).type() == \"string\" && \(x) == \(l))")
             }
         }
         return "(" + alternatives.joined(separator: " || ") + ")"
@@ -149,6 +149,7 @@ extension PostgreSQLDialect {
             if let sql = PostgreSQLDialect.containedBy(path, terms, &ctx) { return .exact(sql) }
         case .elementMatch(let path, let condition) where !SQLTerms.coercesDates(path):
             if let sql = PostgreSQLDialect.elementMatch(path, condition, &ctx) { return .exact(sql) }
+            if let sql = PostgreSQLDialect.elementMatchFields(path, condition, &ctx) { return .exact(sql) }
         default:
             break
         }
@@ -177,7 +178,8 @@ extension PostgreSQLDialect {
     /// // $2 = strict $ ? (((@.type() == "number" && @ > 4) && (@.type() == "number" && @ < 6)))
     /// ```
     static func elementMatch(_ path: FieldPath, _ condition: Condition, _ ctx: inout SQLContext) -> String? {
-        guard let filter = elementFilter(condition.predicate), let steps = steps(path), let last = steps.last,
+        let filter = condition.predicate == .constant(true) ? documentElement : elementFilter(condition.predicate)
+        guard let filter, let steps = steps(path), let last = steps.last,
             let holders = wholePath(path, { v in "\(v).type() == \"array\"" })
         else { return nil }
         let arrays = ctx.bind(.string("\(holders).\(last)"))
@@ -186,6 +188,14 @@ extension PostgreSQLDialect {
         return "EXISTS (SELECT 1 FROM jsonb_path_query(\(ctx.document), \(arrays)::jsonpath) AS \(a)(v) "
             + "CROSS JOIN LATERAL jsonb_array_elements(\(a).v) AS \(a)e(el) WHERE \(a)e.el @? \(elementTest)::jsonpath)"
     }
+
+    /// `{}` (the field form with no condition): an element the evaluator
+    /// reads as a document, an array or an object other than a typed Date
+    /// or Bytes (Pointer, GeoPoint, File and Relation are objects in REST
+    /// form). Strict mode: `__type` is read through `keyvalue()`, which a
+    /// missing member does not fail.
+    static let documentElement = "(@.type() == \"array\" || (@.type() == \"object\" && !exists(@.keyvalue() ? "
+        + "(@.key == \"__type\" && @.value.type() == \"string\" && (@.value == \"Date\" || @.value == \"Bytes\")))))"
 
     /// A strict-mode filter on an element `@` taken whole that is true
     /// exactly when the evaluator's operator-form test passes, and never
@@ -204,12 +214,24 @@ extension PostgreSQLDialect {
             return "(" + parts.joined(separator: " || ") + ")"
         case .not(let c):
             return elementFilter(c.predicate).map { "!(\($0))" }
+        case .compare(let path, let op, .value(.array(let items))) where readsElement(path):
+            // Equal to an array constant of scalars: the element is that
+            // array (element-wise, 1 == 1.0); ranges on arrays re-checked.
+            guard op == .equal || op == .notEqual, let values = SQLTerms.scalars(items.map(Term.value)) else { return nil }
+            var parts = ["@.type() == \"array\"", "@.size() == \(values.count)"]
+            for (i, v) in values.enumerated() {
+                guard let eq = equalsOne(of: [v], item: "@[\(i)]") else { return nil }
+                parts.append(eq)
+            }
+            let equal = "(" + parts.joined(separator: " && ") + ")"
+            return op == .equal ? equal : "!\(equal)"
         case .compare(let path, let op, let term) where readsElement(path):
             guard let v = SQLScalar(term) else { return nil }
             switch (op, v) {
             case (.equal, _): return equalsOne(of: [v])
             case (.notEqual, _): return equalsOne(of: [v]).map { "!\($0)" }
             case (.lessThanOrEqual, .null), (.greaterThanOrEqual, .null): return equalsOne(of: [.null])
+            case (.lessThan, .null), (.greaterThan, .null): return "!exists(@)"  // false: no range matches null
             case (_, .number), (_, .string):
                 guard let l = literal(v) else { return nil }
                 return "(@.type() == \"\(SQLTerms.string(term) != nil ? "string" : "number")\" && @ \(op.rawValue) \(l))"
@@ -218,6 +240,14 @@ extension PostgreSQLDialect {
         case .in(let path, let terms, let negated) where readsElement(path):
             guard let values = SQLTerms.scalars(terms), let member = equalsOne(of: values) else { return nil }
             return negated ? "!\(member)" : member
+        case .size(let path, let term) where readsElement(path):
+            guard let n = exactInteger(term), n >= 0 else { return nil }
+            return "(@.type() == \"array\" && @.size() == \(n))"
+        case .elementMatch(let path, let inner) where readsElement(path):
+            // A nested operator form: the element is an array some element
+            // of which passes, taken whole (strict `[*]` does not unwrap).
+            guard inner.predicate != .constant(true), let f = elementFilter(inner.predicate) else { return nil }
+            return "(@.type() == \"array\" && exists(@[*] ? (\(f))))"
         case .type(let path, let name) where readsElement(path):
             switch name.lowercased() {
             case "null", "bool", "boolean", "number", "string": return typeFilter(name).map { "(\($0))" }

@@ -25,7 +25,9 @@ import Musl
 ///
 /// What is not pushed: regex outside PostgreSQLRegex's subset, Usergrid's case-insensitive
 /// matches, typed values, numeric steps after the first, LIKE with classes
-/// or escapes, geo. ORDER BY is exact for numbers,
+/// or escapes, geo but `within box` (PostgreSQLDialect+Geo: near, polygon and
+/// centerSphere are prefilters), `$mod` and `$type` int/double (prefilters), `$elemMatch`
+/// reading `objectId` or mixing forms (PostgreSQLDialect+Elements). ORDER BY is exact for numbers,
 /// strings, booleans, null and missing; an array or object at the order key
 /// makes the statement fail ("... values order only in cql run") rather than
 /// answer in another order.
