@@ -38,8 +38,9 @@ extension PostgreSQLDialect {
     /// Whether the generator can run the condition over an element's
     /// document as over a row's: no subquery or relation (they read the
     /// row), no `objectId` (the generator reads the row's key column for
-    /// it), and no first step `__type` or `className` (an `Object` pointer
-    /// element hides them from the walk, jsonb does not).
+    /// it), no first step `__type` or `className` (an `Object` pointer
+    /// element hides them from the walk, jsonb does not), and no
+    /// `createdAt`/`updatedAt` (their Date reading is checked for rows).
     static func runsOverDocument(_ c: Condition) -> Bool {
         switch c.predicate {
         case .and(let items), .or(let items): return items.allSatisfy(runsOverDocument)
@@ -48,7 +49,7 @@ extension PostgreSQLDialect {
         case .select, .inQuery, .relatedTo: return false
         default:
             guard let k = leafPath(c.predicate), let first = k.components.first else { return false }
-            return first != "objectId" && first != "__type" && first != "className"
+            return !["objectId", "__type", "className"].contains(first) && !SQLTerms.coercesDates(k)
         }
     }
 
