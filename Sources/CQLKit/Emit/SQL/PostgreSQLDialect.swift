@@ -24,7 +24,8 @@ import Musl
 /// for a branch that ends missing.
 ///
 /// What is not pushed: regex outside PostgreSQLRegex's subset, Usergrid's case-insensitive
-/// matches, typed values, numeric steps after the first, LIKE with classes
+/// matches, ranges against typed values other than Dates (typed values:
+/// PostgreSQLDialect+TypedValues.swift), numeric steps after the first, LIKE with classes
 /// or escapes, geo but `within box` (PostgreSQLDialect+Geo: near, polygon and
 /// centerSphere are prefilters), `$mod` and `$type` int/double (prefilters), `$elemMatch`
 /// reading `objectId` or mixing forms (PostgreSQLDialect+Elements). ORDER BY is exact for numbers,
@@ -180,6 +181,8 @@ public struct PostgreSQLDialect: SQLDialect {
     }
 
     public func leaf(_ predicate: Predicate, _ ctx: inout SQLContext) throws(QueryError) -> SQLFragment {
+        // Typed constants and createdAt/updatedAt: PostgreSQLDialect+TypedValues.swift.
+        if let typed = PostgreSQLDialect.typedValueLeaf(predicate, &ctx) { return typed }
         let sql: String?
         switch predicate {
         case .exists(let path, let present):
