@@ -19,7 +19,8 @@ final class SQLCorpusTests: XCTestCase {
                 let expectedSQL = c[d], expectedError = c["\(d).error"]
                 if expectedSQL == nil && expectedError == nil { XCTFail("\(c): no expectation for \(d)") }
                 do throws(QueryError) {
-                    let query = try Binder.bind(try CQLParser.parse(text), parameters: [])
+                    let parsed = c["from"] == "where" ? try WhereJSONReader.read(text, className: c["class"] ?? "T") : try CQLParser.parse(text)
+                    let query = try Binder.bind(parsed, parameters: [])
                     let t = try SQLGenerator.translate(query, dialect: dialect)
                     guard case .object(let o) = t.json else { return XCTFail("\(c): translate output is not an object") }
                     if let e = expectedError { XCTFail("\(c): \(d): expected error '\(e)', got \(t.select.sql)") }

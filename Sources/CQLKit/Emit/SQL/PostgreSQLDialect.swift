@@ -26,7 +26,9 @@ import Musl
 /// What is not pushed: regex outside PostgreSQLRegex's subset, Usergrid's case-insensitive
 /// matches, ranges against typed values other than Dates (typed values:
 /// PostgreSQLDialect+TypedValues.swift), numeric steps after the first, LIKE with classes
-/// or escapes, geo. ORDER BY is exact for numbers,
+/// or escapes, geo but `within box` (PostgreSQLDialect+Geo: near, polygon and
+/// centerSphere are prefilters), `$mod` and `$type` int/double (prefilters), `$elemMatch`
+/// reading `objectId` or mixing forms (PostgreSQLDialect+Elements). ORDER BY is exact for numbers,
 /// strings, booleans, null and missing; an array or object at the order key
 /// makes the statement fail ("... values order only in cql run") rather than
 /// answer in another order.
@@ -212,7 +214,7 @@ public struct PostgreSQLDialect: SQLDialect {
             }
             sql = "(" + parts.joined(separator: " AND ") + ")"
         case .size(let path, let term) where path.components.count == 1:
-            guard let n = SQLTerms.count(term), let key = PostgreSQLDialect.pathString(path.components[0]) else { sql = nil; break }
+            guard let n = PostgreSQLDialect.exactInteger(term), n >= 0, let key = PostgreSQLDialect.pathString(path.components[0]) else { sql = nil; break }
             // Strict mode: the filter sees the array itself, not its elements.
             let text = "strict $.\(key) ? (@.type() == \"array\" && @.size() == \(n))"
             sql = "COALESCE(\(ctx.document) @? \(ctx.bind(.string(text)))::jsonpath, FALSE)"
@@ -231,6 +233,10 @@ public struct PostgreSQLDialect: SQLDialect {
             // `starts with` compares bytes: the code-point prefix of semantics.md.
             guard let l = PostgreSQLDialect.pathString(prefix) else { sql = nil; break }
             sql = PostgreSQLDialect.test(path, "@.type() == \"string\" && @ starts with \(l)", &ctx)
+        case .withinBox, .withinCenterSphere, .withinPolygon:
+            return geoLeaf(predicate, &ctx)
+        case .size, .type, .modulo, .containedBy, .elementMatch:
+            return elementLeaf(predicate, &ctx)
         case .near:
             // No exact shape (the distance is the evaluator's haversine):
             // a bounding box and a widened SQL haversine, re-checked.
