@@ -19,7 +19,7 @@ extension PostgreSQLDatabase {
                 counts[file.className, default: 0] += n
             }
             if !indexes.isEmpty {
-                for table in try tableNames() where !table.hasPrefix("_Join:") { try createIndexes(table) }
+                for table in try tableNames() where !table.hasPrefix("_Join:") { try createIndexes(table, keys: indexes) }
             }
             try execute("COMMIT")
         } catch {
@@ -143,8 +143,24 @@ extension PostgreSQLDatabase {
         }
     }
 
-    func createIndexes(_ className: String) throws(QueryError) {
+    /// The GIN index on the whole document (equality and `in` on any key),
+    /// and per key of `--index` btree indexes on the expressions the range
+    /// shapes use (``PostgreSQLDialect/indexedExpressions(forKey:)``): the
+    /// number, the string (byte order) and the JSON type at the key.
+    func createIndexes(_ className: String, keys: [String]) throws(QueryError) {
         let d = PostgreSQLDialect()
-        try execute("CREATE INDEX IF NOT EXISTS \(try d.quote(className + ":doc")) ON \(try d.quote(className)) USING GIN (\"doc\" jsonb_path_ops)")
+        let table = try d.quote(className)
+        try execute("CREATE INDEX IF NOT EXISTS \(try d.quote(className + ":doc")) ON \(table) USING GIN (\"doc\" jsonb_path_ops)")
+        for key in keys {
+            guard let expressions = PostgreSQLDialect.indexedExpressions(forKey: key) else {
+                throw QueryError(.data, "--index: the key '\(key)' cannot be indexed (it holds NUL)")
+            }
+            for (suffix, e) in zip(["number", "string", "type"], expressions) {
+                // Names past PostgreSQL's 63 bytes are refused by quote():
+                // such an index goes unnamed (PostgreSQL picks a name).
+                let name = (try? d.quote("\(className):\(key):\(suffix)")).map { "IF NOT EXISTS \($0) " } ?? ""
+                try execute("CREATE INDEX \(name)ON \(table) (\(e))")
+            }
+        }
     }
 }

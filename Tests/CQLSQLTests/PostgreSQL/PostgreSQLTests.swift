@@ -140,6 +140,34 @@ final class PostgreSQLTests: XCTestCase {
         XCTAssertEqual(try db.documents(all), before)
     }
 
+    /// `--index score` also makes btree indexes on the range shapes'
+    /// expressions: a range is a BitmapOr of the number index and the
+    /// type index (the array branch), and both strings and numbers use them.
+    func testIndexedRangesUseTheBtreeIndexes() throws {
+        let db = try database()
+        var objects: [[String: Value]] = []
+        for i in 0..<5000 {
+            objects.append(["objectId": .string("r\(i)"), "score": .int(Int64(i % 997)), "name": .string("n\(i)")])
+        }
+        objects.append(["objectId": "arr", "score": .array([.int(5), .int(2000)]), "name": .array([.string("zz")])])
+        try db.insert(objects, into: "GameScore")
+        try db.load(path: Corpus.root.appendingPathComponent("data").path, className: nil, indexes: ["score", "name"])
+        let store = try DocumentStore.load(path: Corpus.root.appendingPathComponent("data").path)
+        let all = DocumentStore(["GameScore": objects + store.objects(in: "GameScore")])
+        for (text, indexes) in [
+            ("select * from GameScore where score > 1200", ["GameScore:score:number", "GameScore:score:type"]),
+            ("select * from GameScore where name >= 'n4990'", ["GameScore:name:string", "GameScore:name:type"]),
+        ] {
+            let query = try Binder.bind(try CQLParser.parse(text), parameters: [])
+            let plan = try SQLRunner.explain(query, on: db).joined(separator: "\n")
+            XCTAssertTrue(plan.contains("BitmapOr"), plan)
+            for index in indexes { XCTAssertTrue(plan.contains("Bitmap Index Scan on \"\(index)\""), "\(index) not in\n\(plan)") }
+            // And the answer is the evaluator's, the array's element included.
+            var tally = Differential.Tally()
+            XCTAssertNil(Differential.compare(query, store: all, db: db, tally: &tally))
+        }
+    }
+
     func testIndexedEqualityUsesTheIndex() throws {
         let db = try database()
         // Enough rows that the planner prefers the index to a scan.

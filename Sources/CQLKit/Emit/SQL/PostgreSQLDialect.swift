@@ -198,7 +198,11 @@ public struct PostgreSQLDialect: SQLDialect {
                 let type = SQLTerms.string(term) != nil ? "string" : "number"
                 guard let l = PostgreSQLDialect.literal(v) else { sql = nil; break }
                 let jsonOp = op.rawValue
-                sql = PostgreSQLDialect.test(path, "@.type() == \"\(type)\" && @ \(jsonOp) \(l)", &ctx)
+                let pathTest = PostgreSQLDialect.test(path, "@.type() == \"\(type)\" && @ \(jsonOp) \(l)", &ctx)
+                // One-step keys: a branch a btree expression index serves (+Ranges).
+                sql = pathTest.map {
+                    PostgreSQLDialect.indexableRange(path, op, v, literal: l, type: type, arrays: $0, &ctx) ?? $0
+                }
             default: sql = nil
             }
         case .in(let path, let terms, let negated) where !SQLTerms.coercesDates(path):

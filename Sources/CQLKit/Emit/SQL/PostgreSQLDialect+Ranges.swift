@@ -1,0 +1,83 @@
+/// Ranges on a one-step key in a shape a btree expression index serves.
+///
+/// The JSON path test `doc @? 'lax $."k" ? (@.type() == "number" && @ > 80)'`
+/// is exact but no index serves a range through `@?` (GIN `jsonb_path_ops`
+/// serves only equality). So a range on a one-step key is written as two
+/// branches: the value itself when it is a number (or a string), through an
+/// expression that is NULL for every other type, and the path test only
+/// when the value is an array (whose elements the evaluator also tries).
+/// `cql load --postgres --index k` creates btree indexes on exactly these
+/// expressions (``indexedExpressions(forKey:)``), which the planner matches
+/// structurally, so `score > 80` becomes a BitmapOr of two index scans.
+///
+/// Exactness: a non-array value is the only value the key reaches, and the
+/// expression compares it as the path test does (numbers as `numeric`, the
+/// constant bound as the same literal text; strings under `COLLATE "C"`,
+/// byte order, which is code-point order in UTF-8, as in jsonpath).
+///
+/// ```swift
+/// // where score > 80  →  ((CASE WHEN jsonb_typeof(t0."doc" -> 'score') = 'number'
+/// //   THEN (t0."doc" -> 'score')::numeric END) > $1::numeric
+/// //   OR (jsonb_typeof(t0."doc" -> 'score') = 'array' AND t0."doc" @? $2::jsonpath))
+/// ```
+extension PostgreSQLDialect {
+    /// `'key'` as a SQL string literal (quotes doubled): a key is a name in
+    /// the SQL text, as SQLite's JSON paths are; `nil` for NUL.
+    static func keyLiteral(_ key: String) -> String? {
+        if key.utf8.contains(0) { return nil }
+        var out = "'"
+        for c in key.unicodeScalars {
+            if c == "'" { out += "''" } else { out.unicodeScalars.append(c) }
+        }
+        return out + "'"
+    }
+
+    /// The value at one-step `key` of `doc` when it has JSON type `type`
+    /// (`number` or `string`), else NULL.
+    static func scalar(_ doc: String, _ key: String, _ type: String) -> String? {
+        guard let k = keyLiteral(key) else { return nil }
+        let v = "\(doc) -> \(k)"
+        return type == "number"
+            ? "(CASE WHEN jsonb_typeof(\(v)) = 'number' THEN (\(v))::numeric END)"
+            : "((CASE WHEN jsonb_typeof(\(v)) = 'string' THEN \(doc) ->> \(k) END) COLLATE \"C\")"
+    }
+
+    /// `jsonb_typeof(doc -> 'key')`.
+    static func typeOf(_ doc: String, _ key: String) -> String? {
+        keyLiteral(key).map { "jsonb_typeof(\(doc) -> \($0))" }
+    }
+
+    /// The range `key op constant` (one-step key; `literal` is the
+    /// constant's JSON path text) with an indexable scalar branch, or `nil`.
+    static func indexableRange(
+        _ path: FieldPath, _ op: ComparisonOperator, _ value: SQLScalar, literal: String, type: String,
+        arrays: String, _ ctx: inout SQLContext
+    ) -> String? {
+        guard path.components.count == 1, let key = path.components.first,
+            let s = scalar(ctx.document, key, type), let t = typeOf(ctx.document, key)
+        else { return nil }
+        let constant: String
+        switch value {
+        case .string(let str): constant = ctx.bind(.string(str))
+        case .number: constant = ctx.bind(.string(literal)) + "::numeric"
+        default: return nil
+        }
+        return "(\(s) \(op.rawValue) \(constant) OR (\(t) = 'array' AND \(arrays)))"
+    }
+
+    /// The expressions `cql load --postgres --index key` indexes (btree), over
+    /// the column `"doc"`, written as the range shapes write them.
+    ///
+    /// ```swift
+    /// PostgreSQLDialect.indexedExpressions(forKey: "score")
+    /// // ["(CASE WHEN jsonb_typeof(\"doc\" -> 'score') = 'number' THEN (\"doc\" -> 'score')::numeric END)",
+    /// //  "((CASE WHEN jsonb_typeof(\"doc\" -> 'score') = 'string' THEN \"doc\" ->> 'score' END) COLLATE \"C\")",
+    /// //  "jsonb_typeof(\"doc\" -> 'score')"]
+    /// ```
+    public static func indexedExpressions(forKey key: String) -> [String]? {
+        guard let n = scalar("\"doc\"", key, "number"), let s = scalar("\"doc\"", key, "string"),
+            let t = typeOf("\"doc\"", key)
+        else { return nil }
+        return [n, s, t]
+    }
+}
