@@ -245,20 +245,7 @@ public enum SQLGenerator {
             return .exact("\(ctx.rowAlias).\"objectId\" IN (SELECT \"relatedId\" FROM \(join) WHERE \"owningId\" = \(id))")
         case .inQuery(let path, let sub, let negated):
             let mark = ctx.mark
-            let saved = (ctx.rowAlias, ctx.document)
-            let alias = ctx.alias("t")
-            ctx.rowAlias = alias
-            ctx.document = "\(alias).\"doc\""
-            // Without skip or limit the subquery's order cannot change which
-            // objects it yields: left out.
-            var sub = sub
-            if sub.skip == nil && sub.limit == nil { sub.order = [] }
-            // A subselect nests several grammar rules deep (IN (SELECT ..
-            // WHERE (..))): it counts as four levels.
-            ctx.depth += 4
-            let inner = try selectStatement(sub, &ctx, columns: "\(alias).\"objectId\"", wantExact: true)
-            ctx.depth -= 4
-            (ctx.rowAlias, ctx.document) = saved
+            let inner = try subselect(sub, &ctx) { "\($0).\"objectId\"" }
             guard inner.whereExact && inner.orderExact else {
                 ctx.rollback(to: mark)
                 ctx.note("subquery on \(sub.className)")
@@ -280,16 +267,7 @@ public enum SQLGenerator {
             return .exact("\(ctx.rowAlias).\"objectId\" IN (\(ids.joined(separator: ", ")))")
         case .select(let path, let key, let sub, let negated):
             let mark = ctx.mark
-            let saved = (ctx.rowAlias, ctx.document)
-            let alias = ctx.alias("t")
-            ctx.rowAlias = alias
-            ctx.document = "\(alias).\"doc\""
-            var sub = sub
-            if sub.skip == nil && sub.limit == nil { sub.order = [] }
-            ctx.depth += 4
-            let inner = try selectStatement(sub, &ctx, columns: "\(alias).\"doc\" AS \"doc\"", wantExact: true)
-            ctx.depth -= 4
-            (ctx.rowAlias, ctx.document) = saved
+            let inner = try subselect(sub, &ctx) { "\($0).\"doc\" AS \"doc\"" }
             let f = inner.whereExact && inner.orderExact
                 ? ctx.dialect.selectIn(path: path, key: key, documents: inner.sql, &ctx) : .notPushed
             guard f.exact, let s = f.sql else {
@@ -307,6 +285,27 @@ public enum SQLGenerator {
             if f.sql == nil { ctx.rollback(to: mark) }
             return f
         }
+    }
+
+    /// The SELECT of a subquery over a fresh row alias (`columns` of that
+    /// alias), exact or not; the outer row comes back afterwards.
+    private static func subselect(
+        _ sub: Query, _ ctx: inout SQLContext, columns: (String) -> String
+    ) throws(QueryError) -> Select {
+        let saved = (ctx.rowAlias, ctx.document)
+        let alias = ctx.alias("t")
+        ctx.rowAlias = alias
+        ctx.document = "\(alias).\"doc\""
+        defer { (ctx.rowAlias, ctx.document) = saved }
+        // Without skip or limit the subquery's order cannot change which
+        // objects it yields: left out.
+        var sub = sub
+        if sub.skip == nil && sub.limit == nil { sub.order = [] }
+        // A subselect nests several grammar rules deep (IN (SELECT ..
+        // WHERE (..))): it counts as four levels.
+        ctx.depth += 4
+        defer { ctx.depth -= 4 }
+        return try selectStatement(sub, &ctx, columns: columns(alias), wantExact: true)
     }
 
     /// `not p`: exact only when `p` is; a superset negated is a subset, so an
