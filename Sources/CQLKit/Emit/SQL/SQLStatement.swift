@@ -25,7 +25,7 @@ public struct SQLStatement: Hashable, Sendable {
 /// `select` returns the columns `objectId` and `doc` (the whole stored
 /// object) of the matching rows in result order. Projection (`keys`) and
 /// `include` are applied to the fetched objects afterwards, with the
-/// evaluator's own rules; they are listed in ``keys`` and ``includes``.
+/// evaluator's own rules; ``json`` lists them as `keys` and `include`.
 public struct SQLTranslation: Sendable {
     /// The rows, filtered, ordered and paged.
     public var select: SQLStatement
