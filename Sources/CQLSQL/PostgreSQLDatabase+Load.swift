@@ -35,7 +35,12 @@ extension PostgreSQLDatabase {
         try execute("BEGIN")
         do {
             try createTable(className)
-            for (i, o) in objects.enumerated() { try insert(o, className, at: "\(className)[\(i)]") }
+            var batch: [Row] = []
+            for (i, o) in objects.enumerated() {
+                batch.append(try row(o, className, at: "\(className)[\(i)]"))
+                if batch.count == Self.batchRows { try insert(batch, className); batch.removeAll(keepingCapacity: true) }
+            }
+            if !batch.isEmpty { try insert(batch, className) }
             try execute("COMMIT")
         } catch {
             _ = try? execute("ROLLBACK")
@@ -47,88 +52,85 @@ extension PostgreSQLDatabase {
     /// load take minutes.
     static let batchRows = 1000
 
+    /// One row to insert: its two columns (objectId and the JSON text, or a
+    /// join table's owningId and relatedId, NULL when missing) and where it
+    /// came from, for errors.
+    struct Row {
+        var columns: [Value]
+        var location: String
+    }
+
     private func insert(file: String, className: String) throws(QueryError) -> Int {
         try createTable(className)
         var n = 0
-        var batch: [(object: [String: Value], location: String, columns: [String])] = []
+        var batch: [Row] = []
         try DataFiles.forEachObject(inFile: file) { (object, line) throws(QueryError) in
-            let location = "\(file):\(line)"
-            batch.append((object, location, try columns(object, className, at: location)))
+            batch.append(try row(object, className, at: "\(file):\(line)"))
             n += 1
             if batch.count == Self.batchRows {
-                try insertBatch(batch, className)
+                try insert(batch, className)
                 batch.removeAll(keepingCapacity: true)
             }
         }
-        if !batch.isEmpty { try insertBatch(batch, className) }
+        if !batch.isEmpty { try insert(batch, className) }
         return n
     }
 
-    /// The text columns of one row: objectId and the JSON text (or, for a
-    /// join table, owningId and relatedId); bad data names its location.
-    private func columns(_ object: [String: Value], _ className: String, at location: String) throws(QueryError) -> [String] {
+    /// The row of one object; bad data names its location.
+    private func row(_ object: [String: Value], _ className: String, at location: String) throws(QueryError) -> Row {
         if className.hasPrefix("_Join:") {
-            // Rows without both ids keep going through the one-row INSERT (NULLs).
-            guard let o = object["owningId"]?.stringValue, let r = object["relatedId"]?.stringValue else { return [] }
-            return [o, r]
+            let owning: Value = object["owningId"]?.stringValue.map { .string($0) } ?? .null
+            let related: Value = object["relatedId"]?.stringValue.map { .string($0) } ?? .null
+            return Row(columns: [owning, related], location: location)
         }
         guard case .string(let id)? = object["objectId"] else {
             throw QueryError(.data, "\(location): an object needs a string objectId to be stored in SQL")
         }
         let json = JSONWriter.string(.object(object))
         if json.contains("\\u0000") { throw QueryError(.data, "\(location): PostgreSQL's jsonb cannot hold a string with NUL (\\u0000)") }
-        return [id, json]
+        return Row(columns: [.string(id), .string(json)], location: location)
     }
 
-    /// One INSERT of many rows, the columns bound as two JSON arrays of
-    /// strings (`json_array_elements_text` gives each string back exactly,
-    /// so `raw` keeps the text byte for byte), in input order (`seq`). When
-    /// the database refuses the batch (a duplicate objectId), it is undone
-    /// to its savepoint and the rows go one by one, so the error names the
-    /// file and line of the row at fault.
-    private func insertBatch(_ batch: [(object: [String: Value], location: String, columns: [String])], _ className: String) throws(QueryError) {
+    /// A table's two INSERTs: many rows from two bound JSON arrays of
+    /// column values (`$1`, `$2`), or one row from two bound values.
+    private func insertSQL(_ className: String) throws(QueryError) -> (many: String, one: String) {
         let table = try PostgreSQLDialect().quote(className)
-        let first = Value.array(batch.map { .string($0.columns.first ?? "") })
-        let second = Value.array(batch.map { .string($0.columns.count > 1 ? $0.columns[1] : "") })
-        let sql = className.hasPrefix("_Join:")
-            ? "INSERT INTO \(table) (\"owningId\", \"relatedId\") SELECT a.v, b.v"
-            : "INSERT INTO \(table) (\"objectId\", \"doc\", \"raw\") SELECT a.v, b.v::jsonb, b.v"
-        let rows = " FROM json_array_elements_text($1::json) WITH ORDINALITY AS a(v, n) "
-            + "JOIN json_array_elements_text($2::json) WITH ORDINALITY AS b(v, n) ON a.n = b.n ORDER BY a.n"
-        guard batch.allSatisfy({ !$0.columns.isEmpty }) else {
-            for row in batch { try insert(row.object, className, at: row.location) }
-            return
-        }
+        let into = className.hasPrefix("_Join:")
+            ? "INSERT INTO \(table) (\"owningId\", \"relatedId\") "
+            : "INSERT INTO \(table) (\"objectId\", \"doc\", \"raw\") "
+        let values = className.hasPrefix("_Join:") ? ("a.v, b.v", "$1, $2") : ("a.v, b.v::jsonb, b.v", "$1, $2::jsonb, $2")
+        return (
+            into + "SELECT \(values.0) FROM json_array_elements_text($1::json) WITH ORDINALITY AS a(v, n) "
+                + "JOIN json_array_elements_text($2::json) WITH ORDINALITY AS b(v, n) ON a.n = b.n ORDER BY a.n",
+            into + "VALUES (\(values.1))"
+        )
+    }
+
+    /// One INSERT of many rows, the columns bound as two JSON arrays
+    /// (`json_array_elements_text` gives each string back exactly, so `raw`
+    /// keeps the text byte for byte, and JSON null as NULL), in input order
+    /// (`seq`). When the database refuses the batch (a duplicate objectId),
+    /// it is undone to its savepoint and the rows go one by one, so the
+    /// error names the file and line of the row at fault.
+    private func insert(_ rows: [Row], _ className: String) throws(QueryError) {
+        let sql = try insertSQL(className)
+        let first = Value.array(rows.map { $0.columns[0] }), second = Value.array(rows.map { $0.columns[1] })
         try execute("SAVEPOINT cql_load_batch")
         do {
-            try execute(sql + rows, [.string(JSONWriter.string(first)), .string(JSONWriter.string(second))])
+            try execute(sql.many, [.string(JSONWriter.string(first)), .string(JSONWriter.string(second))])
         } catch {
             try execute("ROLLBACK TO SAVEPOINT cql_load_batch")
-            for row in batch { try insert(row.object, className, at: row.location) }
-            throw QueryError(.data, "\(batch[0].location): \(error.message)")
+            for row in rows {
+                do throws(QueryError) {
+                    try execute(sql.one, row.columns)
+                } catch {
+                    let m = error.message.hasPrefix("postgres: ") ? String(error.message.dropFirst(10)) : error.message
+                    throw QueryError(.data, "\(row.location): \(m)")
+                }
+            }
+            throw QueryError(.data, "\(rows[0].location): \(error.message)")
         }
         try execute("RELEASE SAVEPOINT cql_load_batch")
-    }
-
-    private func insert(_ object: [String: Value], _ className: String, at location: String) throws(QueryError) {
-        let table = try PostgreSQLDialect().quote(className)
-        do throws(QueryError) {
-            if className.hasPrefix("_Join:") {
-                let owning: Value = object["owningId"]?.stringValue.map { .string($0) } ?? .null
-                let related: Value = object["relatedId"]?.stringValue.map { .string($0) } ?? .null
-                try execute("INSERT INTO \(table) (\"owningId\", \"relatedId\") VALUES ($1, $2)", [owning, related])
-                return
-            }
-            guard case .string(let id)? = object["objectId"] else {
-                throw QueryError(.data, "an object needs a string objectId to be stored in SQL")
-            }
-            let json = JSONWriter.string(.object(object))
-            if json.contains("\\u0000") { throw QueryError(.data, "PostgreSQL's jsonb cannot hold a string with NUL (\\u0000)") }
-            try execute("INSERT INTO \(table) (\"objectId\", \"doc\", \"raw\") VALUES ($1, $2::jsonb, $2)", [.string(id), .string(json)])
-        } catch {
-            let m = error.message.hasPrefix("postgres: ") ? String(error.message.dropFirst(10)) : error.message
-            throw QueryError(.data, "\(location): \(m)")
-        }
     }
 
     func createTable(_ className: String) throws(QueryError) {

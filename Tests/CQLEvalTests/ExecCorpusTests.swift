@@ -17,24 +17,6 @@ final class ExecCorpusTests: XCTestCase {
     }
 
     /// objectIds `new1`, `new2`, ... in order.
-    static func sequentialIds() -> () -> String {
-        var n = 0
-        return {
-            n += 1
-            return "new\(n)"
-        }
-    }
-
-    static func objects(_ ndjson: String?) throws -> [[String: Value]] {
-        guard let ndjson else { return [] }
-        return try ndjson.split(separator: "\n").filter { !$0.allSatisfy(\.isWhitespace) }.map { line in
-            guard case .object(let o) = try JSONReader.parse(String(line)).decodingTypedValues() else {
-                throw QueryError(.data, "not an object: \(line)")
-            }
-            return o
-        }
-    }
-
     static func ndjson(_ objects: [[String: Value]]) -> String {
         objects.map { JSONWriter.string(.object($0)) }.joined(separator: "\n")
     }
@@ -47,19 +29,19 @@ final class ExecCorpusTests: XCTestCase {
         let statement = try Binder.bind(try CQLParser.parseStatement(text), parameters: params, now: Self.now)
         let className = statement.className
         let joinName = Self.firstRelationKey(statement).map { StatementExecutor.joinClass(key: $0, owner: className) }
-        var collections = [className: try Self.objects(c["docs"])]
-        if let joinName { collections[joinName] = try Self.objects(c["join"]) }
+        var collections = [className: try WriteCaseSupport.objects(c["docs"])]
+        if let joinName { collections[joinName] = try WriteCaseSupport.objects(c["join"]) }
         var store = DocumentStore(collections)
         let original = store
         do {
-            let result = try StatementExecutor.apply(statement, to: &store, now: Self.now, newObjectId: Self.sequentialIds())
+            let result = try StatementExecutor.apply(statement, to: &store, now: Self.now, newObjectId: WriteCaseSupport.sequentialIds("new"))
             if let expected = c["error"] { return XCTFail("\(c): expected the error '\(expected)', got \(JSONWriter.string(result.summary))") }
             if let expected = c["result"] { XCTAssertEqual(JSONWriter.string(result.summary), expected, "\(c): result") }
             if let expected = c["after"] {
-                XCTAssertEqual(Self.ndjson(store.objects(in: className)), Self.ndjson(try Self.objects(expected)), "\(c): after")
+                XCTAssertEqual(Self.ndjson(store.objects(in: className)), Self.ndjson(try WriteCaseSupport.objects(expected)), "\(c): after")
             }
             if let expected = c["join.after"], let joinName {
-                XCTAssertEqual(Self.ndjson(store.objects(in: joinName)), Self.ndjson(try Self.objects(expected)), "\(c): join.after")
+                XCTAssertEqual(Self.ndjson(store.objects(in: joinName)), Self.ndjson(try WriteCaseSupport.objects(expected)), "\(c): join.after")
             }
         } catch {
             guard let expected = c["error"] else { return XCTFail("\(c): unexpected error \(error.shortDescription)") }

@@ -76,21 +76,6 @@ final class WriteSQLDifferentialTests: XCTestCase {
         do { return JSONWriter.string(try body().summary) } catch { return "error: " + error.shortDescription }
     }
 
-    static func ids(_ prefix: String) -> () -> String {
-        var k = 0
-        return { k += 1; return "\(prefix)\(k)" }
-    }
-
-    static func objects(_ ndjson: String?) throws -> [[String: Value]] {
-        guard let ndjson else { return [] }
-        return try ndjson.split(separator: "\n").filter { !$0.allSatisfy(\.isWhitespace) }.map { line in
-            guard case .object(let o) = try JSONReader.parse(String(line)).decodingTypedValues() else {
-                throw QueryError(.data, "not an object: \(line)")
-            }
-            return o
-        }
-    }
-
     /// Every exec corpus case on a fresh database; returns how many ran.
     static func execCorpus<DB: SQLExecutor>(_ test: XCTestCase, fresh: () throws -> DB) throws -> Int {
         var n = 0, translatedInserts = 0
@@ -101,24 +86,24 @@ final class WriteSQLDifferentialTests: XCTestCase {
             let statement = try Binder.bind(try CQLParser.parseStatement(text), parameters: params, now: now)
             let className = statement.className
             var collections: [String: [[String: Value]]] = [:]
-            let docs = try objects(c["docs"])
+            let docs = try WriteCaseSupport.objects(c["docs"])
             if c["docs"] != nil { collections[className] = docs }
             if let join = c["join"], case .update(let u) = statement,
                 let key = u.assignments.first(where: { if case .operation(let op) = $0.change { return op.kind == .addRelation || op.kind == .removeRelation } else { return false } })?.key.name {
-                collections[StatementExecutor.joinClass(key: key, owner: className)] = try objects(join)
+                collections[StatementExecutor.joinClass(key: key, owner: className)] = try WriteCaseSupport.objects(join)
             }
             var store = DocumentStore(collections)
             let db = try fresh()
             for (name, rows) in collections.sorted(by: { $0.key < $1.key }) { try db.insert(rows, into: name) }
-            let want = outcome { () throws(QueryError) in try StatementExecutor.apply(statement, to: &store, now: now, newObjectId: ids("new")) }
-            let got = outcome { () throws(QueryError) in try SQLWriteRunner.apply(statement, on: db, now: now, newObjectId: ids("new")) }
+            let want = outcome { () throws(QueryError) in try StatementExecutor.apply(statement, to: &store, now: now, newObjectId: WriteCaseSupport.sequentialIds("new")) }
+            let got = outcome { () throws(QueryError) in try SQLWriteRunner.apply(statement, on: db, now: now, newObjectId: WriteCaseSupport.sequentialIds("new")) }
             XCTAssertEqual(got, want, "\(c) [\(c["rule"] ?? "")]: \(text)")
             // (Not where the data already holds the ids drawn: translate cannot see the table.)
             if case .insert = statement, !docs.contains(where: { $0["objectId"]?.stringValue?.hasPrefix("new") == true }) {
                 // translate --to sql of an insert, run on a copy of the data: the same rows.
                 let copy = try fresh()
                 for (name, rows) in collections.sorted(by: { $0.key < $1.key }) { try copy.insert(rows, into: name) }
-                let sql = try SQLWriteGenerator.translate(statement, dialect: copy.dialect, now: now, newObjectId: ids("new"))
+                let sql = try SQLWriteGenerator.translate(statement, dialect: copy.dialect, now: now, newObjectId: WriteCaseSupport.sequentialIds("new"))
                 try copy.inWriteTransaction { session throws(QueryError) in
                     try session.createTable(className)
                     try session.execute(sql)
@@ -158,8 +143,8 @@ final class WriteSQLDifferentialTests: XCTestCase {
                 if !keepNUL { text = text.replacingOccurrences(of: "\u{0}", with: "\u{1}") }
                 log.append(text)
                 let statement = try Binder.bind(try CQLParser.parseStatement(text), parameters: [], now: now)
-                let a = outcome { () throws(QueryError) in try StatementExecutor.apply(statement, to: &store, now: now, newObjectId: ids("x\(step)_")) }
-                let b = outcome { () throws(QueryError) in try SQLWriteRunner.apply(statement, on: db, now: now, newObjectId: ids("x\(step)_")) }
+                let a = outcome { () throws(QueryError) in try StatementExecutor.apply(statement, to: &store, now: now, newObjectId: WriteCaseSupport.sequentialIds("x\(step)_")) }
+                let b = outcome { () throws(QueryError) in try SQLWriteRunner.apply(statement, on: db, now: now, newObjectId: WriteCaseSupport.sequentialIds("x\(step)_")) }
                 let context = "\(db.dialect.rawValue), seed \(seed) step \(step): \(text)\nsequence:\n" + log.joined(separator: "\n")
                 XCTAssertEqual(b, a, "in memory vs \(context)")
                 XCTAssertEqual(try snapshot(db), snapshot(store), "after — \(context)")

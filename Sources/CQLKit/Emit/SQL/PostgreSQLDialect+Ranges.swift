@@ -24,12 +24,7 @@ extension PostgreSQLDialect {
     /// `'key'` as a SQL string literal (quotes doubled): a key is a name in
     /// the SQL text, as SQLite's JSON paths are; `nil` for NUL.
     static func keyLiteral(_ key: String) -> String? {
-        if key.utf8.contains(0) { return nil }
-        var out = "'"
-        for c in key.unicodeScalars {
-            if c == "'" { out += "''" } else { out.unicodeScalars.append(c) }
-        }
-        return out + "'"
+        key.utf8.contains(0) ? nil : sqlLiteral(key)
     }
 
     /// The value at one-step `key` of `doc` when it has JSON type `type`

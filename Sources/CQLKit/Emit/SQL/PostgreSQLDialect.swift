@@ -1,12 +1,3 @@
-// cos from the C library (CQLKit does not link Foundation).
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// PostgreSQL (15+): `"<Class>"("objectId" text PRIMARY KEY, "doc" jsonb,
 /// "raw" text, "seq" bigserial)`: `doc` is what the predicates read, `raw`
 /// the JSON text results print, `seq` the load order.
@@ -283,9 +274,9 @@ public struct PostgreSQLDialect: SQLDialect {
         let points = ctx.bind(.string("\(p) ? (\(filter))"))
         let g = ctx.alias("g")
         let lat = "(p->'latitude')", lng = "(p->'longitude')"
-        let phi0 = ctx.bind(.double(b.center.latitude * Double.pi / 180))
-        let lambda0 = ctx.bind(.double(b.center.longitude * Double.pi / 180))
-        let cosPhi0 = ctx.bind(.double(cos(b.center.latitude * Double.pi / 180)))
+        let phi0 = ctx.bind(.double(b.centerLatitudeRadians))
+        let lambda0 = ctx.bind(.double(b.centerLongitudeRadians))
+        let cosPhi0 = ctx.bind(.double(b.cosCenterLatitude))
         let a = "power(sin((radians(\(lat)::float8) - \(phi0)::float8) / 2), 2) + \(cosPhi0)::float8 * cos(radians(\(lat)::float8)) "
             + "* power(sin((radians(\(lng)::float8) - \(lambda0)::float8) / 2), 2)"
         let inRange = "\(lat)::numeric BETWEEN -90 AND 90 AND \(lng)::numeric BETWEEN -180 AND 180"

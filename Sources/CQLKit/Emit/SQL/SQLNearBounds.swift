@@ -38,6 +38,12 @@ public struct SQLNearBounds: Sendable, Equatable {
     /// reaches a pole).
     public var longitudes: [ClosedRange<Double>]
 
+    /// The center's latitude and longitude in radians and the cosine of its
+    /// latitude: the constants of the SQL haversine, computed once here.
+    public var centerLatitudeRadians: Double { center.latitude * Double.pi / 180 }
+    public var centerLongitudeRadians: Double { center.longitude * Double.pi / 180 }
+    public var cosCenterLatitude: Double { cos(centerLatitudeRadians) }
+
     /// Relative and absolute margins: far above the rounding of a few
     /// trigonometric operations (1e-16 relative), far below a meter.
     static let relativeMargin = 1e-9
@@ -61,7 +67,7 @@ public struct SQLNearBounds: Sendable, Equatable {
         guard lo > -90, hi < 90, maxAngle < Double.pi / 2 else { return }
         // The widest longitude difference at this distance (sin r / cos φ ≤ 1
         // since the band stays off the poles).
-        let ratio = sin(maxAngle) / cos(center.latitude * Double.pi / 180)
+        let ratio = sin(maxAngle) / cosCenterLatitude
         guard ratio < 1 else { return }
         let spread = asin(ratio) * 180 / Double.pi * (1 + Self.relativeMargin) + Self.absoluteMargin
         guard spread < 180 else { return }

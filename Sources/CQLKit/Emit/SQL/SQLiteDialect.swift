@@ -1,12 +1,3 @@
-// cos from the C library (CQLKit does not link Foundation).
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// SQLite (3.38+): `doc` is TEXT holding the object's JSON.
 ///
 /// Shapes (sql.md): `json_type` tells null (`'null'`) from missing (SQL
@@ -362,9 +353,9 @@ public struct SQLiteDialect: SQLDialect {
                 }
                 box.append("(" + ranges.joined(separator: " OR ") + ")")
             }
-            let phi0 = ctx.bind(.double(b.center.latitude * Double.pi / 180))
-            let lambda0 = ctx.bind(.double(b.center.longitude * Double.pi / 180))
-            let cosPhi0 = ctx.bind(.double(cos(b.center.latitude * Double.pi / 180)))
+            let phi0 = ctx.bind(.double(b.centerLatitudeRadians))
+            let lambda0 = ctx.bind(.double(b.centerLongitudeRadians))
+            let cosPhi0 = ctx.bind(.double(b.cosCenterLatitude))
             let a = "pow(sin((radians(\(lat)) - \(phi0)) / 2), 2) + \(cosPhi0) * cos(radians(\(lat))) * pow(sin((radians(\(lng)) - \(lambda0)) / 2), 2)"
             box.append("2 * asin(sqrt(min(1, \(a)))) <= \(ctx.bind(.double(b.maxAngle)))")
             let t = "json_type(\(doc), \(sqlLiteral(p)))"
