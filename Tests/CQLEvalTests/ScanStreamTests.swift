@@ -39,7 +39,8 @@ final class ScanStreamTests: XCTestCase {
             + "and player.country = 'fr' and tags = 'red' and player.rank >= 10",
         "name = 'é' or tags = 'red'", "level = null and name is exists", "size(tags) = 2 and not (score = 1)",
         "score = 1.5 or score = 9223372036854775807", "createdAt < date('2020-01-01T00:00:00Z')", "x = 1",
-        "tags in ('red', 'blue') and K is not exists",
+        "tags in ('red', 'blue') and K is not exists", "player.rank = null and player.country is not exists",
+        "player.country in ('fr', null) or player.rank > 10",
     ]
 
     private static let lines = [
@@ -55,6 +56,8 @@ final class ScanStreamTests: XCTestCase {
         #"{"tags":[[["red"]]],"player":[{"country":"fr","rank":50}],"score":501,"flag":false,"name":"alx","level":1}"#,
         #"{"deep":"# + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + #","score":700}"#,
         "{\"name\":\"al\u{7F}\",\"score\":800,\"flag\":false}", #"{"K":1,"score":0.000001,"name":"ca\tb"}"#,
+        #"{"player":"fr","score":600}"#, #"{"player":null,"score":600}"#, #"{"player":{"rank":null},"score":600}"#,
+        #"{"player":{"country":"de","rank":20},"player":{"rank":"x"},"score":600}"#,
     ]
 
     func testStreamedEqualsLoadedOnRandomFiles() throws {

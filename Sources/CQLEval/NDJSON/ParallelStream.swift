@@ -81,6 +81,7 @@ private final class StreamWorker: @unchecked Sendable {
     let copiesLines: Bool
     let parser = JSONLineParser(decodingTypedValues: true)
     let scan = JSONLineScan()
+    let inner = JSONLineScan()
     let context = EvalContext()
     let condition: ScanCondition
     var output: [UInt8] = []
@@ -134,7 +135,7 @@ private final class StreamWorker: @unchecked Sendable {
         var result: Bool?
         if let keys, scan.scan(bytes) {
             result = try located(number) { () throws(QueryError) in
-                try plan.matches(scanned: scan, condition, keys: keys, parser: parser, context: context)
+                try plan.matches(scanned: scan, condition, keys: keys, parser: parser, inner: inner, context: context)
             }
         }
         if result == nil {

@@ -1,14 +1,15 @@
 import CQLKit
 
 extension Node {
-    /// The root key this node reads alone, when what it asks of an object
-    /// can be told from that one member's value (``matches(member:_:)``): a
-    /// leaf of the common kinds on a one-step ASCII path, other than
-    /// `createdAt`/`updatedAt` (whose strings are read as Dates).
+    /// The keys of this node's path when what it asks of an object can be
+    /// told from the one value the path reaches without crossing an array
+    /// (``matches(member:_:)``): a leaf of the common kinds on a path of one
+    /// or two ASCII steps, other than `createdAt`/`updatedAt` (whose strings
+    /// are read as Dates).
     ///
-    /// Why: streaming NDJSON, such a conjunct is tested on the member's
-    /// value built alone from the scanned line, with no object built.
-    var memberKey: String? {
+    /// Why: streaming NDJSON, such a conjunct is tested on that value, built
+    /// alone from the scanned line, with no object built.
+    var memberPath: [String]? {
         let path: Accessor
         switch self {
         case .equal(let p, _), .isNull(let p), .range(let p, _), .scalar(let p, _), .member(let p, _), .exists(let p),
@@ -17,13 +18,14 @@ extension Node {
         default:
             return nil
         }
-        guard let key = path.singleKey, !path.coercesDates, key.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
-        return key
+        guard path.steps.count == 1 || path.steps.count == 2, !path.coercesDates,
+              path.steps.allSatisfy({ $0.key.utf8.allSatisfy { $0 < 0x80 } }) else { return nil }
+        return path.steps.map(\.key)
     }
 
-    /// `matches(.object(o), context)` for an object `o` whose member at
-    /// ``memberKey`` is `x` (`nil`: there is none). Only for nodes with a
-    /// ``memberKey``.
+    /// `matches(.object(o), context)` for an object `o` in which the path
+    /// (``memberPath``) reaches `x` and no array (`nil`: it reaches nothing,
+    /// a missing branch). Only for nodes with a ``memberPath``.
     ///
     /// ```swift
     /// // score > 900
@@ -59,7 +61,7 @@ extension Node {
             guard case .array(let items)? = x else { return false }
             return items.count == n
         default:
-            preconditionFailure("matches(member:) on a node without a memberKey")
+            preconditionFailure("matches(member:) on a node without a memberPath")
         }
     }
 }

@@ -166,9 +166,8 @@ package final class JSONLineScan {
             order[j] = k
         }
         for k in 1..<max(1, count) where !JSONLineScan.less(key(order[k - 1]), key(order[k])) { return false }
-        var size = 2
-        for k in 0..<count { size += members[k].valueEnd - members[k].keyStart + 3 }
-        out.reserveCapacity(out.count + size)
+        // (No `reserveCapacity`: it grows to exactly the size asked, so
+        // calling it per line copied the whole buffer each time.)
         out.append(UInt8(ascii: "{"))
         for k in 0..<count {
             if k > 0 { out.append(UInt8(ascii: ",")) }
