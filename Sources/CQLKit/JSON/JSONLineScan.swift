@@ -66,6 +66,9 @@ package final class JSONLineScan {
         var count = 0
         var capacity: Int
         var verbatim = true
+        /// Where ``writeSorted(to:)`` composes a line.
+        var scratch: UnsafeMutablePointer<UInt8> = .allocate(capacity: 256)
+        var scratchCapacity = 256
     }
 
     private let state: UnsafeMutablePointer<State>
@@ -92,6 +95,7 @@ package final class JSONLineScan {
     deinit {
         state.pointee.members.deallocate()
         state.pointee.order.deallocate()
+        state.pointee.scratch.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
     }
@@ -166,17 +170,34 @@ package final class JSONLineScan {
             order[j] = k
         }
         for k in 1..<max(1, count) where !JSONLineScan.less(key(order[k - 1]), key(order[k])) { return false }
-        // (No `reserveCapacity`: it grows to exactly the size asked, so
-        // calling it per line copied the whole buffer each time.)
-        out.append(UInt8(ascii: "{"))
-        for k in 0..<count {
-            if k > 0 { out.append(UInt8(ascii: ",")) }
-            let m = members[order[k]]
-            out.append(contentsOf: UnsafeBufferPointer(start: base + m.keyStart - 1, count: m.keyEnd - m.keyStart + 2))
-            out.append(UInt8(ascii: ":"))
-            out.append(contentsOf: UnsafeBufferPointer(start: base + m.valueStart, count: m.valueEnd - m.valueStart))
+        // Composed in a scratch buffer and appended at once: an append per
+        // key and value cost more than the copies.
+        var size = count + 2  // braces and commas, one to spare
+        for k in 0..<count { size += members[k].valueEnd - members[k].valueStart + members[k].keyEnd - members[k].keyStart + 3 }
+        if size > state.pointee.scratchCapacity {
+            state.pointee.scratch.deallocate()
+            state.pointee.scratchCapacity = max(size, 2 * state.pointee.scratchCapacity)
+            state.pointee.scratch = .allocate(capacity: state.pointee.scratchCapacity)
         }
-        out.append(UInt8(ascii: "}"))
+        let text = state.pointee.scratch
+        text[0] = UInt8(ascii: "{")
+        var at = 1
+        for k in 0..<count {
+            if k > 0 {
+                text[at] = UInt8(ascii: ",")
+                at += 1
+            }
+            let m = members[order[k]]
+            let keyLength = m.keyEnd - m.keyStart + 2
+            (text + at).update(from: base + m.keyStart - 1, count: keyLength)
+            at += keyLength
+            text[at] = UInt8(ascii: ":")
+            at += 1
+            (text + at).update(from: base + m.valueStart, count: m.valueEnd - m.valueStart)
+            at += m.valueEnd - m.valueStart
+        }
+        text[at] = UInt8(ascii: "}")
+        out.append(contentsOf: UnsafeBufferPointer(start: text, count: at + 1))
         return true
     }
 
