@@ -342,8 +342,13 @@ percent between runs; compare ratios within one run.
 - How `cql eval` streams an NDJSON file: in blocks of about 1 MiB of whole lines, each cut
   into one part per core and evaluated at once, results joined in input order (a query with
   `skip` or `limit` and no `order` runs on one thread, since those count across the file).
-  Each line is read keeping only the keys the condition reads. A matching line is written
-  from its own bytes, its members sorted (`JSONCanonicalCopy`), when the result is the object
+  Each line is checked by a structural scan (`JSONLineScan`: a word at a time, no values
+  built) and each conjunct of the condition reads the one value it needs from it (a root
+  member, or a member of an object member), built alone; other conjuncts read an object of
+  the keys the condition reads. A line outside the scan's common form (a non-ASCII string, an
+  exponent, a 19-digit integer, a `__type`, nesting past 32, any error) is read by the JSON
+  reader instead, so results and errors are the reader's. A matching line is written
+  from its own bytes, its members sorted (the scan's member list, else `JSONCanonicalCopy`), when the result is the object
   as read (no `keys`, no `include`) and the line holds nothing whose written form differs
   from its text (a typed `__type` value, a non-integer or 19-digit number, `-0`, a string
   escape the writer spells differently such as `\\u00e9` or `\\/`, DEL, a non-ASCII or duplicate

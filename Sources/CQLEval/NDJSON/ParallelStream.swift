@@ -80,7 +80,10 @@ private final class StreamWorker: @unchecked Sendable {
     /// Results are the objects as read (no include, no keys).
     let copiesLines: Bool
     let parser = JSONLineParser(decodingTypedValues: true)
+    let scan = JSONLineScan()
+    let inner = JSONLineScan()
     let context = EvalContext()
+    let condition: ScanCondition
     var output: [UInt8] = []
     var written = 0
     var matched = 0
@@ -92,6 +95,7 @@ private final class StreamWorker: @unchecked Sendable {
         self.keys = keys
         self.emits = emits
         copiesLines = plan.projection == nil && plan.includer.isEmpty
+        condition = ScanCondition(plan.condition)
     }
 
     func reset() {
@@ -124,28 +128,47 @@ private final class StreamWorker: @unchecked Sendable {
     /// The sequential scan's work for one line (`QueryPlan.filter(stream:output:)`).
     private func line(_ bytes: UnsafeBufferPointer<UInt8>, _ number: Int) throws(QueryError) {
         guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
-        let object = try DataLoader.object(line: bytes, number: number, file: path, parser: parser, keepingOnly: keys)
-        let isMatch: Bool
-        do throws(QueryError) {
-            isMatch = try plan.matches(object, context)
-        } catch {
-            var e = error
-            e.message = "\(path):\(number): \(e.message)"
-            throw e
+        // The scan checks the line and the condition reads the members it
+        // needs from it (ScanCondition); a line the scan leaves (an error, a
+        // rare form) is read by the reader, which gives the object or the error.
+        var object: [String: Value]?
+        var result: Bool?
+        if let keys, scan.scan(bytes) {
+            result = try located(number) { () throws(QueryError) in
+                try plan.matches(scanned: scan, condition, keys: keys, parser: parser, inner: inner, context: context)
+            }
         }
+        if result == nil {
+            let read = try DataLoader.object(line: bytes, number: number, file: path, parser: parser, keepingOnly: keys)
+            object = read
+            result = try located(number) { () throws(QueryError) in try plan.matches(read, context) }
+        }
+        let isMatch = result!
         guard isMatch else { return }
         matched += 1
         guard emits else { return }
         // An unshaped object's line is rewritten in the writer's form from its
         // bytes when that is certain to give the same text (JSONCanonicalCopy).
-        if copiesLines, JSONCanonicalCopy.write(bytes, to: &output) {
+        if copiesLines, (object == nil && scan.writeSorted(to: &output)) || JSONCanonicalCopy.write(bytes, to: &output) {
             output.append(0x0A)
             written += 1
             return
         }
-        let whole = keys == nil ? object : try DataLoader.object(line: bytes, number: number, file: path, parser: parser)
+        let whole = keys == nil ? object! : try DataLoader.object(line: bytes, number: number, file: path, parser: parser)
         JSONWriter.write(.object(plan.shape(whole)), to: &output)
         output.append(0x0A)
         written += 1
+    }
+
+    /// `body`'s result; an error it throws names the file and line.
+    @inline(__always)
+    private func located<T>(_ number: Int, _ body: () throws(QueryError) -> T) throws(QueryError) -> T {
+        do throws(QueryError) {
+            return try body()
+        } catch {
+            var e = error
+            e.message = "\(path):\(number): \(e.message)"
+            throw e
+        }
     }
 }

@@ -111,13 +111,19 @@ public final class QueryPlan: Sendable {
     @inline(__always)
     func matches(_ object: [String: Value], _ context: EvalContext) throws(QueryError) -> Bool {
         let r = condition.matches(.object(object), context)
+        try throwFailure(context)
+        return r
+    }
+
+    /// Throws the error a predicate recorded, placed in the query.
+    @inline(__always)
+    func throwFailure(_ context: EvalContext) throws(QueryError) {
         if let failure = context.failure {
             var e = failure
             if e.range == nil { e.range = query.condition?.range }
             if e.source == nil { e.source = source }
             throw e
         }
-        return r
     }
 
     /// Runs the query over the store's collection of `query.className`.

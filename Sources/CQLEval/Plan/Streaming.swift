@@ -25,12 +25,15 @@ extension QueryPlan {
     ///
     /// A query that only counts, or writes every match (no `skip`, no
     /// `limit`), runs on every core: blocks of whole lines are cut into one
-    /// part per core and the results joined in input order. A result that is
-    /// the object as read (no keys, no include) is written from the line's
-    /// own bytes with its members sorted when that gives exactly the text
-    /// re-serializing it would (`JSONCanonicalCopy` says when); otherwise the
-    /// line is read whole and re-serialized. The output bytes are the same
-    /// either way.
+    /// part per core and the results joined in input order. There each line
+    /// is checked by a structural scan (`JSONLineScan`) and the condition
+    /// reads only the values it needs from it (``ScanCondition``); a line
+    /// outside the scan's common form is read by the JSON reader instead. A
+    /// result that is the object as read (no keys, no include) is written
+    /// from the line's own bytes with its members sorted when that gives
+    /// exactly the text re-serializing it would (the scan, or
+    /// `JSONCanonicalCopy`, says when); otherwise the line is read whole and
+    /// re-serialized. The output bytes are the same either way.
     ///
     /// ```swift
     /// // GameScore.ndjson: {"objectId":"a","score":90}\n{"objectId":"b","score":70}

@@ -36,33 +36,17 @@ extension Node {
             return context.failure == nil ? !r : false
 
         case .equal(let path, let v):
-            return path.anyPresent(root) { x in
-                if Semantic.equal(x, v) { return true }
-                if case .array(let items) = x { return items.contains { Semantic.equal($0, v) } }
-                return false
-            }
+            return path.anyPresent(root) { Node.equalMatches($0, v) }
         case .scalar(let path, let test):
             return path.anyPresent(root) { test.matches($0) }
         case .foldedRange(let path, let test):
             return path.anyPresent(root) { test.matches($0) }
         case .isNull(let path):
-            return path.visit(root, present: { x in
-                if case .null = x { return true }
-                if case .array(let items) = x { return items.contains(.null) }
-                return false
-            }, missing: { true })
+            return path.visit(root, present: Node.isNullMatches, missing: { true })
         case .range(let path, let test):
-            return path.anyPresent(root) { x in
-                if test.passes(x) { return true }
-                if case .array(let items) = x { return items.contains(where: test.passes) }
-                return false
-            }
+            return path.anyPresent(root) { Node.rangeMatches($0, test) }
         case .member(let path, let set):
-            return path.visit(root, present: { x in
-                if set.contains(x) { return true }
-                if case .array(let items) = x { return items.contains(where: set.contains) }
-                return false
-            }, missing: { set.hasNull })
+            return path.visit(root, present: { Node.memberMatches($0, set) }, missing: { set.hasNull })
         case .size(let path, let n):
             return path.anyPresent(root) { x in
                 if case .array(let items) = x { return items.count == n }
@@ -72,25 +56,9 @@ extension Node {
             return path.anyPresent(root) { _ in true }
         case .prefix(let path, let prefix):
             // The same values as `.regex` visits: a string, or string elements.
-            return path.anyPresent(root) { x in
-                switch x {
-                case .string(let s): return s.utf8.starts(with: prefix)
-                case .array(let items):
-                    for case .string(let s) in items where s.utf8.starts(with: prefix) { return true }
-                    return false
-                default: return false
-                }
-            }
+            return path.anyPresent(root) { Node.prefixMatches($0, prefix) }
         case .regex(let path, let regex):
-            return path.anyPresent(root) { x in
-                switch x {
-                case .string(let s): return Node.search(regex, s, context)
-                case .array(let items):
-                    for case .string(let s) in items where Node.search(regex, s, context) { return true }
-                    return false
-                default: return false
-                }
-            }
+            return path.anyPresent(root) { Node.regexMatches($0, regex, context) }
         case .elementMatch(let path, let node, let form):
             return path.anyPresent(root) { x in
                 guard case .array(let items) = x else { return false }
@@ -143,6 +111,62 @@ extension Node {
                 guard let vertices = Polygon.vertices(of: x) else { return false }
                 return Polygon.contains(vertices, point)
             }
+        }
+    }
+
+    /// What `.equal` asks of a value reached.
+    @inline(__always)
+    static func equalMatches(_ x: Value, _ v: Value) -> Bool {
+        if Semantic.equal(x, v) { return true }
+        if case .array(let items) = x { return items.contains { Semantic.equal($0, v) } }
+        return false
+    }
+
+    /// What `.isNull` asks of a value reached.
+    @inline(__always)
+    static func isNullMatches(_ x: Value) -> Bool {
+        if case .null = x { return true }
+        if case .array(let items) = x { return items.contains(.null) }
+        return false
+    }
+
+    /// What `.range` asks of a value reached.
+    @inline(__always)
+    static func rangeMatches(_ x: Value, _ test: RangeTest) -> Bool {
+        if test.passes(x) { return true }
+        if case .array(let items) = x { return items.contains(where: test.passes) }
+        return false
+    }
+
+    /// What `.member` asks of a value reached.
+    @inline(__always)
+    static func memberMatches(_ x: Value, _ set: MemberSet) -> Bool {
+        if set.contains(x) { return true }
+        if case .array(let items) = x { return items.contains(where: set.contains) }
+        return false
+    }
+
+    /// What `.prefix` asks of a value reached: the values `.regex` visits.
+    @inline(__always)
+    static func prefixMatches(_ x: Value, _ prefix: [UInt8]) -> Bool {
+        switch x {
+        case .string(let s): return s.utf8.starts(with: prefix)
+        case .array(let items):
+            for case .string(let s) in items where s.utf8.starts(with: prefix) { return true }
+            return false
+        default: return false
+        }
+    }
+
+    /// What `.regex` asks of a value reached.
+    @inline(__always)
+    static func regexMatches(_ x: Value, _ regex: PCRE2Regex, _ context: EvalContext) -> Bool {
+        switch x {
+        case .string(let s): return Node.search(regex, s, context)
+        case .array(let items):
+            for case .string(let s) in items where Node.search(regex, s, context) { return true }
+            return false
+        default: return false
         }
     }
 

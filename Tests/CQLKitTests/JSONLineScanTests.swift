@@ -1,0 +1,165 @@
+import CorpusSupport
+import Foundation
+import XCTest
+
+@testable import CQLKit
+
+/// The structural scan must never accept a line the reader rejects; on a
+/// line it accepts, the kept members it builds must equal the reader's
+/// (`keepingOnly`), and a sorted write must equal reading the line and
+/// writing it with JSONWriter. Lines: the corpus data, random text with
+/// hostile parts (escapes, surrogates, deep nesting, duplicate keys,
+/// non-ASCII, numbers at the edges of Int64 and Double, whitespace), and
+/// those lines cut and with a byte changed.
+final class JSONLineScanTests: XCTestCase {
+    private let scan = JSONLineScan()
+    private let parser = JSONLineParser(decodingTypedValues: true)
+    private let filters: [JSONKeyFilter] = [
+        JSONKeyFilter(["a"]), JSONKeyFilter(["a", "b", "score"]), JSONKeyFilter(["name", "objectId", "k", ""]),
+        JSONKeyFilter(["K", "a b", "tags"]),
+    ]
+    private var accepted = 0
+    private var written = 0
+
+    /// Checks one line; returns whether the scan accepted it.
+    @discardableResult
+    private func check(_ line: [UInt8], file: StaticString = #filePath, lineNumber: UInt = #line) -> Bool {
+        line.withUnsafeBufferPointer { buf in
+            let text = String(decoding: buf, as: UTF8.self)
+            let scanned = scan.scan(buf)
+            guard scanned else { return false }
+            accepted += 1
+            guard case .object? = try? JSONReader.parse(bytes: buf, decodingTypedValues: true) else {
+                XCTFail("scanned a line the reader rejects or that is no object: \(text)", file: file, line: lineNumber)
+                return true
+            }
+            for filter in filters {
+                let expected = try? JSONReader.parse(bytes: buf, decodingTypedValues: true, keepingOnly: filter)
+                let kept = scan.object(keepingOnly: filter, parser: parser)
+                XCTAssertEqual(kept.map(Value.object), expected, "\(filter.keys.sorted()): \(text)", file: file, line: lineNumber)
+            }
+            var out: [UInt8] = [0x41]
+            if scan.writeSorted(to: &out) {
+                written += 1
+                let whole = (try? JSONReader.parse(bytes: buf, decodingTypedValues: true)) ?? .null
+                XCTAssertEqual(String(decoding: out, as: UTF8.self), "A" + JSONWriter.string(whole), text, file: file, line: lineNumber)
+            } else {
+                XCTAssertEqual(out, [0x41], "a refusal left bytes behind: \(text)", file: file, line: lineNumber)
+            }
+            return true
+        }
+    }
+
+    private func check(_ line: String, scans: Bool? = nil, writes: Bool? = nil, file: StaticString = #filePath, lineNumber: UInt = #line) {
+        let before = written
+        let scanned = check(Array(line.utf8), file: file, lineNumber: lineNumber)
+        if let scans { XCTAssertEqual(scanned, scans, "scanned: \(line)", file: file, line: lineNumber) }
+        if let writes { XCTAssertEqual(written > before, writes, "written: \(line)", file: file, line: lineNumber) }
+    }
+
+    func testPlainLinesAreScannedAndWrittenSorted() {
+        check(#"{"objectId":"o1","name":"frank","score":970,"cheatMode":true,"level":0,"tags":[],"player":{"country":"br","rank":6}}"#,
+              scans: true, writes: true)
+        check(#"{"b":[1,true,null,"x\ty\"\\"],"a":{},"ab":-12,"c":1.5}"#, scans: true, writes: false)
+        check(#" { "b" : [ 1 , 2 ] , "a" : 3 } "#, scans: true, writes: false)
+        check(#" { "b" : 1 , "a" : "x" } "#, scans: true, writes: true)
+        check(#"{"a":1,"a":2,"b":"\u00e9\/"}"#, scans: true, writes: false)
+        check(#"{"d":{"y":1,"x":2}}"#, scans: true, writes: false)
+        check(#"{"d":{"x":1,"x":2}}"#, scans: true, writes: false)
+        check("{\"a\":\"\u{7F}\"}", scans: true, writes: false)
+        check(#"{"a":-0,"b":123456789012345678,"c":-123456789012345678}"#, scans: true, writes: false)
+        check("{}", scans: true, writes: true)
+    }
+
+    func testLeavesTheRestToTheReader() {
+        for line in [
+            #"[1]"#, #""x""#, #"{"a":1e3}"#, #"{"a":1234567890123456789}"#, #"{"a":"é"}"#, #"{"é":1}"#, #"{"a\"":1}"#,
+            #"{"a":"\ud83d\ude00"}"#, #"{"a":"\ud800"}"#, #"{"d":{"__type":"Date","iso":"2020-01-01T00:00:00.000Z"}}"#,
+            #"{"a":[1,]}"#, #"{"a":1} x"#, #"{"a":01}"#, #"{"a":1.}"#, #"{"a":tru}"#, #"{"a":"\x"}"#, #"{"a":"\u12"}"#,
+            "{\"a\":\"\t\"}", #"{"a":1"#, #"{"a" 1}"#, #"{a:1}"#, "",
+            "{\"a\":" + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "}",
+        ] {
+            check(line, scans: false)
+        }
+    }
+
+    func testCorpusData() throws {
+        let dataDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Corpus/data")
+        var lines = 0
+        for name in try FileManager.default.contentsOfDirectory(atPath: dataDir.path) where name.hasSuffix(".ndjson") {
+            let text = try String(contentsOf: dataDir.appendingPathComponent(name), encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                check(String(line))
+                lines += 1
+            }
+        }
+        XCTAssertGreaterThan(lines, 20)
+    }
+
+    func testRandomAndDamagedLines() {
+        var rng = SplitMix64(seed: 2026)
+        var lines = 0
+        for _ in 0..<4000 {
+            var text = RandomJSONText(rng: rng)
+            let line = text.object(depth: 0)
+            rng = text.rng
+            let bytes = Array(line.utf8)
+            check(bytes)
+            lines += 1
+            // Cut, and with one byte changed.
+            check(Array(bytes.prefix(rng.below(bytes.count + 1))))
+            var changed = bytes
+            if !changed.isEmpty {
+                changed[rng.below(changed.count)] = rng.pick(Array(#"{}[]":,\"0-.eE9 tfnu"#.utf8) + [0x7F, 0xC3, 0x01])
+                check(changed)
+            }
+        }
+        XCTAssertEqual(lines, 4000)
+        // The subset must not be so small that the scan saves nothing.
+        XCTAssertGreaterThan(accepted, 1000, "accepted")
+        XCTAssertGreaterThan(written, 1000, "written \(written)")
+    }
+}
+
+/// Random JSON-like text, mostly valid, with the forms a scanner gets wrong.
+private struct RandomJSONText {
+    var rng: SplitMix64
+
+    private static let keys = [
+        "a", "b", "score", "name", "objectId", "tags", "k", "", "K", "a b", "ab", "__type", "é", #"x\"y"#, "\u{7F}", #"\u0061"#,
+    ]
+    private static let strings = [
+        "plain", "", #"x\ny"#, #"\u00e9"#, #"\/"#, #"\ud83d\ude00"#, #"\ud800"#, #"\udc00x"#, "é✓", "\u{7F}", "\t", #"\x"#, #"\u12"#,
+        #"\"\\\b\f\r\t"#, "a long plain string with spaces and more than eight bytes", #"\u0000"#,
+    ]
+    private static let numbers = [
+        "0", "-0", "1", "-1", "42", "123456789012345678", "-123456789012345678", "1234567890123456789", "9223372036854775807",
+        "-9223372036854775808", "9223372036854775808", "1.5", "-0.0", "0.000001", "1e3", "1E-2", "01", "1.", ".5", "-", "1e999",
+        "0.1e1", "2.5e-400", String(repeating: "9", count: 301) + ".5", String(repeating: "9", count: 300) + ".5",
+    ]
+
+    init(rng: SplitMix64) { self.rng = rng }
+
+    mutating func space() -> String { rng.chance(0.1) ? rng.pick([" ", "\t", "  ", "\r\n"]) : "" }
+
+    mutating func value(depth: Int) -> String {
+        let deep = depth < 40 && rng.chance(depth > 3 ? 0.9 : 0.05)
+        switch deep ? rng.below(2) : 2 + rng.below(6) {
+        case 0: return object(depth: depth + 1)
+        case 1: return "[" + space() + (0..<rng.below(4)).map { _ in value(depth: depth + 1) }.joined(separator: "," + space()) + "]"
+        case 2, 3: return "\"" + rng.pick(RandomJSONText.strings) + "\""
+        case 4, 5: return rng.pick(RandomJSONText.numbers)
+        case 6: return rng.pick(["true", "false", "null", "tru", "nul"])
+        default: return rng.chance(0.5) ? "{}" : "[]"
+        }
+    }
+
+    mutating func object(depth: Int) -> String {
+        var members: [String] = []
+        for _ in 0..<rng.below(depth == 0 ? 8 : 4) {
+            let key = rng.chance(0.8) ? rng.pick(["a", "b", "k", "score", "name"]) : rng.pick(RandomJSONText.keys)
+            members.append(space() + "\"" + key + "\"" + space() + ":" + space() + value(depth: depth) + space())
+        }
+        return space() + "{" + members.joined(separator: ",") + "}" + space()
+    }
+}
