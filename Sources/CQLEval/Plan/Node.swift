@@ -27,8 +27,10 @@ indirect enum Node: Sendable {
     case size(Accessor, Int)
     /// `k is exists`
     case exists(Accessor)
-    /// A string value (or array element) whose UTF-8 bytes start with these.
-    case prefix(Accessor, [UInt8])
+    /// A string value (or array element) whose UTF-8 bytes start with one
+    /// of these: `startsWith`, and regexes that only test a literal prefix
+    /// (``LiteralPrefixPattern``).
+    case prefix(Accessor, [[UInt8]])
     /// A string value (or array element) in which the regex is found.
     case regex(Accessor, PCRE2Regex)
     /// `$elemMatch`: an array value with an element, taken whole, matching
