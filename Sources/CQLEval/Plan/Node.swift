@@ -81,18 +81,22 @@ struct MemberSet: Sendable {
     let members: Set<SemanticKey>
     /// `null` is listed: missing and null values match.
     let hasNull: Bool
-    /// The same members by type, when all are scalars: the fast lookup.
-    let scalars: ScalarMembers?
+    /// The same members by type, when all are scalars (`allScalars`): the
+    /// fast lookup. (Not an optional: unwrapping one copies it, on every probe.)
+    let scalars: ScalarMembers
+    let allScalars: Bool
 
     init(_ values: [Value]) {
         members = Set(values.map(SemanticKey.init))
         hasNull = values.contains(.null)
-        scalars = ScalarMembers(values)
+        let scalars = ScalarMembers(values)
+        allScalars = scalars != nil
+        self.scalars = scalars ?? ScalarMembers()
     }
 
     @inline(__always)
     func contains(_ v: Value) -> Bool {
-        if let scalars { return scalars.contains(v) }
+        if allScalars { return scalars.contains(v) }
         return members.contains(SemanticKey(v))
     }
 }

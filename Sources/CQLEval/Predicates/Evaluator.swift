@@ -148,7 +148,7 @@ extension Node {
 
     /// Whether the UTF-8 of `s` starts with one of `prefixes`.
     @inline(__always)
-    private static func startsWithAny(_ s: String, _ prefixes: [[UInt8]]) -> Bool {
+    static func startsWithAny(_ s: String, _ prefixes: [[UInt8]]) -> Bool {
         // Native strings are contiguous UTF-8 (no copy); the fallback walks the view.
         let found = s.utf8.withContiguousStorageIfAvailable { bytes in
             prefixes.contains { p in
