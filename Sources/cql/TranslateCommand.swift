@@ -31,6 +31,7 @@ struct Translate: ParsableCommand {
               cql translate --dialect mongo --pretty "select * from T where name regexp 'a.c'"
               cql translate --from usergrid --to where "name = 'fred*' order by age desc"
               cql translate --to sql --dialect postgres "select * from GameScore where score > 80 limit 5"
+              cql translate --to sql "update T set n = op('Increment', {'amount': 1}) where objectId = 'a1'"
               cql translate --from nspredicate --class GameScore --args '["Dan", 18]' "playerName = %@ AND playerAge > %d"
               cql translate --lines queries.txt
             """
@@ -116,6 +117,11 @@ struct Translate: ParsableCommand {
                 // One instant for current_timestamp() and the createdAt/updatedAt written.
                 let now = DateValue.now
                 let bound = try input.bind(statement, source: text, now: now)
+                if case .delete(let d) = bound {
+                    // Only the database knows which _Join:<key>:<Class> tables exist: exec deletes their rows too.
+                    Output.warning("the object's relation rows (tables _Join:<key>:\(d.className)) are not deleted by this SQL: "
+                        + "only the database knows those tables; cql exec --sqlite FILE or --postgres URL deletes them too")
+                }
                 return JSONWriter.string(try SQLWriteGenerator.translate(
                     bound, dialect: self.dialect?.sql ?? .sqlite, now: now, newObjectId: StatementExecutor.randomObjectId).json, pretty: pretty)
             case .where, .usergrid, .nspredicate, .sql:

@@ -55,7 +55,8 @@ enum FieldOperations {
             switch current {
             case nil:
                 return op.kind == .addRelation ? .relation(className: first.className) : nil
-            case .relation(let c)? where c == first.className:
+            // Class names compare by bytes, as strings do (semantics.md).
+            case .relation(let c)? where c.utf8.elementsEqual(first.className.utf8):
                 return current
             case .relation(let c)?:
                 throw QueryError(.invalidValue, "op('\(op.kind.rawValue)') on '\(key)' needs Pointers to '\(c)' (the class of its Relation), found a Pointer to '\(first.className)'",
@@ -90,7 +91,12 @@ enum FieldOperations {
             return .int(r)
         }
         let x = a.numberValue ?? 0, y = b.numberValue ?? 0
-        return .double(negate ? x - y : x + y)
+        let r = negate ? x - y : x + y
+        // JSON has no infinity: refuse, as for integers (MongoDB would store Infinity).
+        guard r.isFinite else {
+            throw QueryError(.invalidValue, "op('\(negate ? "Decrement" : "Increment")') on '\(key)' overflows doubles (\(JSONWriter.string(a)) \(negate ? "-" : "+") \(JSONWriter.string(b)))", range: range)
+        }
+        return .double(r)
     }
 
     static func describe(_ v: Value) -> String {
