@@ -128,6 +128,15 @@ final class PredicateFastPathTests: XCTestCase {
                 XCTAssertEqual(fast.contains(v), keys.contains(SemanticKey(v)), "\(v) in \(list)")
             }
         }
+        // Lists past ScalarMembers.scanLimit are hashed, not scanned: the same answers.
+        let many = (0..<20).map { Value.int(Int64($0) - 10) } + (0..<20).map { Value.string("s\($0)") }
+        for list in [many, many + scalars, many.map { v in if case .int(let i) = v { return .double(Double(i)) } else { return v } }] {
+            let fast = try XCTUnwrap(ScalarMembers(list))
+            let keys = Set(list.map(SemanticKey.init))
+            for v in Self.stored + many + [.double(-3), .string("s1\u{301}")] {
+                XCTAssertEqual(fast.contains(v), keys.contains(SemanticKey(v)), "\(v) in a list of \(list.count)")
+            }
+        }
         XCTAssertNil(ScalarMembers([.int(1), .array([.int(1)])]))
         XCTAssertNil(ScalarMembers([.object(["latitude": 1, "longitude": 2])]))
         XCTAssertNil(ScalarMembers([.date(DateValue(millisecondsSince1970: 0))]))

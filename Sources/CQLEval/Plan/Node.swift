@@ -27,8 +27,10 @@ indirect enum Node: Sendable {
     case size(Accessor, Int)
     /// `k is exists`
     case exists(Accessor)
-    /// A string value (or array element) whose UTF-8 bytes start with these.
-    case prefix(Accessor, [UInt8])
+    /// A string value (or array element) whose UTF-8 bytes start with one
+    /// of these: `startsWith`, and regexes that only test a literal prefix
+    /// (``LiteralPrefixPattern``).
+    case prefix(Accessor, [[UInt8]])
     /// A string value (or array element) in which the regex is found.
     case regex(Accessor, PCRE2Regex)
     /// `$elemMatch`: an array value with an element, taken whole, matching
@@ -79,18 +81,22 @@ struct MemberSet: Sendable {
     let members: Set<SemanticKey>
     /// `null` is listed: missing and null values match.
     let hasNull: Bool
-    /// The same members by type, when all are scalars: the fast lookup.
-    let scalars: ScalarMembers?
+    /// The same members by type, when all are scalars (`allScalars`): the
+    /// fast lookup. (Not an optional: unwrapping one copies it, on every probe.)
+    let scalars: ScalarMembers
+    let allScalars: Bool
 
     init(_ values: [Value]) {
         members = Set(values.map(SemanticKey.init))
         hasNull = values.contains(.null)
-        scalars = ScalarMembers(values)
+        let scalars = ScalarMembers(values)
+        allScalars = scalars != nil
+        self.scalars = scalars ?? ScalarMembers()
     }
 
     @inline(__always)
     func contains(_ v: Value) -> Bool {
-        if let scalars { return scalars.contains(v) }
+        if allScalars { return scalars.contains(v) }
         return members.contains(SemanticKey(v))
     }
 }

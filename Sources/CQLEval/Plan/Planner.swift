@@ -71,13 +71,16 @@ struct Planner {
             return present ? .exists(Accessor(path)) : .not(.exists(Accessor(path)))
         case .regex(let path, let pattern, let options):
             let p = try string(pattern, r, what: "a regular expression")
-            return .regex(Accessor(path), try compile(p, options, r))
+            let regex = try compile(p, options, r)
+            // `^abc`, `^(al|ca)`: a byte prefix test gives PCRE2's answer.
+            if let prefixes = LiteralPrefixPattern.prefixes(p, options: options) { return .prefix(Accessor(path), prefixes) }
+            return .regex(Accessor(path), regex)
         case .like(let path, let pattern):
             let p = try string(pattern, r, what: "a LIKE pattern")
             // The pattern ends in `\z`, so it is anchored at the true end.
             return .regex(Accessor(path), try compile(LikePattern.regex(p), LikePattern.options, r))
         case .prefix(let path, let prefix):
-            return .prefix(Accessor(path), Array(prefix.utf8))
+            return .prefix(Accessor(path), [Array(prefix.utf8)])
         case .text(let path, let match, let text):
             guard let (p, options) = TextRegex.regex(match, text) else {
                 // A case-insensitive range: folded strings, compared by code point.

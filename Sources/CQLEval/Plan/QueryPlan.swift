@@ -28,6 +28,9 @@ public final class QueryPlan: Sendable {
     public let query: Query
     let store: DocumentStore
     let condition: Node
+    /// The condition as direct key lookups, when it is a conjunction of plain
+    /// top-level tests (the fast path of ``matches(_:_:)``).
+    let rootClauses: RootClauses?
     let ordering: Ordering
     let skip: Int
     let limit: Int?
@@ -68,6 +71,7 @@ public final class QueryPlan: Sendable {
         self.query = query
         self.store = store
         self.condition = node
+        self.rootClauses = RootClauses(node)
         self.skip = try planner.count(query.skip, what: "skip", range: query.range) ?? 0
         self.limit = try planner.count(query.limit, what: "limit", range: query.range)
         let near = query.order.isEmpty ? QueryPlan.firstNear(node) : nil
@@ -110,6 +114,8 @@ public final class QueryPlan: Sendable {
 
     @inline(__always)
     func matches(_ object: [String: Value], _ context: EvalContext) throws(QueryError) -> Bool {
+        // Its tests cannot fail (no regex), so there is no failure to check.
+        if let rootClauses { return rootClauses.matches(object) }
         let r = condition.matches(.object(object), context)
         try throwFailure(context)
         return r
@@ -151,7 +157,9 @@ public final class QueryPlan: Sendable {
 
     private func shaped(_ window: Window) -> QueryResult {
         var out: [[String: Value]] = []
-        if query.count != .only {
+        if query.count != .only && includer.isEmpty && projection == nil {
+            out = window.objects  // nothing to shape: the matches as they are, not copied one by one
+        } else if query.count != .only {
             out.reserveCapacity(window.objects.count)
             for o in window.objects { out.append(shape(o)) }
         }

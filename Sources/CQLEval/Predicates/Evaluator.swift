@@ -54,9 +54,9 @@ extension Node {
             }
         case .exists(let path):
             return path.anyPresent(root) { _ in true }
-        case .prefix(let path, let prefix):
+        case .prefix(let path, let prefixes):
             // The same values as `.regex` visits: a string, or string elements.
-            return path.anyPresent(root) { Node.prefixMatches($0, prefix) }
+            return path.anyPresent(root) { Node.prefixMatches($0, prefixes) }
         case .regex(let path, let regex):
             return path.anyPresent(root) { Node.regexMatches($0, regex, context) }
         case .elementMatch(let path, let node, let form):
@@ -148,11 +148,11 @@ extension Node {
 
     /// What `.prefix` asks of a value reached: the values `.regex` visits.
     @inline(__always)
-    static func prefixMatches(_ x: Value, _ prefix: [UInt8]) -> Bool {
+    static func prefixMatches(_ x: Value, _ prefixes: [[UInt8]]) -> Bool {
         switch x {
-        case .string(let s): return s.utf8.starts(with: prefix)
+        case .string(let s): return Node.startsWithAny(s, prefixes)
         case .array(let items):
-            for case .string(let s) in items where s.utf8.starts(with: prefix) { return true }
+            for case .string(let s) in items where Node.startsWithAny(s, prefixes) { return true }
             return false
         default: return false
         }
@@ -168,6 +168,20 @@ extension Node {
             return false
         default: return false
         }
+    }
+
+    /// Whether the UTF-8 of `s` starts with one of `prefixes`.
+    @inline(__always)
+    static func startsWithAny(_ s: String, _ prefixes: [[UInt8]]) -> Bool {
+        // Native strings are contiguous UTF-8 (no copy); the fallback walks the view.
+        let found = s.utf8.withContiguousStorageIfAvailable { bytes in
+            prefixes.contains { p in
+                guard p.count <= bytes.count else { return false }
+                for i in 0..<p.count where p[i] != bytes[i] { return false }
+                return true
+            }
+        }
+        return found ?? prefixes.contains { s.utf8.starts(with: $0) }
     }
 
     private static func search(_ regex: PCRE2Regex, _ s: String, _ context: EvalContext) -> Bool {

@@ -11,14 +11,25 @@ import CQLKit
 /// the double `2^53`), other doubles as doubles (NaN, never equal to
 /// anything, is never found); strings compare by UTF-8 bytes; a value of any
 /// other type (array, object, Date, ...) equals no scalar member.
-struct ScalarMembers: Sendable {
-    private var integers = Set<Int64>()
-    private var doubles = Set<Double>()
-    private var strings = Set<UTF8Key>()
-    private var hasTrue = false, hasFalse = false, hasNull = false
+///
+/// A class, not a struct: probes read it in place, where a struct this size
+/// (three sets, two arrays) is copied (retaining each part) at every probe.
+final class ScalarMembers: Sendable {
+    private let integers: Set<Int64>
+    private let doubles: Set<Double>
+    private let strings: Set<UTF8Key>
+    private let hasTrue: Bool, hasFalse: Bool, hasNull: Bool
+    /// The strings and the integers again when there are few: comparing a
+    /// handful one by one costs less than hashing the probe (SipHash).
+    private let fewStrings: [String], fewIntegers: [Int64]
+    private let scansStrings: Bool, scansIntegers: Bool
+    /// Up to how many members a list is scanned instead of hashed.
+    static let scanLimit = 8
 
     /// `nil` when a member is not a scalar.
     init?(_ values: [Value]) {
+        var integers = Set<Int64>(), doubles = Set<Double>(), strings = Set<UTF8Key>()
+        var hasTrue = false, hasFalse = false, hasNull = false
         for v in values {
             switch v {
             case .null: hasNull = true
@@ -30,20 +41,37 @@ struct ScalarMembers: Sendable {
             default: return nil
             }
         }
+        (self.integers, self.doubles, self.strings) = (integers, doubles, strings)
+        (self.hasTrue, self.hasFalse, self.hasNull) = (hasTrue, hasFalse, hasNull)
+        scansStrings = strings.count <= Self.scanLimit
+        scansIntegers = integers.count <= Self.scanLimit
+        fewStrings = scansStrings ? strings.map(\.string) : []
+        fewIntegers = scansIntegers ? Array(integers) : []
     }
+
+    /// No members.
+    convenience init() { self.init([])! }
 
     @inline(__always)
     func contains(_ v: Value) -> Bool {
         switch v {
         case .null: return hasNull
         case .bool(let b): return b ? hasTrue : hasFalse
-        case .int(let i): return integers.contains(i)
+        case .int(let i): return containsInteger(i)
         case .double(let d):
-            if let i = Numbers.exactInteger(v) { return integers.contains(i) }
+            if let i = Numbers.exactInteger(v) { return containsInteger(i) }
             return doubles.contains(d)
-        case .string(let s): return strings.contains(UTF8Key(s))
+        case .string(let s):
+            if scansStrings { return fewStrings.contains { Semantic.bytesEqual($0, s) } }
+            return strings.contains(UTF8Key(s))
         default: return false
         }
+    }
+
+    @inline(__always)
+    private func containsInteger(_ i: Int64) -> Bool {
+        if scansIntegers { return fewIntegers.contains(i) }
+        return integers.contains(i)
     }
 }
 
