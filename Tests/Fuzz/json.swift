@@ -22,6 +22,7 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     do { _ = try JSONReader.parseLocated(text) } catch { render(error, text) }
     let buffer = UnsafeBufferPointer(start: data, count: size)
     do { _ = try JSONReader.parse(bytes: buffer, decodingTypedValues: true).decodingTypedValues() } catch { render(error, text) }
+    checkLineScan(buffer, text)
     // NDJSON through the loader, as `cql eval --data` reads it.
     guard let f = fopen(dataFile, "wb") else { return 0 }
     fwrite(data, 1, size, f)
@@ -34,4 +35,26 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     } catch { _ = error.description }
     if all != some { fuzzFinding("the key-filtered NDJSON read saw \(some) objects, the full read \(all)", text) }
     return 0
+}
+
+nonisolated(unsafe) private let lineScan = JSONLineScan()
+nonisolated(unsafe) private let lineParser = JSONLineParser(decodingTypedValues: true)
+private let scanFilter = JSONKeyFilter(["name", "score", "a"])
+
+/// `cql eval`'s structural line scan: a line it accepts, the reader accepts
+/// too, with the same kept members, and its sorted write is JSONWriter's.
+private func checkLineScan(_ line: UnsafeBufferPointer<UInt8>, _ text: String) {
+    guard lineScan.scan(line) else { return }
+    guard case .object? = try? JSONReader.parse(bytes: line, decodingTypedValues: true) else {
+        fuzzFinding("the line scan accepts a line the reader rejects (or that is no object)", text)
+    }
+    let expected = try? JSONReader.parse(bytes: line, decodingTypedValues: true, keepingOnly: scanFilter)
+    if lineScan.object(keepingOnly: scanFilter, parser: lineParser).map(Value.object) != expected {
+        fuzzFinding("the line scan keeps other members than the reader", text)
+    }
+    var out: [UInt8] = []
+    if lineScan.writeSorted(to: &out) {
+        let whole = (try? JSONReader.parse(bytes: line, decodingTypedValues: true)) ?? .null
+        if String(decoding: out, as: UTF8.self) != JSONWriter.string(whole) { fuzzFinding("the line scan writes another line than JSONWriter", text) }
+    }
 }
