@@ -39,6 +39,8 @@ public struct MergeBounds: ConditionRule {
 
     private func merge(_ items: [Condition], tighter: Bool, range: SourceRange?,
                        make: ([Condition], SourceRange?) -> Condition) -> Condition? {
+        // Nothing merges without two bounds: answer before building keys.
+        guard items.lazy.filter(MergeBounds.isBound).dropFirst().first != nil else { return nil }
         var best: [Key: Int] = [:]
         var drop = Set<Int>()
         for (i, item) in items.enumerated() {
@@ -58,6 +60,12 @@ public struct MergeBounds: ConditionRule {
         if drop.isEmpty { return nil }
         let kept = items.indices.filter { !drop.contains($0) }.map { items[$0] }
         return kept.count == 1 ? kept[0] : make(kept, range)
+    }
+
+    /// Whether `c` is a range comparison with a constant of a type class (a bound `merge` considers).
+    private static func isBound(_ c: Condition) -> Bool {
+        guard case .compare(_, let op, let term) = c.predicate, op != .equal && op != .notEqual else { return false }
+        return ConstantOrder.typeClass(term) != nil
     }
 
     /// Whether `a` admits fewer values than `b` (both bounds of one direction and class).

@@ -16,6 +16,9 @@
 public struct RemoveDuplicates: ConditionRule {
     public init() {}
 
+    /// Up to this many operands, subsets are found by linear search.
+    static let linearLimit = 16
+
     public func rewrite(_ c: Condition) -> Condition? {
         switch c.predicate {
         case .and(let items):
@@ -32,16 +35,32 @@ public struct RemoveDuplicates: ConditionRule {
     /// set that comes earlier).
     private func prune(_ items: [Condition], inner: (Condition) -> [Condition], range: SourceRange?,
                        make: ([Condition], SourceRange?) -> Condition) -> Condition? {
-        let sets = items.map { Set(inner($0).map(ExactCondition.init)) }
         let keys = items.map(ExactCondition.init)
         var kept: [Condition] = []
-        for (i, item) in items.enumerated() {
-            let absorbed = items.indices.contains { j in
-                guard j != i else { return false }
-                if keys[j] == keys[i] { return j < i }
-                return sets[j].isSubset(of: sets[i]) && (sets[j] != sets[i] || j < i)
+        if items.count <= RemoveDuplicates.linearLimit {
+            // Few operands (the usual case): subset tests by linear search
+            // over the operand lists, the same relation as the sets' below
+            // without building and hashing a set per operand.
+            let lists = items.map { inner($0).map(ExactCondition.init) }
+            func subset(_ a: Int, _ b: Int) -> Bool { lists[a].allSatisfy { x in lists[b].contains(x) } }
+            for (i, item) in items.enumerated() {
+                let absorbed = items.indices.contains { j in
+                    guard j != i else { return false }
+                    if keys[j] == keys[i] { return j < i }
+                    return subset(j, i) && (j < i || !subset(i, j))
+                }
+                if !absorbed { kept.append(item) }
             }
-            if !absorbed { kept.append(item) }
+        } else {
+            let sets = items.map { Set(inner($0).map(ExactCondition.init)) }
+            for (i, item) in items.enumerated() {
+                let absorbed = items.indices.contains { j in
+                    guard j != i else { return false }
+                    if keys[j] == keys[i] { return j < i }
+                    return sets[j].isSubset(of: sets[i]) && (sets[j] != sets[i] || j < i)
+                }
+                if !absorbed { kept.append(item) }
+            }
         }
         if kept.count == items.count { return nil }
         return kept.count == 1 ? kept[0] : make(kept, range)

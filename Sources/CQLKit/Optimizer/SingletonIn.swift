@@ -23,6 +23,24 @@ public struct SingletonIn: OptimizerRule {
     public init() {}
     public var name: String { "SingletonIn" }
 
+    /// `nil` (unchanged) when no `in` list is left to rewrite: the walk
+    /// below rebuilds every node, and the optimizer then compares the copy.
+    public func rewritten(_ query: Query) -> Query? {
+        guard let c = query.condition, SingletonIn.containsIn(c) else { return nil }
+        return apply(query)
+    }
+
+    /// Whether an `in` / `not in` test is where `walk` visits (not inside `$elemMatch`).
+    static func containsIn(_ c: Condition) -> Bool {
+        switch c.predicate {
+        case .in: return true
+        case .and(let items), .or(let items): return items.contains(where: containsIn)
+        case .not(let inner): return containsIn(inner)
+        case .select(_, _, let query, _), .inQuery(_, let query, _): return query.condition.map(containsIn) ?? false
+        default: return false
+        }
+    }
+
     public func apply(_ query: Query) -> Query {
         guard !NearOrder.fixesOrder(query) else { return query }
         var q = query

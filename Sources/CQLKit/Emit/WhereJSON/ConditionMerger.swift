@@ -14,6 +14,13 @@ struct WhereDoc {
         case field(String, FieldValue)
         /// A top-level operator: `$or`, `$and`, `$nor`, `$relatedTo`.
         case top(String, Value)
+
+        /// The entry's key: the key path or the top-level operator.
+        var key: String {
+            switch self {
+            case .field(let k, _), .top(let k, _): return k
+            }
+        }
     }
 
     var entries: [Entry] = []
@@ -47,6 +54,7 @@ enum ConditionMerger {
     private static let concatenated: Set<String> = ["$and", "$nor"]
 
     static func and(_ docs: [WhereDoc], table: WhereJSONDialectTable) -> WhereDoc {
+        if let distinct = distinctKeys(docs) { return distinct }
         // Keys in first-seen order with their groups side by side, found by
         // a linear search while there are few (a dictionary costs an
         // allocation and hashing; a [String: [Group]] took four or five
@@ -95,6 +103,42 @@ enum ConditionMerger {
                 case .field(let v): result.entries.append(.field(key, v))
                 case .top(let v): result.entries.append(.top(key, v))
                 }
+            }
+        }
+        return result
+    }
+
+    /// The AND of `docs` when no two entries share a key (the usual case):
+    /// then nothing merges, and the general path below would only regroup
+    /// each operator list into its ``units(_:)``, which this does too. `nil`
+    /// when a key repeats, an operator list repeats an operator name (its
+    /// second unit would start a fragment of its own), or holds `$elemMatch`
+    /// or `$all` (merged by their bodies), or there are too many entries to
+    /// compare pairwise cheaply.
+    private static func distinctKeys(_ docs: [WhereDoc]) -> WhereDoc? {
+        var result = WhereDoc()
+        for doc in docs {
+            for entry in doc.entries {
+                let key: String
+                switch entry {
+                case .field(let k, .operators(let ops)):
+                    key = k
+                    guard ops.count > 1 else { break }
+                    for (i, op) in ops.enumerated() {
+                        if op.0 == "$elemMatch" || op.0 == "$all" { return nil }
+                        for other in ops[..<i] where other.0 == op.0 { return nil }
+                    }
+                    guard result.entries.count < 8 else { return nil }
+                    for e in result.entries where e.key == key { return nil }
+                    result.entries.append(.field(k, .operators(units(ops).flatMap { $0 })))
+                    continue
+                case .field(let k, _), .top(let k, _):
+                    key = k
+                }
+                if case .field(_, .operators(let ops)) = entry, let op = ops.first, op.0 == "$elemMatch" || op.0 == "$all" { return nil }
+                guard result.entries.count < 8 else { return nil }
+                for e in result.entries where e.key == key { return nil }
+                result.entries.append(entry)
             }
         }
         return result
@@ -216,14 +260,21 @@ enum ConditionMerger {
             case .top(let k, let v): return (k, v)
             }
         }
+        // Whether a key repeats: by linear search among few entries.
         var counts: [String: Int] = [:]
-        for (k, _) in entries { counts[k, default: 0] += 1 }
+        if entries.count > 8 { for (k, _) in entries { counts[k, default: 0] += 1 } }
+        func repeats(_ k: String) -> Bool {
+            if entries.count > 8 { return counts[k, default: 0] > 1 }
+            var seen = 0
+            for (other, _) in entries where other == k { seen += 1 }
+            return seen > 1
+        }
         var o: [String: Value] = [:]
         var andItems: [Value] = []
         for (k, v) in entries {
             if k == "$and", case .array(let items) = v {
                 andItems += items
-            } else if counts[k, default: 0] > 1 {
+            } else if repeats(k) {
                 andItems.append(.object([k: v]))
             } else {
                 o[k] = v
