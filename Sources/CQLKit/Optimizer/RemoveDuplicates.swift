@@ -30,11 +30,29 @@ public struct RemoveDuplicates: ConditionRule {
         }
     }
 
+    /// Whether every operand is its own only `inner` operand (no nested
+    /// `or` under an `and`, or `and` under an `or`) and no two are equal:
+    /// then no operand's set is a subset of another's, and nothing is
+    /// dropped (byte-exact equality implies Swift's `==`, tested here).
+    static func distinctLeaves(_ items: [Condition], inner: (Condition) -> [Condition]) -> Bool {
+        for (i, item) in items.enumerated() {
+            switch item.predicate {
+            case .and, .or:
+                let parts = inner(item)
+                if parts.count != 1 || parts[0] != item { return false }
+            default: break
+            }
+            for other in items[..<i] where other == item { return false }
+        }
+        return true
+    }
+
     /// Keeps an operand unless an earlier one is equal, or another one's
     /// `inner` operands are a subset of its own (a strict subset, or an equal
     /// set that comes earlier).
     private func prune(_ items: [Condition], inner: (Condition) -> [Condition], range: SourceRange?,
                        make: ([Condition], SourceRange?) -> Condition) -> Condition? {
+        if items.count <= RemoveDuplicates.linearLimit && RemoveDuplicates.distinctLeaves(items, inner: inner) { return nil }
         let keys = items.map(ExactCondition.init)
         var kept: [Condition] = []
         if items.count <= RemoveDuplicates.linearLimit {
