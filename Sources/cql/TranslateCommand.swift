@@ -96,6 +96,8 @@ struct Translate: ParsableCommand {
         }
         let name = path == "-" ? "<stdin>" : path
         let translator = self.translator
+        // One output line's bytes, reused from line to line.
+        var scratch: [UInt8] = []
         var failures = 0
         var lineNumber = 0
         var utf8 = content
@@ -109,7 +111,9 @@ struct Translate: ParsableCommand {
                 }
                 let text = String(decoding: line, as: UTF8.self)
                 do throws(CommandFailure) {
-                    Output.line(try translator.translate(text))
+                    scratch.removeAll(keepingCapacity: true)
+                    try translator.write(text, to: &scratch)
+                    Output.line(bytes: scratch)
                 } catch let failure {
                     failures += 1
                     Output.line("")

@@ -13,6 +13,22 @@ struct Translator {
     var pretty: Bool
     var mongoId: Bool
 
+    /// Appends one query's output text to `out` (nothing when it throws):
+    /// compact where-JSON of a select is written straight to bytes, the
+    /// rest as ``translate(_:)`` gives it.
+    func write(_ text: String, to out: inout [UInt8]) throws(CommandFailure) {
+        guard to == .where, !pretty else { return out.append(contentsOf: try translate(text).utf8) }
+        let (statement, language) = try input.parseStatement(text)
+        guard case .select(let parsed) = statement else { return out.append(contentsOf: try translateWrite(statement, language, text).utf8) }
+        let query = try optimizer(try input.bind(parsed, source: text, resolveTime: true), source: text)
+        let dialect = self.dialect?.whereJSON ?? (language == .cql ? .leancloud : .parse)
+        do {
+            try WhereJSONEmitter.write(query, dialect: dialect, objectIdAsMongoId: mongoId, to: &out)
+        } catch {
+            throw CommandFailure(error.withSource(text))
+        }
+    }
+
     /// One query's output text.
     func translate(_ text: String) throws(CommandFailure) -> String {
         let (statement, language) = try input.parseStatement(text)
