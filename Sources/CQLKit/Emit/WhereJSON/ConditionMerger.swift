@@ -116,32 +116,37 @@ enum ConditionMerger {
     /// or `$all` (merged by their bodies), or there are too many entries to
     /// compare pairwise cheaply.
     private static func distinctKeys(_ docs: [WhereDoc]) -> WhereDoc? {
-        var result = WhereDoc()
-        for doc in docs {
-            for entry in doc.entries {
-                let key: String
-                switch entry {
-                case .field(let k, .operators(let ops)):
-                    key = k
-                    guard ops.count > 1 else { break }
-                    for (i, op) in ops.enumerated() {
-                        if op.0 == "$elemMatch" || op.0 == "$all" { return nil }
-                        for other in ops[..<i] where other.0 == op.0 { return nil }
-                    }
-                    guard result.entries.count < 8 else { return nil }
-                    for e in result.entries where e.key == key { return nil }
-                    result.entries.append(.field(k, .operators(units(ops).flatMap { $0 })))
-                    continue
-                case .field(let k, _), .top(let k, _):
-                    key = k
-                }
-                if case .field(_, .operators(let ops)) = entry, let op = ops.first, op.0 == "$elemMatch" || op.0 == "$all" { return nil }
-                guard result.entries.count < 8 else { return nil }
-                for e in result.entries where e.key == key { return nil }
-                result.entries.append(entry)
-            }
+        var result = docs.count == 1 ? docs[0] : WhereDoc(docs.flatMap(\.entries))
+        guard isMergedForm(result) else { return nil }
+        // Each operator list regrouped into its units, as the general path
+        // leaves it: a change only when a companion (`$options`, a distance
+        // bound) may have to move next to its lead.
+        for i in result.entries.indices {
+            guard case .field(let k, .operators(let ops)) = result.entries[i], ops.count > 2,
+                  ops.contains(where: { $0.0 == "$options" || $0.0.hasPrefix("$maxDistance") || $0.0.hasPrefix("$minDistance") })
+            else { continue }
+            result.entries[i] = .field(k, .operators(units(ops).flatMap { $0 }))
         }
         return result
+    }
+
+    /// Whether ``and(_:table:)`` of `doc` alone has its entries, up to the
+    /// order of operators within a list: at most 8 entries, no key twice, no
+    /// operator list that repeats a name or holds `$elemMatch` or `$all`.
+    static func isMergedForm(_ doc: WhereDoc) -> Bool {
+        let entries = doc.entries
+        guard entries.count <= 8 else { return false }
+        for (i, entry) in entries.enumerated() {
+            let key = entry.key
+            for j in 0..<i where entries[j].key == key { return false }
+            guard case .field(_, .operators(let ops)) = entry else { continue }
+            for m in ops.indices {
+                let name = ops[m].0
+                if name == "$elemMatch" || name == "$all" { return false }
+                for n in 0..<m where ops[n].0 == name { return false }
+            }
+        }
+        return true
     }
 
     /// The operators of one object split into the units that must stay
@@ -254,7 +259,11 @@ enum ConditionMerger {
     /// The JSON object of `doc`: merged first; a key that still holds
     /// several fragments puts each in `$and` (`{"$and":[{"a":1},{"a":{"$gt":0}}]}`).
     static func object(_ doc: WhereDoc, table: WhereJSONDialectTable) -> Value {
-        let entries = and([doc], table: table).entries.map { entry -> (String, Value) in
+        // A doc already in merged form (the usual case: `render` merges
+        // first) is not merged again; the order of operators within a list,
+        // the only thing that could differ, is lost in the object anyway.
+        let merged = isMergedForm(doc) ? doc : and([doc], table: table)
+        let entries = merged.entries.map { entry -> (String, Value) in
             switch entry {
             case .field(let k, let v): return (k, render(v))
             case .top(let k, let v): return (k, v)
