@@ -5,13 +5,21 @@ import CQLKit
 /// to a database in one transaction, with exactly the meaning it has in
 /// memory.
 ///
-/// Exact by construction: inside the transaction the runner reads what the
-/// statement reads (the target row by its `objectId`, the classes and join
-/// rows its condition and relation ops need), applies the evaluator's own
-/// ``StatementExecutor`` to them — the op semantics, errors 101 and 305,
-/// fresh objectIds, createdAt/updatedAt — and writes back exactly the rows
-/// that changed. Any error rolls the transaction back: the database is left
-/// as it was.
+/// An update or a delete runs as the SQL ``SQLWriteGenerator`` writes for
+/// it (what `cql translate --to sql` prints), inside a savepoint. When it
+/// changes the row, that is the write. When it changes nothing or fails,
+/// the runner finds out why by the exact path below, which throws error 101,
+/// 305 or the op's own error.
+///
+/// The exact path — for what has no SQL text of the same meaning
+/// (relation ops, AddUnique/Remove of containers, conditions the dialect
+/// cannot express exactly) and for inserts: inside the transaction the
+/// runner reads what the statement reads (the target row by its
+/// `objectId`, the classes and join rows its condition and relation ops
+/// need), applies the evaluator's own ``StatementExecutor`` to them — the op
+/// semantics, errors 101 and 305, fresh objectIds, createdAt/updatedAt —
+/// and writes back exactly the rows that changed. Any error rolls the
+/// transaction back: the database is left as it was.
 ///
 /// ```swift
 /// let db = try SQLiteDatabase(path: "app.db")
@@ -22,21 +30,84 @@ import CQLKit
 public enum SQLWriteRunner {
     public static func apply(
         _ statement: Statement, on db: some SQLExecutor, now: DateValue,
-        newObjectId: @escaping () -> String = StatementExecutor.randomObjectId
+        newObjectId: @escaping () -> String = StatementExecutor.randomObjectId, strict: Bool = false
     ) throws(QueryError) -> WriteResult {
         guard statement.isWrite else {
             throw QueryError(.unsupported, "exec applies insert, update and delete; run a select with run", range: statement.range)
         }
         return try db.inWriteTransaction { session throws(QueryError) -> WriteResult in
-            var store = try read(statement, session)
-            let before = store
-            // The store holds only what the statement reads: an insert's fresh
-            // objectId is also checked against the table (drawn again if taken).
-            let fresh = try freshObjectIds(statement, session, newObjectId)
-            let result = try StatementExecutor.apply(statement, to: &store, now: now, newObjectId: fresh)
-            try write(result, store: store, before: before, session)
-            return result
+            if let write = try translated(statement, session, now: now) {
+                if try changedTheRow(write, session) {
+                    // (The SQL does not read the object back: `changes` is left empty.)
+                    let kind: WriteResult.Kind
+                    if case .delete = statement { kind = .deleted } else { kind = .updated }
+                    return WriteResult(kind: kind, count: 1, changes: [],
+                                       changedClasses: [statement.className])
+                }
+                // Nothing changed: the exact path says why (it throws 101, 305 or the op's error).
+                let result = try readApplyWrite(statement, session, now: now, newObjectId: newObjectId)
+                if strict {
+                    throw QueryError(.data, "the SQL of this \(statement.verb) changed no row, but it applies in memory: \(write.statements[0].sql)")
+                }
+                return result
+            }
+            return try readApplyWrite(statement, session, now: now, newObjectId: newObjectId)
         }
+    }
+
+    /// The SQL of an update or a delete, or `nil` when it has none of the
+    /// same meaning (and for inserts, whose fresh objectIds are checked
+    /// against the table on the exact path).
+    static func translated(_ statement: Statement, _ session: some SQLWriteSession, now: DateValue) throws(QueryError) -> SQLWrite? {
+        var joinTables: [String] = []
+        switch statement {
+        case .update: break
+        case .delete: joinTables = SQLWriteGenerator.joinTables(of: statement.className, among: try session.tableNames())
+        case .insert, .select: return nil
+        }
+        guard let write = try? SQLWriteGenerator.translate(statement, dialect: session.dialect, now: now, newObjectId: { "" },
+                                                           joinTables: joinTables) else { return nil }
+        // SQLite marks a database holding NUL when an object is written (see insertObject).
+        if session.dialect == .sqlite && write.statements.contains(where: { $0.arguments.contains(where: mentionsNUL) }) { return nil }
+        return write
+    }
+
+    static func mentionsNUL(_ v: Value) -> Bool {
+        guard case .string(let s) = v else { return false }
+        return s.unicodeScalars.contains("\0") || s.contains("\\u0000")
+    }
+
+    /// Runs the write's statements in a savepoint: whether the first one
+    /// changed its row (else, or on a failure, nothing is changed).
+    static func changedTheRow(_ write: SQLWrite, _ session: some SQLWriteSession) throws(QueryError) -> Bool {
+        try session.execute(SQLStatement(sql: "SAVEPOINT cql_write", arguments: []))
+        var changed = false
+        do throws(QueryError) {
+            if session.dialect == .postgres {
+                // float8out prints doubles exactly from 1 on (PostgreSQL's default).
+                try session.execute(SQLStatement(sql: "SET LOCAL extra_float_digits = 1", arguments: []))
+            }
+            changed = try session.execute(write.statements[0]) == 1
+            if changed { for s in write.statements.dropFirst() { try session.execute(s) } }
+        } catch {
+            changed = false
+        }
+        try session.execute(SQLStatement(sql: changed ? "RELEASE SAVEPOINT cql_write" : "ROLLBACK TO SAVEPOINT cql_write", arguments: []))
+        if !changed { try session.execute(SQLStatement(sql: "RELEASE SAVEPOINT cql_write", arguments: [])) }
+        return changed
+    }
+
+    /// The exact path: read, apply in memory, write back the changed rows.
+    static func readApplyWrite(_ statement: Statement, _ session: some SQLWriteSession, now: DateValue,
+                               newObjectId: @escaping () -> String) throws(QueryError) -> WriteResult {
+        var store = try read(statement, session)
+        let before = store
+        // The store holds only what the statement reads: an insert's fresh
+        // objectId is also checked against the table (drawn again if taken).
+        let fresh = try freshObjectIds(statement, session, newObjectId)
+        let result = try StatementExecutor.apply(statement, to: &store, now: now, newObjectId: fresh)
+        try write(result, store: store, before: before, session)
+        return result
     }
 
     /// What the statement reads: its target object, the classes and join

@@ -31,6 +31,7 @@ struct Translate: ParsableCommand {
               cql translate --dialect mongo --pretty "select * from T where name regexp 'a.c'"
               cql translate --from usergrid --to where "name = 'fred*' order by age desc"
               cql translate --to sql --dialect postgres "select * from GameScore where score > 80 limit 5"
+              cql translate --to sql "update T set n = op('Increment', {'amount': 1}) where objectId = 'a1'"
               cql translate --from nspredicate --class GameScore --args '["Dan", 18]' "playerName = %@ AND playerAge > %d"
               cql translate --lines queries.txt
             """

@@ -71,6 +71,11 @@ struct Translator {
                 // One instant for current_timestamp() and the createdAt/updatedAt written.
                 let now = DateValue.now
                 let bound = try input.bind(statement, source: text, now: now)
+                if case .delete(let d) = bound {
+                    // Only the database knows which _Join:<key>:<Class> tables exist: exec deletes their rows too.
+                    Output.warning("the object's relation rows (tables _Join:<key>:\(d.className)) are not deleted by this SQL: "
+                        + "only the database knows those tables; cql exec --sqlite FILE or --postgres URL deletes them too")
+                }
                 return JSONWriter.string(try SQLWriteGenerator.translate(
                     bound, dialect: self.dialect?.sql ?? .sqlite, now: now, newObjectId: StatementExecutor.randomObjectId).json, pretty: pretty)
             case .where, .usergrid, .nspredicate, .sql:

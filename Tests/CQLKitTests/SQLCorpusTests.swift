@@ -1,4 +1,5 @@
 import CorpusSupport
+import Foundation
 import XCTest
 @testable import CQLKit
 
@@ -10,6 +11,10 @@ final class SQLCorpusTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(cases.count, 40)
         var checks = 0
         for c in cases {
+            if c["statement"] != nil {
+                checks += writeCase(c)
+                continue
+            }
             guard let text = c["query"] else {
                 XCTFail("\(c): no query")
                 continue
@@ -33,16 +38,58 @@ final class SQLCorpusTests: XCTestCase {
                     XCTAssertEqual(SQLCorpusTests.placeholders(t.select.sql, dialect), t.select.arguments.count, "\(c): \(d) placeholders")
                     checks += 1
                 } catch {
-                    if let e = expectedError {
-                        XCTAssertTrue(error.message.contains(e), "\(c): \(d): expected error '\(e)', got '\(error.message)'")
-                        checks += 1
-                    } else {
-                        XCTFail("\(c): \(d): unexpected error \(error.message)")
-                    }
+                    checks += expectError(error, expectedError, c, d)
                 }
             }
         }
         XCTAssertGreaterThanOrEqual(checks, 80)
+    }
+
+    /// A write (`statement`, with the relation tables `joins`): the SQL of
+    /// its statements, one a line, and their arguments (one statement's
+    /// array, or an array of arrays); now = 2024-05-06T07:08:09.010Z, new
+    /// objectIds `new1`, `new2`, ... Returns the checks made.
+    func writeCase(_ c: CorpusCase) -> Int {
+        var checks = 0
+        for dialect in SQLDialectName.allCases {
+            let d = dialect.rawValue
+            let expectedSQL = c[d], expectedError = c["\(d).error"]
+            if expectedSQL == nil && expectedError == nil { XCTFail("\(c): no expectation for \(d)") }
+            do throws(QueryError) {
+                let now = DateValue(millisecondsSince1970: 1_714_979_289_010)
+                let statement = try Binder.bind(try CQLParser.parseStatement(c["statement"] ?? ""), parameters: [], now: now)
+                var n = 0
+                let joins = (c["joins"] ?? "").split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+                let w = try SQLWriteGenerator.translate(statement, dialect: dialect, now: now, newObjectId: { n += 1; return "new\(n)" },
+                                                        joinTables: joins)
+                if let e = expectedError { XCTFail("\(c): \(d): expected error '\(e)', got \(w.statements[0].sql)") }
+                let sql = w.statements.map(\.sql).joined(separator: "\n")
+                let arguments: Value = w.statements.count == 1 ? .array(w.statements[0].arguments) : .array(w.statements.map { .array($0.arguments) })
+                if ProcessInfo.processInfo.environment["SQL_CORPUS_PRINT"] != nil {
+                    // To write a new case's expectations: check them by hand, then paste.
+                    print("\(c) \(d): " + sql.replacingOccurrences(of: "\n", with: "\n| ") + "\n\(c) \(d).arguments: " + JSONWriter.string(arguments))
+                }
+                XCTAssertEqual(sql, expectedSQL, "\(c): \(d)")
+                XCTAssertEqual(JSONWriter.string(arguments), c["\(d).arguments"], "\(c): \(d).arguments")
+                for s in w.statements {
+                    XCTAssertEqual(SQLCorpusTests.placeholders(s.sql, dialect), s.arguments.count, "\(c): \(d) placeholders")
+                }
+                checks += 1
+            } catch {
+                checks += expectError(error, expectedError, c, d)
+            }
+        }
+        return checks
+    }
+
+    /// Checks an error against the case's `<dialect>.error`; 1 when expected.
+    func expectError(_ error: QueryError, _ expected: String?, _ c: CorpusCase, _ d: String) -> Int {
+        guard let e = expected else {
+            XCTFail("\(c): \(d): unexpected error \(error.message)")
+            return 0
+        }
+        XCTAssertTrue(error.message.contains(e), "\(c): \(d): expected error '\(e)', got '\(error.message)'")
+        return 1
     }
 
     /// The highest placeholder number in `sql` (`?n` / `$n`).

@@ -25,6 +25,11 @@ final class WriteSQLDifferentialTests: XCTestCase {
         XCTAssertGreaterThan(tally.applied, 100)
     }
 
+    func testRandomWriteSequencesAsTranslatedOnSQLite() throws {
+        let tally = try Self.randomSequences(self, viaText: true) { try SQLiteDatabase(path: nil) }
+        XCTAssertGreaterThan(tally.translated, 120)
+    }
+
     func testAFailedWriteLeavesTheDatabaseAsItWas() throws {
         let db = try SQLiteDatabase(path: nil)
         try db.insert([["objectId": "a", "n": 1, "s": "x"]], into: "T")
@@ -38,11 +43,85 @@ final class WriteSQLDifferentialTests: XCTestCase {
         XCTAssertEqual(try Self.snapshot(db), before)
     }
 
+    func testUntouchedValuesKeepTheirTextOnSQLite() throws {
+        XCTAssertEqual(try Self.untouchedValuesKeepTheirText { try SQLiteDatabase(path: nil) }, Self.numberTextWrites.count)
+    }
+
     // MARK: Shared with PostgreSQLTests
+
+    /// An object whose numbers jsonb would print as other values (`1e+20`
+    /// as an integer too large for 64 bits, `-0.0` as `0.0`, `100.0`
+    /// stays a double only in the text), stored as `cql load` and `exec`
+    /// store objects (JSONWriter's text), and writes that touch other keys
+    /// or read these values.
+    static let numberText = JSONWriter.string(.object(try! DataFiles.object(json:
+        #"{"objectId":"a", "d": 1e2, "z": -0.0, "w": 1.50, "e": 1E-7, "big": 1e20, "near": 0.10000000000000001, "o": {"x": 1e20, "y": [ 1.0 , -0.0 ]}, "tags": [1.50, 1e2, "x", -0.0, 1e20], "i": -0}"#)))
+    static let numberTextWrites = [
+        "update T set s = 'x' where objectId = 'a'",
+        "update T set d = op('Increment', {'amount': 1}) where objectId = 'a'",
+        "update T set z = op('Decrement', {'amount': 0}) where objectId = 'a'",
+        "update T set z = op('Increment', {'amount': -0.0}) where objectId = 'a'",
+        "update T set i = op('Increment', {'amount': 1}), w = op('Delete') where objectId = 'a'",
+        "update T set tags = op('AddUnique', {'objects': [100, 1.5, 0, 'y']}) where objectId = 'a'",
+        "update T set tags = op('Remove', {'objects': [1.5, 0.0]}) where objectId = 'a'",
+        "update T set tags = op('Add', {'objects': [2.50]}) where objectId = 'a' and d > 99",
+        "update T set near = op('Increment', {'amount': 0.2}) where objectId = 'a' and near = 0.1",
+        "update T set o = op('BitOr', {'value': 1}) where objectId = 'a'",
+        "update T set big = op('Increment', {'amount': 1e20}) where objectId = 'a' and big > 1e19",
+        "update T set tags = op('Remove', {'objects': [100000000000000000000.0]}) where objectId = 'a'",
+        "delete from T where objectId = 'a' and d = 100",
+    ]
+
+    /// Each of ``numberTextWrites`` on a fresh copy of ``numberText``, run as
+    /// translate --to sql prints it: the same outcome and objects as in
+    /// memory over the same text. Returns how many ran.
+    static func untouchedValuesKeepTheirText<DB: SQLExecutor>(fresh: () throws -> DB) throws -> Int {
+        var n = 0
+        for text in numberTextWrites {
+            let statement = try Binder.bind(try CQLParser.parseStatement(text), parameters: [], now: now)
+            var store = DocumentStore(["T": [try DataFiles.object(json: numberText)]])
+            let memory = outcome { () throws(QueryError) in try StatementExecutor.apply(statement, to: &store, now: now) }
+            let db = try fresh()
+            try db.inWriteTransaction { session throws(QueryError) in
+                try session.createTable("T")
+                try session.insertObject("a", json: numberText, into: "T")
+            }
+            let applied = try XCTUnwrap(try runTranslated(statement, on: db, newObjectId: { "n" }), text)
+            XCTAssertEqual(applied, !memory.hasPrefix("error"), "\(db.dialect.rawValue): \(text) (memory: \(memory))")
+            XCTAssertEqual(try snapshot(db), snapshot(store), "\(db.dialect.rawValue): \(text)")
+            n += 1
+        }
+        return n
+    }
 
     struct Tally {
         var applied = 0
         var refused = 0
+        /// Writes also run as translate --to sql prints them.
+        var translated = 0
+    }
+
+    /// Runs `translate --to sql` of the statement on `db` as printed, in one
+    /// transaction: whether its first statement changed a row (a failing
+    /// statement changes nothing); `nil` when it has no SQL text.
+    static func runTranslated<DB: SQLExecutor>(_ statement: Statement, on db: DB, newObjectId: @escaping () -> String) throws -> Bool? {
+        let tables = try db.tableNames()
+        guard let write = try? SQLWriteGenerator.translate(
+            statement, dialect: db.dialect, now: now, newObjectId: newObjectId,
+            joinTables: SQLWriteGenerator.joinTables(of: statement.className, among: tables)) else { return nil }
+        do {
+            return try db.inWriteTransaction { session throws(QueryError) -> Bool in
+                if case .insert = statement { try session.createTable(statement.className) }
+                let n = try session.execute(write.statements[0])
+                for s in write.statements.dropFirst() { try session.execute(s) }
+                // An insert writes every row; an update or delete its one row, or none.
+                if case .insert = statement { return true }
+                if n != 1 { throw QueryError(.data, "no row changed") }
+                return true
+            }
+        } catch {
+            return false
+        }
     }
 
     /// The class `T` in load order and every join table's rows, sorted, as text.
@@ -78,7 +157,7 @@ final class WriteSQLDifferentialTests: XCTestCase {
 
     /// Every exec corpus case on a fresh database; returns how many ran.
     static func execCorpus<DB: SQLExecutor>(_ test: XCTestCase, fresh: () throws -> DB) throws -> Int {
-        var n = 0, translatedInserts = 0
+        var n = 0, translatedInserts = 0, translatedOthers = 0
         for c in try Corpus.cases(in: "exec") {
             guard let text = c["statement"] else { continue }
             var params: [Value] = []
@@ -96,35 +175,42 @@ final class WriteSQLDifferentialTests: XCTestCase {
             let db = try fresh()
             for (name, rows) in collections.sorted(by: { $0.key < $1.key }) { try db.insert(rows, into: name) }
             let want = outcome { () throws(QueryError) in try StatementExecutor.apply(statement, to: &store, now: now, newObjectId: WriteCaseSupport.sequentialIds("new")) }
-            let got = outcome { () throws(QueryError) in try SQLWriteRunner.apply(statement, on: db, now: now, newObjectId: WriteCaseSupport.sequentialIds("new")) }
-            XCTAssertEqual(got, want, "\(c) [\(c["rule"] ?? "")]: \(text)")
-            // (Not where the data already holds the ids drawn: translate cannot see the table.)
-            if case .insert = statement, !docs.contains(where: { $0["objectId"]?.stringValue?.hasPrefix("new") == true }) {
-                // translate --to sql of an insert, run on a copy of the data: the same rows.
-                let copy = try fresh()
-                for (name, rows) in collections.sorted(by: { $0.key < $1.key }) { try copy.insert(rows, into: name) }
-                let sql = try SQLWriteGenerator.translate(statement, dialect: copy.dialect, now: now, newObjectId: WriteCaseSupport.sequentialIds("new"))
-                try copy.inWriteTransaction { session throws(QueryError) in
-                    try session.createTable(className)
-                    try session.execute(sql)
-                }
-                XCTAssertEqual(try snapshot(copy, classes: [className]), snapshot(store, classes: [className]), "translated: \(c)")
-                translatedInserts += 1
+            let got = outcome { () throws(QueryError) in
+                try SQLWriteRunner.apply(statement, on: db, now: now, newObjectId: WriteCaseSupport.sequentialIds("new"), strict: true)
             }
+            XCTAssertEqual(got, want, "\(c) [\(c["rule"] ?? "")]: \(text)")
             XCTAssertEqual(try snapshot(db, classes: [className]), snapshot(store, classes: [className]), "\(c) [\(c["rule"] ?? "")]: \(text)")
+            // translate --to sql, run as printed on a copy of the data: the same rows.
+            // (Not an insert where the data already holds the ids drawn: translate cannot see the table.)
+            let copy = try fresh()
+            for (name, rows) in collections.sorted(by: { $0.key < $1.key }) { try copy.insert(rows, into: name) }
+            if case .insert = statement, docs.contains(where: { $0["objectId"]?.stringValue?.hasPrefix("new") == true }) {
+            } else if let applied = try runTranslated(statement, on: copy, newObjectId: WriteCaseSupport.sequentialIds("new")) {
+                XCTAssertEqual(applied, !want.hasPrefix("error"), "translated, changed a row: \(c) [\(c["rule"] ?? "")]: \(text) (memory: \(want))")
+                XCTAssertEqual(try snapshot(copy, classes: [className]), snapshot(store, classes: [className]), "translated: \(c)")
+                if case .insert = statement { translatedInserts += 1 } else { translatedOthers += 1 }
+            }
             n += 1
         }
-        print("exec corpus: \(n) writes compared with memory, \(translatedInserts) inserts also run as translate --to sql prints them")
+        print("exec corpus: \(n) writes compared with memory; also run as translate --to sql prints them: "
+            + "\(translatedInserts) inserts, \(translatedOthers) updates and deletes")
         XCTAssertGreaterThanOrEqual(translatedInserts, 5)
+        XCTAssertGreaterThanOrEqual(translatedOthers, 15)
         return n
     }
 
     /// Seeded random write sequences on random data (`RandomWrites`).
     /// `keepNUL: false` turns NUL in the data and the statements into U+0001
     /// (PostgreSQL's jsonb cannot hold NUL: such a write is a named error there).
-    static func randomSequences<DB: SQLExecutor>(_ test: XCTestCase, keepNUL: Bool = true, fresh: () throws -> DB) throws -> Tally {
+    /// `viaText`: each write runs as translate --to sql prints it (through
+    /// exec only where it has no SQL text), and changes a row exactly when
+    /// it applies in memory.
+    static func randomSequences<DB: SQLExecutor>(_ test: XCTestCase, keepNUL: Bool = true, viaText: Bool = false,
+                                                 fresh: () throws -> DB) throws -> Tally {
         var tally = Tally()
-        for seed in UInt64(1)...8 {
+        // WRITE_SEEDS=N runs more sequences (8 by default).
+        let seeds = UInt64(ProcessInfo.processInfo.environment["WRITE_SEEDS"].flatMap { Int($0) } ?? 8)
+        for seed in UInt64(1)...max(1, seeds) {
             var rng = SplitMix64(seed: seed &* 0x9E37_79B9)
             var objects: [[String: Value]] = []
             for i in 1...8 {
@@ -144,14 +230,22 @@ final class WriteSQLDifferentialTests: XCTestCase {
                 log.append(text)
                 let statement = try Binder.bind(try CQLParser.parseStatement(text), parameters: [], now: now)
                 let a = outcome { () throws(QueryError) in try StatementExecutor.apply(statement, to: &store, now: now, newObjectId: WriteCaseSupport.sequentialIds("x\(step)_")) }
-                let b = outcome { () throws(QueryError) in try SQLWriteRunner.apply(statement, on: db, now: now, newObjectId: WriteCaseSupport.sequentialIds("x\(step)_")) }
                 let context = "\(db.dialect.rawValue), seed \(seed) step \(step): \(text)\nsequence:\n" + log.joined(separator: "\n")
-                XCTAssertEqual(b, a, "in memory vs \(context)")
+                if viaText, statement.isWrite, let applied = try runTranslated(statement, on: db, newObjectId: WriteCaseSupport.sequentialIds("x\(step)_")) {
+                    XCTAssertEqual(applied, !a.hasPrefix("error"), "translated, changed a row: \(context) (memory: \(a))")
+                    tally.translated += 1
+                } else {
+                    let b = outcome { () throws(QueryError) in
+                        try SQLWriteRunner.apply(statement, on: db, now: now, newObjectId: WriteCaseSupport.sequentialIds("x\(step)_"), strict: true)
+                    }
+                    XCTAssertEqual(b, a, "in memory vs \(context)")
+                }
                 XCTAssertEqual(try snapshot(db), snapshot(store), "after — \(context)")
                 if a.hasPrefix("error") { tally.refused += 1 } else { tally.applied += 1 }
             }
         }
-        print("write sequences on \(try fresh().dialect.rawValue): \(tally.applied) writes applied, \(tally.refused) refused, each compared with memory")
+        print("write sequences on \(try fresh().dialect.rawValue)\(viaText ? ", as translate --to sql prints them" : ""): "
+            + "\(tally.applied) writes applied, \(tally.refused) refused, each compared with memory; \(tally.translated) ran as SQL text")
         return tally
     }
 }

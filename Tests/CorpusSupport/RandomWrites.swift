@@ -11,9 +11,16 @@ public enum RandomWrites {
     public static func value(for key: String, _ rng: inout SplitMix64) -> Value {
         if rng.chance(0.1) { return .null }
         switch key {
-        case "n": return rng.chance(0.6) ? .int(rng.pick(RandomPools.ints.filter { $0 > -(1 << 40) && $0 < 1 << 40 })) : (rng.chance(0.7) ? .double(rng.pick(RandomPools.doubles.filter(\.isFinite))) : .string("7"))
+        case "n":
+            // Now and then the edges: 64-bit overflow, 2^53 + 1, the double range, -0.0.
+            if rng.chance(0.15) { return rng.pick([.int(Int64.max - 1), .int(Int64.min + 2), .int(9_007_199_254_740_993), .double(1e308), .double(-0.0), .double(0.1)]) }
+            return rng.chance(0.6) ? .int(rng.pick(RandomPools.ints.filter { $0 > -(1 << 40) && $0 < 1 << 40 })) : (rng.chance(0.7) ? .double(rng.pick(RandomPools.doubles.filter(\.isFinite))) : .string("7"))
         case "s": return .string(rng.pick(RandomPools.strings))
-        case "tags": return .array((0..<rng.below(4)).map { _ in rng.chance(0.5) ? .string(rng.pick(["a", "b", "c"])) : .int(Int64(rng.below(3))) })
+        case "tags":
+            let extras: [Value] = [.double(1.0), .double(0.5), .bool(true), .null, .array([.int(1)]), .int(9_007_199_254_740_993)]
+            return .array((0..<rng.below(4)).map { _ in
+                rng.chance(0.2) ? rng.pick(extras) : rng.chance(0.5) ? .string(rng.pick(["a", "b", "c"])) : .int(Int64(rng.below(3)))
+            })
         default: return .bool(rng.chance(0.5))
         }
     }
@@ -38,13 +45,13 @@ public enum RandomWrites {
             return "insert into T(" + columns.joined(separator: ", ") + ") values " + rows.joined(separator: ", ")
         case 1:
             let ops = [
-                "n = op('Increment', {'amount': \(rng.pick(["1", "-2", "0.5", "1000"]))})",
-                "n = op('Decrement', {'amount': 3})",
-                "tags = op('Add', {'objects': ['a', 1]})",
-                "tags = op('AddUnique', {'objects': ['a', 1.0, 'c']})",
-                "tags = op('Remove', {'objects': ['a', 0]})",
+                "n = op('Increment', {'amount': \(rng.pick(["1", "-2", "0.5", "1000", "-0.0", "1e308", "0.1", "9007199254740993", "9223372036854775807"]))})",
+                "n = op('Decrement', {'amount': \(rng.pick(["3", "0", "0.25", "-0.0", "-9223372036854775807"]))})",
+                "tags = op('Add', {'objects': \(rng.pick(["['a', 1]", "[]", "[1.50, [2], {'k': 1}]"]))})",
+                "tags = op('AddUnique', {'objects': \(rng.pick(["['a', 1.0, 'c']", "[1, 2, 2.0]", "[true, null, 'b']", "[[1], 'a']", "['a', 9007199254740993]"]))})",
+                "tags = op('Remove', {'objects': \(rng.pick(["['a', 0]", "[1.0, 'b', true]", "[null]", "[[1]]", "[0.5, 9007199254740993]"]))})",
                 "\(rng.pick(keys)) = op('Delete')",
-                "n = op('\(rng.pick(["BitAnd", "BitOr", "BitXor"]))', {'value': \(rng.below(16))})",
+                "n = op('\(rng.pick(["BitAnd", "BitOr", "BitXor"]))', {'value': \(rng.pick(["\(rng.below(16))", "-1", "-8"]))})",
                 "likes = op('AddRelation', {'objects': [pointer('U', 'u\(1 + rng.below(3))')]})",
                 "likes = op('RemoveRelation', {'objects': [pointer('U', 'u\(1 + rng.below(3))')]})",
             ]

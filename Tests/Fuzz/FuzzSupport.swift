@@ -71,3 +71,22 @@ func evaluate(_ query: Query, _ source: String) {
         _ = try plan.run()
     } catch { render(error, source) }
 }
+
+/// Every emitter over a write: CQL text (parsed back into the same
+/// statement) and the REST request in each dialect (read back).
+func emitWrite(_ statement: Statement, _ source: String) {
+    _ = ASTPrinter.describe(statement)
+    do {
+        let cql = try CQLFormatter.format(statement)
+        do {
+            let again = try CQLParser.parseStatement(cql)
+            if again != statement { fuzzFinding("formatted CQL reads back as another statement:\n\(cql)", source) }
+        } catch { fuzzFinding("formatted CQL does not parse: \(error)\n\(cql)", source) }
+    } catch { render(error, source) }
+    for dialect in [WhereJSONDialect.leancloud, .parse, .mongo] {
+        do {
+            let text = JSONWriter.string(try RESTEmitter.emit(statement, dialect: dialect))
+            do { _ = try RESTReader.read(text) } catch { render(error, source) }
+        } catch { render(error, source) }
+    }
+}

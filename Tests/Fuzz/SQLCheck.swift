@@ -65,3 +65,17 @@ func prepares(_ statement: SQLStatement, _ source: String) {
         }
     }
 }
+
+/// A write's SQL for both dialects (a delete with one relation table); the
+/// SQLite statements prepared.
+func checkWriteSQL(_ statement: Statement, _ source: String) {
+    let now = DateValue(millisecondsSince1970: 1_700_000_000_000)
+    for dialect in SQLDialectName.allCases {
+        do {
+            var n = 0
+            let w = try SQLWriteGenerator.translate(statement, dialect: dialect, now: now, newObjectId: { n += 1; return "new\(n)" },
+                                                    joinTables: ["_Join:likes:\(statement.className)"])
+            if dialect == .sqlite { for s in w.statements { prepares(s, source) } }
+        } catch { render(error, source) }
+    }
+}

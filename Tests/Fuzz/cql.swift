@@ -8,5 +8,10 @@ public func fuzzCQL(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let query = try CQLParser.parse(text)
         emitEverything(query, text)
     } catch { render(error, text) }
+    // The same text as a statement: a write is formatted and emitted as REST.
+    do {
+        let statement = try CQLParser.parseStatement(text)
+        if statement.isWrite { emitWrite(statement, text) }
+    } catch { render(error, text) }
     return 0
 }

@@ -270,8 +270,17 @@ extension ExecTests {
         XCTAssertEqual(insert.status, 0, insert.stderr)
         XCTAssertTrue(insert.stdout.contains(#""sql":"INSERT INTO \"Todo\" (\"objectId\", \"doc\", \"raw\") VALUES ($1, $2::jsonb, $2)""#), insert.stdout)
         XCTAssertFalse(insert.stdout.contains("'milk'"), "values are bound, never in the SQL text")
-        let update = try t.cql(["translate", "--to", "sql", "update Todo set done = true where objectId = 'a'"])
-        XCTAssertEqual(update.status, 1)
-        XCTAssertTrue(update.stderr.contains("apply it with cql exec --sqlite FILE or --postgres URL"), update.stderr)
+        let update = try t.cql(["translate", "--to", "sql", "update Todo set title = 'bread' where objectId = 'a' and done = false"])
+        XCTAssertEqual(update.status, 0, update.stderr)
+        XCTAssertTrue(update.stdout.contains(#"UPDATE \"Todo\" AS t0 SET \"doc\" = json_set(json_set(t0.\"doc\", '$.\"title\"', json(?"#), update.stdout)
+        XCTAssertFalse(update.stdout.contains("'bread'") || update.stdout.contains("'a'"), "values are bound, never in the SQL text")
+        let relation = try t.cql(["translate", "--to", "sql", "update Todo set likes = op('AddRelation', {'objects': [pointer('_User', 'u1')]}) where objectId = 'a'"])
+        XCTAssertEqual(relation.status, 1)
+        XCTAssertTrue(relation.stderr.contains("apply it with cql exec --sqlite FILE or --postgres URL"), relation.stderr)
+        // Only the database knows the relation tables: the row's DELETE, and a warning.
+        let delete = try t.cql(["translate", "--to", "sql", "--dialect", "postgres", "delete from Todo where objectId = 'a'"])
+        XCTAssertEqual(delete.status, 0, delete.stderr)
+        XCTAssertEqual(delete.stdout, #"{"arguments":["a"],"sql":"DELETE FROM \"Todo\" AS t0 WHERE t0.\"objectId\" = $1"}"# + "\n")
+        XCTAssertTrue(delete.stderr.hasPrefix("warning: the object's relation rows (tables _Join:<key>:Todo) are not deleted"), delete.stderr)
     }
 }

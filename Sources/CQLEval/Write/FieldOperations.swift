@@ -90,7 +90,12 @@ enum FieldOperations {
             return .int(r)
         }
         let x = a.numberValue ?? 0, y = b.numberValue ?? 0
-        return .double(negate ? x - y : x + y)
+        let r = negate ? x - y : x + y
+        // JSON has no infinity: refuse, as for integers (MongoDB would store Infinity).
+        guard r.isFinite else {
+            throw QueryError(.invalidValue, "op('\(negate ? "Decrement" : "Increment")') on '\(key)' overflows doubles (\(JSONWriter.string(a)) \(negate ? "-" : "+") \(JSONWriter.string(b)))", range: range)
+        }
+        return .double(r)
     }
 
     static func describe(_ v: Value) -> String {

@@ -24,6 +24,13 @@ public struct WriteResult: Sendable, Equatable {
     /// (what a data directory must rewrite).
     public var changedClasses: Set<String>
 
+    public init(kind: Kind, count: Int, changes: [ObjectChange], changedClasses: Set<String>) {
+        self.kind = kind
+        self.count = count
+        self.changes = changes
+        self.changedClasses = changedClasses
+    }
+
     /// `{"created":N}`, `{"updated":N}` or `{"deleted":N}`.
     public var summary: Value { .object([kind.rawValue: .int(Int64(count))]) }
 }

@@ -76,6 +76,16 @@ final class PostgreSQLTests: XCTestCase {
         XCTAssertGreaterThan(tally.applied, 100)
     }
 
+    func testUntouchedValuesKeepTheirTextOnPostgreSQL() throws {
+        XCTAssertEqual(try WriteSQLDifferentialTests.untouchedValuesKeepTheirText { try self.database() },
+                       WriteSQLDifferentialTests.numberTextWrites.count)
+    }
+
+    func testRandomWriteSequencesAsTranslatedOnPostgreSQL() throws {
+        let tally = try WriteSQLDifferentialTests.randomSequences(self, keepNUL: false, viaText: true) { try self.database() }
+        XCTAssertGreaterThan(tally.translated, 120)
+    }
+
     /// Regexes PostgreSQL runs itself (PostgreSQLRegex's subset): every
     /// pattern × subject agrees with the evaluator's PCRE2, and the pushed
     /// ones are exact (not re-checked).

@@ -1,58 +1,73 @@
-/// `cql translate --to sql` of a write statement.
+/// `cql translate --to sql` of a write statement: the SQL that applies it,
+/// with the op semantics of cql.md, every value bound.
 ///
-/// An insert is one `INSERT` of every row, each object built as `cql exec`
-/// builds it (the columns' values, a fresh objectId, createdAt = updatedAt =
-/// `now`), bound as JSON text: exact. Updates and deletes are a named error:
-/// `cql exec --sqlite|--postgres` applies them by reading the object,
-/// applying the op semantics of cql.md and writing it back in one
-/// transaction, because no single SQL text means the same — `json_set` /
-/// `jsonb_set` cannot keep the exact number text (`jsonb` prints `1e2` as
-/// `100`), AddUnique compares by semantic equality, and the relation rows a
-/// delete removes (`_Join:<key>:<Class>`) depend on the tables the database
-/// holds.
+/// - An insert is one `INSERT` of every row, each object built as `cql exec`
+///   builds it (the columns' values, a fresh objectId, createdAt = updatedAt
+///   = `now`).
+/// - An update is one `UPDATE` of the row with the objectId, whose `WHERE`
+///   also holds the extra condition and the ops' preconditions (an Increment
+///   needs a number or nothing, an Add an array or nothing, ...), so that
+///   it changes 1 row or none (``SQLWrite``). Each dialect writes the new
+///   document from the old one: SQLite with `json_set` / `json_remove` /
+///   `json_insert` on the stored text, PostgreSQL on the `json` text of
+///   `raw` (member by member, so that untouched values keep their exact
+///   text: `jsonb` would print `1e2` as `100`), from which `doc` is cast.
+/// - A delete is a `DELETE` of the row, then one `DELETE` of the object's
+///   rows in each relation table of its class (`_Join:<key>:<Class>`) that
+///   `joinTables` names — only the database knows them.
+///
+/// What has no exact SQL is a named `unsupported` error, and `cql exec`
+/// applies it by reading the object, applying the ops in memory and writing
+/// it back: AddRelation / RemoveRelation (they edit join rows), AddUnique /
+/// Remove of arrays, objects or typed values (semantic equality of
+/// containers), a condition the dialect cannot express exactly, a key
+/// SQLite's JSON paths cannot spell, NUL in PostgreSQL.
 ///
 /// ```swift
-/// let s = try Binder.bind(try CQLParser.parseStatement("insert into Todo(title) values ('milk')"), parameters: [])
-/// try SQLWriteGenerator.translate(s, dialect: .sqlite, now: DateValue(millisecondsSince1970: 0), newObjectId: { "t1" }).sql
-/// // INSERT INTO "Todo" ("objectId", "doc") VALUES (?1, ?2)
-/// // arguments: ["t1", "{\"createdAt\":\"1970-01-01T00:00:00.000Z\",\"objectId\":\"t1\",\"title\":\"milk\",...}"]
+/// let s = try Binder.bind(try CQLParser.parseStatement(
+///     "update Account set amount = op('Decrement', {'amount': 50}) where objectId = 'a1' and amount >= 100"), parameters: [])
+/// try SQLWriteGenerator.translate(s, dialect: .sqlite, now: .now, newObjectId: { "" }).statements[0].sql
+/// // UPDATE "Account" AS t0 SET "doc" = json_set(json_set(t0."doc", '$."amount"', ...), '$."updatedAt"', ?5)
+/// // WHERE t0."objectId" = ?1 AND (...amount >= 100...) AND (...amount is a number or missing...)
 /// ```
 public enum SQLWriteGenerator {
     public static func translate(
-        _ statement: Statement, dialect name: SQLDialectName, now: DateValue, newObjectId: () -> String
-    ) throws(QueryError) -> SQLStatement {
-        switch statement {
-        case .select(let q):
-            throw QueryError(.unsupported, "a select is a query: translate it with SQLGenerator", range: q.range)
-        case .insert(let s):
-            return try insert(s, dialect: name, now: now, newObjectId: newObjectId)
-        case .update(let s):
-            throw QueryError(.unsupported, "\(name.rawValue): an update has no SQL text of the same meaning; "
-                + "apply it with cql exec --sqlite FILE or --postgres URL (it reads the object, applies the ops and writes it back in one transaction)",
-                range: s.range)
-        case .delete(let s):
-            throw QueryError(.unsupported, "\(name.rawValue): a delete also removes the relation rows its object owns, "
-                + "which depend on the database's tables; apply it with cql exec --sqlite FILE or --postgres URL",
-                range: s.range)
+        _ statement: Statement, dialect name: SQLDialectName, now: DateValue, newObjectId: () -> String,
+        joinTables: [String] = []
+    ) throws(QueryError) -> SQLWrite {
+        do throws(QueryError) {
+            switch statement {
+            case .select(let q):
+                throw QueryError(.unsupported, "a select is a query: translate it with SQLGenerator", range: q.range)
+            case .insert(let s):
+                return SQLWrite([try insert(s, dialect: name, now: now, newObjectId: newObjectId)])
+            case .update(let s):
+                return SQLWrite([try update(s, dialect: name, now: now)])
+            case .delete(let s):
+                return SQLWrite(try delete(s, dialect: name, joinTables: joinTables))
+            }
+        } catch {
+            throw statement.source.map { error.withSource($0) } ?? error
         }
+    }
+
+    /// The relation tables of `className` among `tables`: what a delete of
+    /// one of its objects also deletes rows from.
+    public static func joinTables(of className: String, among tables: some Sequence<String>) -> [String] {
+        tables.filter { $0.hasPrefix("_Join:") && $0.hasSuffix(":" + className) }.sorted()
     }
 
     static func insert(
         _ s: InsertStatement, dialect name: SQLDialectName, now: DateValue, newObjectId: () -> String
     ) throws(QueryError) -> SQLStatement {
-        let dialect: any SQLDialect = name == .sqlite ? SQLiteDialect() : PostgreSQLDialect()
+        let dialect = name.dialect
         let stamp = Value.string(ISODate.format(now))
         var ctx = SQLContext(dialect: dialect)
         var rows: [String] = []
         var ids = Set<String>()
         for row in s.rows {
             var object: [String: Value] = [:]
-            for (column, term) in zip(s.columns, row) {
-                guard case .value(let v) = term else {
-                    throw QueryError(.binding, "the statement is not bound: a '?' or current_timestamp() has no value", range: s.range)
-                }
-                object[column.name] = v
-            }
+            for (column, term) in zip(s.columns, row) { object[column.name] = try bound(term, s.range) }
             var id = newObjectId()
             for _ in 0..<100 where id.isEmpty || ids.contains(id) { id = newObjectId() }
             ids.insert(id)
@@ -60,14 +75,149 @@ public enum SQLWriteGenerator {
             object["createdAt"] = stamp
             object["updatedAt"] = stamp
             let json = JSONWriter.string(.object(object))
-            if name == .postgres && json.contains("\\u0000") {
-                throw QueryError(.unsupported, "postgres: jsonb cannot hold a string with NUL (\\u0000)", range: s.range)
-            }
+            if name == .postgres && json.contains("\\u0000") { throw nul(s.range) }
             let p = ctx.bind(.string(id)), d = ctx.bind(.string(json))
             rows.append(name == .sqlite ? "(\(p), \(d))" : "(\(p), \(d)::jsonb, \(d))")
         }
         let columns = name == .sqlite ? "(\"objectId\", \"doc\")" : "(\"objectId\", \"doc\", \"raw\")"
         return SQLStatement(sql: "INSERT INTO \(try dialect.quote(s.className)) \(columns) VALUES " + rows.joined(separator: ", "),
                             arguments: ctx.arguments)
+    }
+
+    /// `DELETE FROM "Class" AS t0 WHERE t0."objectId" = ?1 [AND condition]`,
+    /// then the join rows the object owned, once it is gone.
+    static func delete(_ d: DeleteStatement, dialect name: SQLDialectName, joinTables: [String]) throws(QueryError) -> [SQLStatement] {
+        var ctx = SQLContext(dialect: name.dialect)
+        let id = try objectId(d.objectId, d.objectIdRange ?? d.range)
+        let table = try ctx.dialect.quote(d.className)
+        let idArgument = ctx.bind(.string(id))
+        var sql = "DELETE FROM \(table) AS t0 WHERE t0.\"objectId\" = \(idArgument)"
+        if let c = d.condition { sql += " AND " + (try condition(c, name, &ctx)) }
+        var out = [SQLStatement(sql: sql, arguments: ctx.arguments)]
+        for join in joinTables {
+            let p = name.dialect.placeholder(1)
+            out.append(SQLStatement(
+                sql: "DELETE FROM \(try ctx.dialect.quote(join)) WHERE \"owningId\" = \(p) AND NOT EXISTS (SELECT 1 FROM \(table) WHERE \"objectId\" = \(p))",
+                arguments: [.string(id)]))
+        }
+        return out
+    }
+
+    static func update(_ u: UpdateStatement, dialect name: SQLDialectName, now: DateValue) throws(QueryError) -> SQLStatement {
+        var ctx = SQLContext(dialect: name.dialect)
+        let id = try objectId(u.objectId, u.objectIdRange ?? u.range)
+        var steps: [SQLUpdateStep] = []
+        for a in u.assignments { steps.append(try step(a, dialect: name)) }
+        let plan = SQLUpdatePlan(className: u.className, objectId: id, steps: steps, updatedAt: ISODate.format(now))
+        let conditionSQL: String? = try u.condition.map { c throws(QueryError) in try condition(c, name, &ctx) }
+        switch name {
+        case .sqlite: return try SQLiteDialect.update(plan, condition: conditionSQL, &ctx)
+        case .postgres: return try PostgreSQLDialect.update(plan, condition: conditionSQL, &ctx)
+        }
+    }
+
+    /// One assignment as a step the dialects write, or a named error when
+    /// it has no exact SQL.
+    static func step(_ a: Assignment, dialect name: SQLDialectName) throws(QueryError) -> SQLUpdateStep {
+        let key = a.key.name
+        func unsupported(_ why: String) -> QueryError {
+            QueryError(.unsupported, "\(name.rawValue): \(why); apply it with cql exec --sqlite FILE or --postgres URL "
+                + "(it reads the object, applies the ops and writes it back in one transaction)", range: a.range)
+        }
+        if name == .sqlite && SQLiteDialect.member(key) == nil {
+            throw unsupported("the key '\(key)' cannot be spelled in a JSON path")
+        }
+        if name == .postgres && key.unicodeScalars.contains("\0") { throw nul(a.range) }
+        switch a.change {
+        case .set(let t):
+            let v = try bound(t, a.range)
+            if name == .postgres && JSONWriter.string(v).contains("\\u0000") { throw nul(a.range) }
+            return SQLUpdateStep(key: key, change: .set(v))
+        case .operation(let op):
+            let argument = try op.argument.map { t throws(QueryError) in try bound(t, a.range) }
+            if name == .postgres, let argument, JSONWriter.string(argument).contains("\\u0000") { throw nul(a.range) }
+            switch (op.kind, argument) {
+            case (.delete, _):
+                return SQLUpdateStep(key: key, change: .remove)
+            case (.increment, let v?), (.decrement, let v?):
+                guard v.numberValue != nil else { break }
+                return SQLUpdateStep(key: key, change: .increment(v, negate: op.kind == .decrement))
+            case (.add, .array(let items)?):
+                return SQLUpdateStep(key: key, change: .add(items))
+            case (.addUnique, .array(let items)?), (.remove, .array(let items)?):
+                guard let scalars = SQLElementScalar.distinct(items) else {
+                    throw unsupported("op('\(op.kind.rawValue)') with arrays, objects or typed values compares them by semantic equality")
+                }
+                return SQLUpdateStep(key: key, change: op.kind == .addUnique ? .addUnique(scalars) : .removeElements(scalars))
+            case (.bitAnd, .int(let v)?), (.bitOr, .int(let v)?), (.bitXor, .int(let v)?):
+                return SQLUpdateStep(key: key, change: .bit(op.kind, v))
+            case (.addRelation, _), (.removeRelation, _):
+                throw unsupported("op('\(op.kind.rawValue)') edits the rows of _Join:\(key):<Class>")
+            default:
+                break
+            }
+            // The binder checks op arguments: this is an unbound or hand-built statement.
+            throw QueryError(.binding, "op('\(op.kind.rawValue)') on '\(key)' needs \(op.kind.argumentDescription)", range: a.range)
+        }
+    }
+
+    /// The extra condition of an update or delete, exact or a named error.
+    static func condition(_ c: Condition, _ name: SQLDialectName, _ ctx: inout SQLContext) throws(QueryError) -> String {
+        let fragment = try SQLGenerator.condition(c, &ctx)
+        guard fragment.exact, let sql = fragment.sql else {
+            throw QueryError(
+                .unsupported,
+                "\(name.rawValue) cannot express this condition exactly (\(ctx.rechecked.joined(separator: "; "))); "
+                    + "apply the write with cql exec --sqlite FILE or --postgres URL",
+                range: c.range)
+        }
+        return sql
+    }
+
+    static func objectId(_ t: Term, _ range: SourceRange?) throws(QueryError) -> String {
+        guard case .string(let id) = try bound(t, range) else {
+            throw QueryError(.invalidValue, "objectId must be a string", range: range)
+        }
+        return id
+    }
+
+    static func bound(_ t: Term, _ range: SourceRange?) throws(QueryError) -> Value {
+        guard case .value(let v) = t else {
+            throw QueryError(.binding, "the statement is not bound: a '?' or current_timestamp() has no value", range: range)
+        }
+        return v
+    }
+
+    static func nul(_ range: SourceRange?) -> QueryError {
+        QueryError(.unsupported, "postgres: jsonb cannot hold a string with NUL (\\u0000)", range: range)
+    }
+}
+
+/// An update, checked and ready for a dialect to write.
+struct SQLUpdatePlan {
+    var className: String
+    var objectId: String
+    var steps: [SQLUpdateStep]
+    /// The new updatedAt (ISO 8601).
+    var updatedAt: String
+}
+
+/// What one assignment does to its key (cql.md's op semantics).
+struct SQLUpdateStep {
+    var key: String
+    var change: Change
+
+    enum Change {
+        case set(Value)
+        /// `op('Delete')`.
+        case remove
+        /// Increment (or Decrement, `negate`) by an int or a double: a
+        /// missing key counts as 0; ints stay exact (overflow refuses), a
+        /// double on either side makes a double.
+        case increment(Value, negate: Bool)
+        case add([Value])
+        case addUnique([(SQLElementScalar, Value)])
+        case removeElements([(SQLElementScalar, Value)])
+        case bit(FieldOperation.Kind, Int64)
     }
 }
