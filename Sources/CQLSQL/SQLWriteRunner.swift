@@ -12,8 +12,8 @@ import CQLKit
 /// 305 or the op's own error.
 ///
 /// The exact path — for what has no SQL text of the same meaning
-/// (relation ops, AddUnique/Remove of containers, conditions the dialect
-/// cannot express exactly) and for inserts: inside the transaction the
+/// (AddUnique/Remove of containers, conditions the dialect cannot express
+/// exactly) and for inserts: inside the transaction the
 /// runner reads what the statement reads (the target row by its
 /// `objectId`, the classes and join rows its condition and relation ops
 /// need), applies the evaluator's own ``StatementExecutor`` to them — the op
@@ -37,7 +37,7 @@ public enum SQLWriteRunner {
         }
         return try db.inWriteTransaction { session throws(QueryError) -> WriteResult in
             if let write = try translated(statement, session, now: now) {
-                if try changedTheRow(write, session) {
+                if try changedTheRow(write, joinTables: relationTables(statement), session) {
                     // (The SQL does not read the object back: `changes` is left empty.)
                     let kind: WriteResult.Kind
                     if case .delete = statement { kind = .deleted } else { kind = .updated }
@@ -72,6 +72,15 @@ public enum SQLWriteRunner {
         return write
     }
 
+    /// The `_Join:<key>:<Class>` tables an update's relation ops edit.
+    static func relationTables(_ statement: Statement) -> [String] {
+        guard case .update(let u) = statement else { return [] }
+        return u.assignments.compactMap { a in
+            guard case .operation(let op) = a.change, op.kind == .addRelation || op.kind == .removeRelation else { return nil }
+            return StatementExecutor.joinClass(key: a.key.name, owner: u.className)
+        }
+    }
+
     static func mentionsNUL(_ v: Value) -> Bool {
         guard case .string(let s) = v else { return false }
         return s.unicodeScalars.contains("\0") || s.contains("\\u0000")
@@ -79,10 +88,13 @@ public enum SQLWriteRunner {
 
     /// Runs the write's statements in a savepoint: whether the first one
     /// changed its row (else, or on a failure, nothing is changed).
-    static func changedTheRow(_ write: SQLWrite, _ session: some SQLWriteSession) throws(QueryError) -> Bool {
+    static func changedTheRow(_ write: SQLWrite, joinTables: [String], _ session: some SQLWriteSession) throws(QueryError) -> Bool {
         try session.execute(SQLStatement(sql: "SAVEPOINT cql_write", arguments: []))
         var changed = false
         do throws(QueryError) {
+            // The relation tables a write edits, with exec's indexes (the SQL's
+            // CREATE TABLE IF NOT EXISTS then does nothing).
+            for table in joinTables where !(try session.tableNames().contains(table)) { try session.createTable(table) }
             if session.dialect == .postgres {
                 // float8out prints doubles exactly from 1 on (PostgreSQL's default).
                 try session.execute(SQLStatement(sql: "SET LOCAL extra_float_digits = 1", arguments: []))

@@ -55,7 +55,8 @@ enum FieldOperations {
             switch current {
             case nil:
                 return op.kind == .addRelation ? .relation(className: first.className) : nil
-            case .relation(let c)? where c == first.className:
+            // Class names compare by bytes, as strings do (semantics.md).
+            case .relation(let c)? where c.utf8.elementsEqual(first.className.utf8):
                 return current
             case .relation(let c)?:
                 throw QueryError(.invalidValue, "op('\(op.kind.rawValue)') on '\(key)' needs Pointers to '\(c)' (the class of its Relation), found a Pointer to '\(first.className)'",

@@ -73,6 +73,13 @@ extension PostgreSQLDialect {
                 // A missing key stays missing (NULL leaves the member out).
                 value = "CASE WHEN \(c) IS NOT NULL THEN coalesce((SELECT json_agg(\(x).v ORDER BY \(x).o) FROM json_array_elements(\(array(c))) "
                     + "WITH ORDINALITY AS \(x)(v, o) WHERE NOT (\(gone))), '[]'::json) END"
+            case .relation(let op, let className?, _):
+                // Missing, or a Relation of the first Pointer's class (class names by bytes).
+                guards.append("(\(g) IS NULL OR (json_typeof(\(g)) = 'object' AND json_typeof(\(g) -> '__type') = 'string' AND \(g) ->> '__type' = 'Relation' "
+                    + "AND json_typeof(\(g) -> 'className') = 'string' AND \(g) ->> 'className' = \(ctx.bind(.string(className)))::text))")
+                value = op == .addRelation ? "coalesce(\(c), \(ctx.bind(.string(JSONWriter.string(.relation(className: className)))))::json)" : c
+            case .relation(_, nil, _):
+                value = c
             case .bit(let kind_, let v):
                 guards.append("(\(g) IS NULL OR \(isInteger(g)))")
                 let symbol = kind_ == .bitAnd ? "&" : kind_ == .bitOr ? "|" : "#"

@@ -1,7 +1,8 @@
 /// What `cql translate --to sql` makes of a write (insert, update, delete):
 /// the statements to run, in order, in one transaction.
 ///
-/// The first statement's changed-row count is the write's count. For an
+/// The first statement's changed-row count is the write's count, and the
+/// statements after it run only when it changed a row. For an
 /// update or a delete it is 1 when the write happened, and 0 when it did not:
 /// no object has the objectId (cql.md's error 101), the extra condition is
 /// false (305), or an op does not apply to the value the object holds

@@ -16,12 +16,15 @@
 ///   rows in each relation table of its class (`_Join:<key>:<Class>`) that
 ///   `joinTables` names — only the database knows them.
 ///
+/// AddRelation / RemoveRelation add statements after the `UPDATE`: the join
+/// table (`CREATE TABLE IF NOT EXISTS`), then its rows inserted or deleted.
+/// Those run only when the `UPDATE` changed its row.
+///
 /// What has no exact SQL is a named `unsupported` error, and `cql exec`
 /// applies it by reading the object, applying the ops in memory and writing
-/// it back: AddRelation / RemoveRelation (they edit join rows), AddUnique /
-/// Remove of arrays, objects or typed values (semantic equality of
-/// containers), a condition the dialect cannot express exactly, a key
-/// SQLite's JSON paths cannot spell, NUL in PostgreSQL.
+/// it back: AddUnique / Remove of arrays, objects or typed values (semantic
+/// equality of containers), a condition the dialect cannot express exactly,
+/// a key SQLite's JSON paths cannot spell, NUL in PostgreSQL.
 ///
 /// ```swift
 /// let s = try Binder.bind(try CQLParser.parseStatement(
@@ -42,7 +45,7 @@ public enum SQLWriteGenerator {
             case .insert(let s):
                 return SQLWrite([try insert(s, dialect: name, now: now, newObjectId: newObjectId)])
             case .update(let s):
-                return SQLWrite([try update(s, dialect: name, now: now)])
+                return SQLWrite(try update(s, dialect: name, now: now))
             case .delete(let s):
                 return SQLWrite(try delete(s, dialect: name, joinTables: joinTables))
             }
@@ -103,17 +106,52 @@ public enum SQLWriteGenerator {
         return out
     }
 
-    static func update(_ u: UpdateStatement, dialect name: SQLDialectName, now: DateValue) throws(QueryError) -> SQLStatement {
+    /// The `UPDATE`, then the join rows of its relation ops (run only when
+    /// the `UPDATE` changed its row).
+    static func update(_ u: UpdateStatement, dialect name: SQLDialectName, now: DateValue) throws(QueryError) -> [SQLStatement] {
         var ctx = SQLContext(dialect: name.dialect)
         let id = try objectId(u.objectId, u.objectIdRange ?? u.range)
         var steps: [SQLUpdateStep] = []
         for a in u.assignments { steps.append(try step(a, dialect: name)) }
         let plan = SQLUpdatePlan(className: u.className, objectId: id, steps: steps, updatedAt: ISODate.format(now))
         let conditionSQL: String? = try u.condition.map { c throws(QueryError) in try condition(c, name, &ctx) }
+        var out: [SQLStatement]
         switch name {
-        case .sqlite: return try SQLiteDialect.update(plan, condition: conditionSQL, &ctx)
-        case .postgres: return try PostgreSQLDialect.update(plan, condition: conditionSQL, &ctx)
+        case .sqlite: out = [try SQLiteDialect.update(plan, condition: conditionSQL, &ctx)]
+        case .postgres: out = [try PostgreSQLDialect.update(plan, condition: conditionSQL, &ctx)]
         }
+        for step in steps {
+            guard case .relation(let kind, _, let ids) = step.change else { continue }
+            out += try joinRows(kind, key: step.key, owner: u.className, objectId: id, relatedIds: ids, dialect: name)
+        }
+        return out
+    }
+
+    /// AddRelation / RemoveRelation on `_Join:<key>:<Owner>`: the table
+    /// (created when missing, as exec creates it; an empty relation table
+    /// means what a missing one means), then one row added per related id
+    /// not already there, or the rows of these ids removed.
+    static func joinRows(_ kind: FieldOperation.Kind, key: String, owner: String, objectId: String, relatedIds: [String],
+                         dialect name: SQLDialectName) throws(QueryError) -> [SQLStatement] {
+        let d = name.dialect
+        let join = try d.quote("_Join:\(key):\(owner)")
+        let columns = name == .sqlite ? "(\"owningId\" TEXT, \"relatedId\" TEXT)" : "(\"owningId\" text, \"relatedId\" text, \"seq\" bigserial)"
+        var out = [SQLStatement(sql: "CREATE TABLE IF NOT EXISTS \(join) \(columns)", arguments: [])]
+        guard !relatedIds.isEmpty else { return out }
+        let p1 = d.placeholder(1), p2 = d.placeholder(2)
+        if kind == .removeRelation {
+            let list = relatedIds.indices.map { d.placeholder($0 + 2) }.joined(separator: ", ")
+            out.append(SQLStatement(sql: "DELETE FROM \(join) WHERE \"owningId\" = \(p1) AND \"relatedId\" IN (\(list))",
+                                    arguments: [.string(objectId)] + relatedIds.map { .string($0) }))
+        } else {
+            for rid in relatedIds {
+                out.append(SQLStatement(
+                    sql: "INSERT INTO \(join) (\"owningId\", \"relatedId\") SELECT \(p1), \(p2) WHERE NOT EXISTS "
+                        + "(SELECT 1 FROM \(join) WHERE \"owningId\" = \(p1) AND \"relatedId\" = \(p2))",
+                    arguments: [.string(objectId), .string(rid)]))
+            }
+        }
+        return out
     }
 
     /// One assignment as a step the dialects write, or a named error when
@@ -151,8 +189,14 @@ public enum SQLWriteGenerator {
                 return SQLUpdateStep(key: key, change: op.kind == .addUnique ? .addUnique(scalars) : .removeElements(scalars))
             case (.bitAnd, .int(let v)?), (.bitOr, .int(let v)?), (.bitXor, .int(let v)?):
                 return SQLUpdateStep(key: key, change: .bit(op.kind, v))
-            case (.addRelation, _), (.removeRelation, _):
-                throw unsupported("op('\(op.kind.rawValue)') edits the rows of _Join:\(key):<Class>")
+            case (.addRelation, .array(let items)?), (.removeRelation, .array(let items)?):
+                // As in memory: the first object's class sets or checks the key's
+                // Relation (when it is a Pointer); every Pointer's id is a row.
+                var ids: [String] = [], seen = Set<String>()
+                for case .pointer(let p) in items where seen.insert(p.objectId).inserted { ids.append(p.objectId) }
+                var className: String?
+                if case .pointer(let first)? = items.first { className = first.className }
+                return SQLUpdateStep(key: key, change: .relation(op.kind, className: className, relatedIds: ids))
             default:
                 break
             }
@@ -219,5 +263,10 @@ struct SQLUpdateStep {
         case addUnique([(SQLElementScalar, Value)])
         case removeElements([(SQLElementScalar, Value)])
         case bit(FieldOperation.Kind, Int64)
+        /// AddRelation or RemoveRelation: the key holds nothing or a
+        /// Relation of `className` (the first object's class, when it is a
+        /// Pointer: else the key is left alone); AddRelation sets it when
+        /// missing. The join rows are statements of their own.
+        case relation(FieldOperation.Kind, className: String?, relatedIds: [String])
     }
 }

@@ -80,6 +80,17 @@ extension SQLiteDialect {
                 let element = "(\(doc) -> (\(sqlLiteral("$" + member + "[")) || \(e).key || ']'))"
                 let kept = "(SELECT json_group_array(json(\(element))) FROM json_each(\(doc), \(p)) AS \(e) WHERE NOT (\(gone)))"
                 expr = "json_replace(\(expr), \(p), json(\(kept)))"
+            case .relation(let op, let className?, _):
+                // Missing, or a Relation of the first Pointer's class (class names by bytes).
+                let type = sqlLiteral("$" + member + ".\"__type\""), name = sqlLiteral("$" + member + ".\"className\"")
+                guards.append("(\(kind) = '' OR (\(kind) = 'object' AND json_type(\(doc), \(type)) = 'text' AND json_extract(\(doc), \(type)) = 'Relation' "
+                    + "AND json_type(\(doc), \(name)) = 'text' AND json_extract(\(doc), \(name)) = \(ctx.bind(.string(className)))))")
+                if op == .addRelation {
+                    // json_insert leaves an existing Relation alone.
+                    expr = "json_insert(\(expr), \(p), json(\(ctx.bind(.string(JSONWriter.string(.relation(className: className)))))))"
+                }
+            case .relation(_, nil, _):
+                break
             case .bit(let kind_, let v):
                 guards.append("\(kind) IN ('', 'integer')")
                 let x = "coalesce(\(old), 0)", b = ctx.bind(.int(v))
