@@ -32,6 +32,13 @@ enum Output {
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    /// `b` and a newline.
+    static func line(bytes b: [UInt8]) {
+        buffer.append(contentsOf: b)
+        buffer.append(0x0A)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
     static func bytes(_ b: [UInt8]) {
         buffer.append(contentsOf: b)
         if buffer.count >= 1 << 16 { flush() }

@@ -38,6 +38,43 @@ struct QueryInput: ParsableArguments {
         return query
     }
 
+    /// The options as plain values, read once (a property wrapper's getter
+    /// costs a lookup on every read: `translate --lines` reads them per line).
+    var settings: QuerySettings {
+        QuerySettings(language: language, params: params, args: args, vars: vars, className: className,
+                      literal: literal, limit: limit, cursor: cursor)
+    }
+
+    /// The parsed, not yet bound, query and the language it was read in.
+    func parse(_ text: String) throws(CommandFailure) -> (Query, QueryLanguage) { try settings.parse(text) }
+
+    /// The parsed, not yet bound, statement (a query or a write) and its language.
+    func parseStatement(_ text: String) throws(CommandFailure) -> (Statement, QueryLanguage) { try settings.parseStatement(text) }
+
+    /// Binds a statement's placeholders and time functions (`current_timestamp()`
+    /// becomes the current instant).
+    func bind(_ statement: Statement, source: String, now: DateValue = .now) throws(CommandFailure) -> Statement {
+        try settings.bind(statement, source: source, now: now)
+    }
+
+    /// Binds placeholders (and, with `resolveTime`, time functions) when needed.
+    func bind(_ query: Query, source: String, resolveTime: Bool) throws(CommandFailure) -> Query {
+        try settings.bind(query, source: source, resolveTime: resolveTime)
+    }
+}
+
+/// The query options of ``QueryInput`` as plain values, and what they do:
+/// parse in the chosen (or detected) language, bind the parameters.
+struct QuerySettings {
+    var language: QueryLanguage?
+    var params: String?
+    var args: String?
+    var vars: String?
+    var className: String
+    var literal: Bool
+    var limit: Int?
+    var cursor: String?
+
     /// The parsed, not yet bound, query and the language it was read in.
     func parse(_ text: String) throws(CommandFailure) -> (Query, QueryLanguage) {
         let lang = language ?? QueryLanguage.detect(text)

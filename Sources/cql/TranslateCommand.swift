@@ -72,68 +72,13 @@ struct Translate: ParsableCommand {
     func run() throws {
         if let lines { return try runLines(lines) }
         let text = try input.text()
-        Output.line(try translate(text))
+        Output.line(try translator.translate(text))
     }
 
-    /// One query's output text.
-    func translate(_ text: String) throws(CommandFailure) -> String {
-        let (statement, language) = try input.parseStatement(text)
-        guard case .select(let parsed) = statement, to != .rest else { return try translateWrite(statement, language, text) }
-        let query = try optimizer.apply(try input.bind(parsed, source: text, resolveTime: to == .where || to == .sql), source: text)
-        // CQL is LeanCloud's language, so its queries target LeanCloud unless told
-        // otherwise; Usergrid and where-JSON input default to Parse Server's
-        // dialect, the most expressive REST one (it has `$nor` for Usergrid's `not`).
-        let dialect = self.dialect?.whereJSON ?? (language == .cql ? .leancloud : .parse)
-        do {
-            switch to {
-            case .where:
-                let request = try WhereJSONEmitter.emit(query, dialect: dialect, objectIdAsMongoId: mongoId)
-                return JSONWriter.string(request, pretty: pretty)
-            case .sql:
-                let translation = try SQLGenerator.translate(query, dialect: self.dialect?.sql ?? .sqlite)
-                return JSONWriter.string(translation.json, pretty: pretty)
-            case .cql: return try CQLFormatter.format(query)
-            case .usergrid: return try UsergridFormatter.format(query, literal: input.literal)
-            case .nspredicate: return try NSPredicateFormatter.format(query, conditionOnly: conditionOnly)
-            case .rest: return ""
-            }
-        } catch {
-            throw CommandFailure(error.withSource(text))
-        }
-    }
-
-    /// A write statement's output: `--to rest` (default for writes) or `--to cql`.
-    func translateWrite(_ statement: Statement, _ language: QueryLanguage, _ text: String) throws(CommandFailure) -> String {
-        do {
-            switch to {
-            case .cql:
-                return try CQLFormatter.format(statement)
-            case .rest where statement.isWrite, .where where statement.isWrite:
-                let bound = try input.bind(statement, source: text)
-                return JSONWriter.string(try RESTEmitter.emit(bound, dialect: dialect?.whereJSON ?? .leancloud), pretty: pretty)
-            case .rest:
-                throw QueryError(.unsupported, "--to rest translates writes (insert, update, delete); translate a select --to where", range: statement.range)
-            case .sql where statement.isWrite:
-                // One instant for current_timestamp() and the createdAt/updatedAt written.
-                let now = DateValue.now
-                let bound = try input.bind(statement, source: text, now: now)
-                if case .delete(let d) = bound {
-                    // Only the database knows which _Join:<key>:<Class> tables exist: exec deletes their rows too.
-                    Output.warning("the object's relation rows (tables _Join:<key>:\(d.className)) are not deleted by this SQL: "
-                        + "only the database knows those tables; cql exec --sqlite FILE or --postgres URL deletes them too")
-                }
-                return JSONWriter.string(try SQLWriteGenerator.translate(
-                    bound, dialect: self.dialect?.sql ?? .sqlite, now: now, newObjectId: StatementExecutor.randomObjectId).json, pretty: pretty)
-            case .where, .usergrid, .nspredicate, .sql:
-                throw QueryError(.unsupported, "'\(statement.verb)' is a write: translate it --to rest or --to cql", range: statement.range)
-            }
-        } catch let failure as CommandFailure {
-            throw failure
-        } catch let error as QueryError {
-            throw CommandFailure(error.withSource(text))
-        } catch {
-            throw CommandFailure("error: \(error)")
-        }
+    /// The options as plain values, read once for every query of a run.
+    var translator: Translator {
+        Translator(input: input.settings, optimize: optimizer.optimize, to: to, dialect: dialect,
+                   conditionOnly: conditionOnly, pretty: pretty, mongoId: mongoId)
     }
 
     /// `--lines`: a bad line reports its error (with its line number) and
@@ -151,6 +96,9 @@ struct Translate: ParsableCommand {
             }
         }
         let name = path == "-" ? "<stdin>" : path
+        let translator = self.translator
+        // One output line's bytes, reused from line to line.
+        var scratch: [UInt8] = []
         var failures = 0
         var lineNumber = 0
         var utf8 = content
@@ -164,7 +112,9 @@ struct Translate: ParsableCommand {
                 }
                 let text = String(decoding: line, as: UTF8.self)
                 do throws(CommandFailure) {
-                    Output.line(try translate(text))
+                    scratch.removeAll(keepingCapacity: true)
+                    try translator.write(text, to: &scratch)
+                    Output.line(bytes: scratch)
                 } catch let failure {
                     failures += 1
                     Output.line("")

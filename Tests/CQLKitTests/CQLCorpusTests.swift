@@ -69,6 +69,15 @@ final class CQLCorpusTests: XCTestCase {
                 let positioned = message.first?.isNumber == true && message.contains(": ")
                 XCTAssertEqual(positioned ? error.shortDescription : error.message, message, label)
                 if positioned { XCTAssertNotNil(error.source, "\(label): the error has no source text") }
+                // The direct writer fails alike and writes nothing.
+                var out: [UInt8] = []
+                do {
+                    try WhereJSONEmitter.write(q, dialect: d, to: &out)
+                    XCTFail("\(label): write: expected the error '\(message)'")
+                } catch let written {
+                    XCTAssertEqual(written.shortDescription, error.shortDescription, "\(label) (write)")
+                    XCTAssertTrue(out.isEmpty, "\(label): write appended bytes before failing")
+                }
             }
             return
         }
@@ -79,6 +88,10 @@ final class CQLCorpusTests: XCTestCase {
         do {
             let got = JSONWriter.string(try WhereJSONEmitter.emit(q, dialect: d))
             XCTAssertEqual(got, want, label)
+            // The direct writer gives the same bytes, after what is already in the buffer.
+            var out = Array("x\n".utf8)
+            try WhereJSONEmitter.write(q, dialect: d, to: &out)
+            XCTAssertEqual(String(decoding: out, as: UTF8.self), "x\n" + want, "\(label) (write)")
         } catch {
             XCTFail("\(label): emit failed: \(error.shortDescription)")
         }

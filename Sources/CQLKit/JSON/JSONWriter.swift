@@ -50,6 +50,11 @@ public enum JSONWriter {
             if indent >= 0 { newline(&out, indent) }
             out.append(UInt8(ascii: "]"))
         case .object(let dict):
+            if dict.count == 1, let only = dict.first {
+                // One member (most operator objects): nothing to sort.
+                emitObject(CollectionOfOne(only), &out, indent)
+                return
+            }
             // Sorting the dictionary's indices moves no key or value (sorting
             // (key, value) pairs copied each through generic value witnesses).
             var order = Array(dict.indices)

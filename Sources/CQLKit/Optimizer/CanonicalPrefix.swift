@@ -73,7 +73,6 @@ public struct CanonicalPrefix: ConditionRule {
     static func regexPrefix(_ pattern: String) -> String? {
         let b = Array(pattern.utf8)
         guard b.first == UInt8(ascii: "^") else { return nil }
-        let special = Set("\\^$.|?*+()[]{}".utf8)
         var out: [UInt8] = []
         var i = 1
         while i < b.count {
@@ -97,12 +96,15 @@ public struct CanonicalPrefix: ConditionRule {
                 i += 2
                 continue
             }
-            if special.contains(c) { return nil }
+            if CanonicalPrefix.special.contains(c) { return nil }
             out.append(c)
             i += 1
         }
         return String(decoding: out, as: UTF8.self)
     }
+
+    /// The bytes PCRE gives a meaning outside a class.
+    private static let special = Set("\\^$.|?*+()[]{}".utf8)
 
     private static func isAlphanumeric(_ c: UInt8) -> Bool {
         (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A)

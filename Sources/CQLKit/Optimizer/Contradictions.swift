@@ -38,6 +38,14 @@ public struct Contradictions: ConditionRule {
     }
 
     private func hasComplementPair(_ items: [Condition]) -> Bool {
+        if items.count <= RemoveDuplicates.linearLimit {
+            // A linear search over few operands costs less than hashing them all.
+            return items.contains { x in
+                guard let n = ExactNegation.negate(x) else { return false }
+                let key = ExactCondition(n)
+                return items.contains { ExactCondition($0) == key }
+            }
+        }
         let set = Set(items.map(ExactCondition.init))
         return items.contains { x in ExactNegation.negate(x).map { set.contains(ExactCondition($0)) } ?? false }
     }
@@ -53,7 +61,7 @@ public struct Contradictions: ConditionRule {
     private func conflictsOnArrayFreePath(_ items: [Condition]) -> Bool {
         var windows: [PathKey: Window] = [:]
         for item in items {
-            guard case .compare(let path, let op, let term) = item.predicate, PathKey(path).isArrayFree,
+            guard case .compare(let path, let op, let term) = item.predicate, PathKey.isArrayFree(path),
                   op != .notEqual, let cls = ConstantOrder.typeClass(term), let v = term.value
             else { continue }
             // A string constant on a Date key: whether the evaluator reads it

@@ -21,8 +21,12 @@ public struct EqualitiesToIn: ConditionRule {
 
     public func rewrite(_ c: Condition) -> Condition? {
         guard case .or(let items) = c.predicate else { return nil }
+        // Nothing combines without two candidates: answer before building keys.
+        let candidates = items.indices.filter { EqualitiesToIn.members(items[$0], negated: false) != nil }
+        guard candidates.count > 1 else { return nil }
         var groups: [PathKey: [Int]] = [:]
-        for (i, item) in items.enumerated() where EqualitiesToIn.members(item, negated: false) != nil {
+        for i in candidates {
+            let item = items[i]
             groups[PathKey(EqualitiesToIn.path(item)!), default: []].append(i)
         }
         return EqualitiesToIn.combine(items, groups: groups, negated: false, range: c.range) { Condition(.or($0), range: $1) }

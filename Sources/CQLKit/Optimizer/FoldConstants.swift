@@ -24,10 +24,10 @@ public struct FoldConstants: OptimizerRule, ConditionRule {
     public func rewritten(_ query: Query) -> Query? {
         guard !NearOrder.fixesOrder(query), let condition = query.condition else { return nil }
         let new = walk(condition)
-        guard new != nil || condition.predicate == .constant(true) else { return nil }
+        guard new != nil || condition.predicate.isConstant(true) else { return nil }
         var q = query
         q.condition = new ?? condition
-        if q.condition?.predicate == .constant(true) { q.condition = nil }
+        if q.condition?.predicate.isConstant(true) == true { q.condition = nil }
         return q
     }
 
@@ -36,14 +36,14 @@ public struct FoldConstants: OptimizerRule, ConditionRule {
         switch c.predicate {
         case .and(let items):
             if items.isEmpty { return Condition(.constant(true), range: r) }
-            if items.contains(where: { $0.predicate == .constant(false) }) { return Condition(.constant(false), range: r) }
-            let kept = items.filter { $0.predicate != .constant(true) }
+            if items.contains(where: { $0.predicate.isConstant(false) }) { return Condition(.constant(false), range: r) }
+            let kept = items.filter { !$0.predicate.isConstant(true) }
             if kept.count == items.count { return nil }
             return kept.isEmpty ? Condition(.constant(true), range: r) : (kept.count == 1 ? kept[0] : Condition(.and(kept), range: r))
         case .or(let items):
             if items.isEmpty { return Condition(.constant(false), range: r) }
-            if items.contains(where: { $0.predicate == .constant(true) }) { return Condition(.constant(true), range: r) }
-            let kept = items.filter { $0.predicate != .constant(false) }
+            if items.contains(where: { $0.predicate.isConstant(true) }) { return Condition(.constant(true), range: r) }
+            let kept = items.filter { !$0.predicate.isConstant(false) }
             if kept.count == items.count { return nil }
             return kept.isEmpty ? Condition(.constant(false), range: r) : (kept.count == 1 ? kept[0] : Condition(.or(kept), range: r))
         case .not(let inner):
@@ -56,5 +56,14 @@ public struct FoldConstants: OptimizerRule, ConditionRule {
         default:
             return nil
         }
+    }
+}
+
+extension Predicate {
+    /// Whether this is the constant `b`: `== .constant(b)` without building
+    /// the (indirect, so heap-allocated) right-hand side on every test.
+    func isConstant(_ b: Bool) -> Bool {
+        if case .constant(let x) = self { return x == b }
+        return false
     }
 }

@@ -17,8 +17,12 @@ public struct InequalitiesToNotIn: ConditionRule {
 
     public func rewrite(_ c: Condition) -> Condition? {
         guard case .and(let items) = c.predicate else { return nil }
+        // Nothing combines without two candidates: answer before building keys.
+        let candidates = items.indices.filter { EqualitiesToIn.members(items[$0], negated: true) != nil }
+        guard candidates.count > 1 else { return nil }
         var groups: [PathKey: [Int]] = [:]
-        for (i, item) in items.enumerated() where EqualitiesToIn.members(item, negated: true) != nil {
+        for i in candidates {
+            let item = items[i]
             groups[PathKey(EqualitiesToIn.path(item)!), default: []].append(i)
         }
         return EqualitiesToIn.combine(items, groups: groups, negated: true, range: c.range) { Condition(.and($0), range: $1) }

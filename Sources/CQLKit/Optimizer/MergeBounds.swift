@@ -39,18 +39,32 @@ public struct MergeBounds: ConditionRule {
 
     private func merge(_ items: [Condition], tighter: Bool, range: SourceRange?,
                        make: ([Condition], SourceRange?) -> Condition) -> Condition? {
-        var best: [Key: Int] = [:]
+        // Nothing merges without two bounds: answer before building keys.
+        guard items.lazy.filter(MergeBounds.isBound).dropFirst().first != nil else { return nil }
+        // The best bound so far per (path, direction, type class), found by
+        // linear search: few bounds share an `and`, and a dictionary keyed
+        // by the path's bytes cost an allocation and a hash per bound.
+        var best: [(path: FieldPath, lower: Bool, typeClass: ConstantOrder.TypeClass, index: Int)] = []
+        // Long lists (up to QueryLimits' 10,000 conditions) index `best` by key.
+        var slots: [Key: Int] = [:]
         var drop = Set<Int>()
         for (i, item) in items.enumerated() {
             guard case .compare(let path, let op, let term) = item.predicate, let cls = ConstantOrder.typeClass(term),
                   op != .equal && op != .notEqual
             else { continue }
             let lower = op == .greaterThan || op == .greaterThanOrEqual
-            let key = Key(path: PathKey(path), lower: lower, typeClass: cls)
-            guard let j = best[key] else { best[key] = i; continue }
+            let found = items.count <= 64
+                ? best.firstIndex(where: { $0.lower == lower && $0.typeClass == cls && PathKey.sameBytes($0.path, path) })
+                : slots[Key(path: PathKey(path), lower: lower, typeClass: cls)]
+            guard let b = found else {
+                if items.count > 64 { slots[Key(path: PathKey(path), lower: lower, typeClass: cls)] = best.count }
+                best.append((path, lower, cls, i))
+                continue
+            }
+            let j = best[b].index
             if stronger(item, than: items[j], lower: lower) == tighter {
                 drop.insert(j)
-                best[key] = i
+                best[b].index = i
             } else {
                 drop.insert(i)
             }
@@ -58,6 +72,12 @@ public struct MergeBounds: ConditionRule {
         if drop.isEmpty { return nil }
         let kept = items.indices.filter { !drop.contains($0) }.map { items[$0] }
         return kept.count == 1 ? kept[0] : make(kept, range)
+    }
+
+    /// Whether `c` is a range comparison with a constant of a type class (a bound `merge` considers).
+    private static func isBound(_ c: Condition) -> Bool {
+        guard case .compare(_, let op, let term) = c.predicate, op != .equal && op != .notEqual else { return false }
+        return ConstantOrder.typeClass(term) != nil
     }
 
     /// Whether `a` admits fewer values than `b` (both bounds of one direction and class).

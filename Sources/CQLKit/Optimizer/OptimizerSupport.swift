@@ -139,4 +139,19 @@ struct PathKey: Hashable {
     /// Whether the path is one of ``Operands/arrayFreePaths``.
     var isArrayFree: Bool { PathKey.arrayFree.contains(self) }
     static let arrayFree: Set<PathKey> = Set(Operands.arrayFreePaths.map(PathKey.init))
+
+    /// Whether two paths are the same by their bytes, as their `PathKey`s
+    /// compare, without building them.
+    static func sameBytes(_ a: FieldPath, _ b: FieldPath) -> Bool {
+        a.components.count == b.components.count
+            && zip(a.components, b.components).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+    }
+
+    /// Whether `path` is one of ``Operands/arrayFreePaths`` by its bytes,
+    /// as `PathKey(path).isArrayFree` answers, without building the key.
+    static func isArrayFree(_ path: FieldPath) -> Bool {
+        guard path.components.count == 1 else { return false }
+        let c = path.components[0].utf8
+        return c.elementsEqual("objectId".utf8) || c.elementsEqual("createdAt".utf8) || c.elementsEqual("updatedAt".utf8)
+    }
 }

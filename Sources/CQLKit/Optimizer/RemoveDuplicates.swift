@@ -16,6 +16,9 @@
 public struct RemoveDuplicates: ConditionRule {
     public init() {}
 
+    /// Up to this many operands, subsets are found by linear search.
+    static let linearLimit = 16
+
     public func rewrite(_ c: Condition) -> Condition? {
         switch c.predicate {
         case .and(let items):
@@ -27,21 +30,55 @@ public struct RemoveDuplicates: ConditionRule {
         }
     }
 
+    /// Whether every operand is its own only `inner` operand (no nested
+    /// `or` under an `and`, or `and` under an `or`) and no two are equal:
+    /// then no operand's set is a subset of another's, and nothing is
+    /// dropped (byte-exact equality implies Swift's `==`, tested here).
+    static func distinctLeaves(_ items: [Condition], inner: (Condition) -> [Condition]) -> Bool {
+        for (i, item) in items.enumerated() {
+            switch item.predicate {
+            case .and, .or:
+                let parts = inner(item)
+                if parts.count != 1 || parts[0] != item { return false }
+            default: break
+            }
+            for other in items[..<i] where other == item { return false }
+        }
+        return true
+    }
+
     /// Keeps an operand unless an earlier one is equal, or another one's
     /// `inner` operands are a subset of its own (a strict subset, or an equal
     /// set that comes earlier).
     private func prune(_ items: [Condition], inner: (Condition) -> [Condition], range: SourceRange?,
                        make: ([Condition], SourceRange?) -> Condition) -> Condition? {
-        let sets = items.map { Set(inner($0).map(ExactCondition.init)) }
+        if items.count <= RemoveDuplicates.linearLimit && RemoveDuplicates.distinctLeaves(items, inner: inner) { return nil }
         let keys = items.map(ExactCondition.init)
         var kept: [Condition] = []
-        for (i, item) in items.enumerated() {
-            let absorbed = items.indices.contains { j in
-                guard j != i else { return false }
-                if keys[j] == keys[i] { return j < i }
-                return sets[j].isSubset(of: sets[i]) && (sets[j] != sets[i] || j < i)
+        if items.count <= RemoveDuplicates.linearLimit {
+            // Few operands (the usual case): subset tests by linear search
+            // over the operand lists, the same relation as the sets' below
+            // without building and hashing a set per operand.
+            let lists = items.map { inner($0).map(ExactCondition.init) }
+            func subset(_ a: Int, _ b: Int) -> Bool { lists[a].allSatisfy { x in lists[b].contains(x) } }
+            for (i, item) in items.enumerated() {
+                let absorbed = items.indices.contains { j in
+                    guard j != i else { return false }
+                    if keys[j] == keys[i] { return j < i }
+                    return subset(j, i) && (j < i || !subset(i, j))
+                }
+                if !absorbed { kept.append(item) }
             }
-            if !absorbed { kept.append(item) }
+        } else {
+            let sets = items.map { Set(inner($0).map(ExactCondition.init)) }
+            for (i, item) in items.enumerated() {
+                let absorbed = items.indices.contains { j in
+                    guard j != i else { return false }
+                    if keys[j] == keys[i] { return j < i }
+                    return sets[j].isSubset(of: sets[i]) && (sets[j] != sets[i] || j < i)
+                }
+                if !absorbed { kept.append(item) }
+            }
         }
         if kept.count == items.count { return nil }
         return kept.count == 1 ? kept[0] : make(kept, range)

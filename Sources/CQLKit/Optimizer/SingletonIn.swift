@@ -23,6 +23,34 @@ public struct SingletonIn: OptimizerRule {
     public init() {}
     public var name: String { "SingletonIn" }
 
+    /// `nil` (unchanged) when no `in` list is left to rewrite: the walk
+    /// below rebuilds every node, and the optimizer then compares the copy.
+    public func rewritten(_ query: Query) -> Query? {
+        guard let c = query.condition, SingletonIn.containsIn(c) else { return nil }
+        return apply(query)
+    }
+
+    /// Whether an `in` / `not in` test `walk` would rewrite is where it
+    /// visits (not inside `$elemMatch`): one of value constants with fewer
+    /// than two, or with a repeated, constant. A list of two or more
+    /// distinct constants stays as it is whatever its neighbours.
+    static func containsIn(_ c: Condition) -> Bool {
+        switch c.predicate {
+        case .in(_, let terms, let negated):
+            guard EqualitiesToIn.members(c, negated: negated) != nil else { return false }
+            if terms.count < 2 || terms.count > RemoveDuplicates.linearLimit { return true }
+            for (i, t) in terms.enumerated() {
+                let key = ExactTerm(t)
+                for other in terms[..<i] where ExactTerm(other) == key { return true }
+            }
+            return false
+        case .and(let items), .or(let items): return items.contains(where: containsIn)
+        case .not(let inner): return containsIn(inner)
+        case .select(_, _, let query, _), .inQuery(_, let query, _): return query.condition.map(containsIn) ?? false
+        default: return false
+        }
+    }
+
     public func apply(_ query: Query) -> Query {
         guard !NearOrder.fixesOrder(query) else { return query }
         var q = query

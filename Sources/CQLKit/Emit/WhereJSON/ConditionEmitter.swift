@@ -30,18 +30,22 @@ struct ConditionEmitter {
         }
         let merged = ConditionMerger.and([doc], table: table)
         // Two `$relatedTo`s collide and would land in `$and`, where servers do not look.
-        let related = merged.entries.filter { if case .top("$relatedTo", _) = $0 { return true } else { return false } }
-        if related.count > 1 {
+        var related = 0
+        var nears = 0
+        for entry in merged.entries {
+            switch entry {
+            case .top("$relatedTo", _): related += 1
+            case .field(_, .operators(let ops)) where ops.contains(where: { $0.0 == "$nearSphere" }): nears += 1
+            default: break
+            }
+        }
+        if related > 1 {
             throw QueryError(.unsupported, "two 'related to' conditions cannot be expressed in the \(table.name) where-JSON dialect", range: range)
         }
         // MongoDB allows one `$nearSphere` per query ("too many geoNear
         // expressions"), and the first one orders the results: read back in
         // key order, two would order them by the other one.
-        let nears = merged.entries.filter { entry in
-            if case .field(_, .operators(let ops)) = entry { return ops.contains { $0.0 == "$nearSphere" } }
-            return false
-        }
-        if nears.count > 1 {
+        if nears > 1 {
             throw QueryError(.unsupported, "two 'near' conditions cannot be expressed in the \(table.name) where-JSON dialect", range: range)
         }
         return ConditionMerger.object(merged, table: table)

@@ -14,6 +14,13 @@ struct WhereDoc {
         case field(String, FieldValue)
         /// A top-level operator: `$or`, `$and`, `$nor`, `$relatedTo`.
         case top(String, Value)
+
+        /// The entry's key: the key path or the top-level operator.
+        var key: String {
+            switch self {
+            case .field(let k, _), .top(let k, _): return k
+            }
+        }
     }
 
     var entries: [Entry] = []
@@ -47,6 +54,7 @@ enum ConditionMerger {
     private static let concatenated: Set<String> = ["$and", "$nor"]
 
     static func and(_ docs: [WhereDoc], table: WhereJSONDialectTable) -> WhereDoc {
+        if let distinct = distinctKeys(docs) { return distinct }
         // Keys in first-seen order with their groups side by side, found by
         // a linear search while there are few (a dictionary costs an
         // allocation and hashing; a [String: [Group]] took four or five
@@ -98,6 +106,47 @@ enum ConditionMerger {
             }
         }
         return result
+    }
+
+    /// The AND of `docs` when no two entries share a key (the usual case):
+    /// then nothing merges, and the general path below would only regroup
+    /// each operator list into its ``units(_:)``, which this does too. `nil`
+    /// when a key repeats, an operator list repeats an operator name (its
+    /// second unit would start a fragment of its own), or holds `$elemMatch`
+    /// or `$all` (merged by their bodies), or there are too many entries to
+    /// compare pairwise cheaply.
+    private static func distinctKeys(_ docs: [WhereDoc]) -> WhereDoc? {
+        var result = docs.count == 1 ? docs[0] : WhereDoc(docs.flatMap(\.entries))
+        guard isMergedForm(result) else { return nil }
+        // Each operator list regrouped into its units, as the general path
+        // leaves it: a change only when a companion (`$options`, a distance
+        // bound) may have to move next to its lead.
+        for i in result.entries.indices {
+            guard case .field(let k, .operators(let ops)) = result.entries[i], ops.count > 2,
+                  ops.contains(where: { $0.0 == "$options" || $0.0.hasPrefix("$maxDistance") || $0.0.hasPrefix("$minDistance") })
+            else { continue }
+            result.entries[i] = .field(k, .operators(units(ops).flatMap { $0 }))
+        }
+        return result
+    }
+
+    /// Whether ``and(_:table:)`` of `doc` alone has its entries, up to the
+    /// order of operators within a list: at most 8 entries, no key twice, no
+    /// operator list that repeats a name or holds `$elemMatch` or `$all`.
+    static func isMergedForm(_ doc: WhereDoc) -> Bool {
+        let entries = doc.entries
+        guard entries.count <= 8 else { return false }
+        for (i, entry) in entries.enumerated() {
+            let key = entry.key
+            for j in 0..<i where entries[j].key == key { return false }
+            guard case .field(_, .operators(let ops)) = entry else { continue }
+            for m in ops.indices {
+                let name = ops[m].0
+                if name == "$elemMatch" || name == "$all" { return false }
+                for n in 0..<m where ops[n].0 == name { return false }
+            }
+        }
+        return true
     }
 
     /// The operators of one object split into the units that must stay
@@ -210,20 +259,31 @@ enum ConditionMerger {
     /// The JSON object of `doc`: merged first; a key that still holds
     /// several fragments puts each in `$and` (`{"$and":[{"a":1},{"a":{"$gt":0}}]}`).
     static func object(_ doc: WhereDoc, table: WhereJSONDialectTable) -> Value {
-        let entries = and([doc], table: table).entries.map { entry -> (String, Value) in
+        // A doc already in merged form (the usual case: `render` merges
+        // first) is not merged again; the order of operators within a list,
+        // the only thing that could differ, is lost in the object anyway.
+        let merged = isMergedForm(doc) ? doc : and([doc], table: table)
+        let entries = merged.entries.map { entry -> (String, Value) in
             switch entry {
             case .field(let k, let v): return (k, render(v))
             case .top(let k, let v): return (k, v)
             }
         }
+        // Whether a key repeats: by linear search among few entries.
         var counts: [String: Int] = [:]
-        for (k, _) in entries { counts[k, default: 0] += 1 }
+        if entries.count > 8 { for (k, _) in entries { counts[k, default: 0] += 1 } }
+        func repeats(_ k: String) -> Bool {
+            if entries.count > 8 { return counts[k, default: 0] > 1 }
+            var seen = 0
+            for (other, _) in entries where other == k { seen += 1 }
+            return seen > 1
+        }
         var o: [String: Value] = [:]
         var andItems: [Value] = []
         for (k, v) in entries {
             if k == "$and", case .array(let items) = v {
                 andItems += items
-            } else if counts[k, default: 0] > 1 {
+            } else if repeats(k) {
                 andItems.append(.object([k: v]))
             } else {
                 o[k] = v

@@ -41,42 +41,71 @@ public enum WhereJSONEmitter {
     }
 
     private static func request(_ query: Query, table: WhereJSONDialectTable) throws(QueryError) -> Value {
-        let emitter = ConditionEmitter(table: table)
+        let parts = try RequestParts(query, table: table)
         var o: [String: Value] = [:]
-        if !query.className.isEmpty { o["className"] = .string(query.className) }
-        guard query.direct.isEmpty else { throw table.unsupported("direct", range: query.range) }
-        if let c = query.condition, let w = whereObject(try emitter.object(c)) { o["where"] = w }
-        try addPaging(query, to: &o, table: table)
-        if !query.keys.isEmpty {
-            var keys: [String] = []
-            for k in query.keys {
-                if let alias = k.alias {
-                    throw QueryError(.unsupported, "the key alias '\(alias)' (of '\(k.path.dotted)') cannot be expressed in the \(table.name) where-JSON dialect", range: query.range)
-                }
-                keys.append((k.excluded ? "-" : "") + (try listItem(emitter.key(k.path, query.range), "keys", marks: "-", table, query.range)))
-            }
-            o["keys"] = .string(keys.joined(separator: ","))
-        }
-        if !query.includes.isEmpty {
-            var paths: [String] = []
-            for p in query.includes { paths.append(try listItem(emitter.key(p, query.range), "include", marks: "", table, query.range)) }
-            o["include"] = .string(paths.joined(separator: ","))
-        }
-        switch query.count {
-        case .none: break
-        case .only:
-            // The count alone: no results (the server's `count=1&limit=0`).
-            o["count"] = .int(1)
-            o["limit"] = .int(0)
-        case .withResults:
-            o["count"] = .int(1)
-        }
-        if query.returnACL {
-            guard table.supports(.returnACL) else { throw table.unsupported("returnACL", range: query.range) }
-            // The string, as the LeanCloud SDKs send it.
-            o["returnACL"] = .string("true")
-        }
+        if let c = parts.className { o["className"] = .string(c) }
+        if let w = parts.where { o["where"] = w }
+        if let order = parts.order { o["order"] = .string(order) }
+        if let s = parts.skip { o["skip"] = s }
+        if let l = parts.limit { o["limit"] = l }
+        if let keys = parts.keys { o["keys"] = .string(keys) }
+        if let include = parts.include { o["include"] = .string(include) }
+        if parts.count { o["count"] = .int(1) }
+        if parts.returnACL { o["returnACL"] = .string("true") }
         return .object(o)
+    }
+
+    /// The members of a request object, each checked (and its error thrown)
+    /// in a fixed order, so that ``emit(_:dialect:objectIdAsMongoId:)`` and
+    /// ``write(_:dialect:objectIdAsMongoId:to:)`` fail alike.
+    struct RequestParts {
+        var className: String?
+        var `where`: Value?
+        var order: String?
+        var skip: Value?
+        var limit: Value?
+        var keys: String?
+        var include: String?
+        /// `"count":1`
+        var count = false
+        /// `"returnACL":"true"` (the string, as the LeanCloud SDKs send it).
+        var returnACL = false
+
+        init(_ query: Query, table: WhereJSONDialectTable) throws(QueryError) {
+            let emitter = ConditionEmitter(table: table)
+            if !query.className.isEmpty { className = query.className }
+            guard query.direct.isEmpty else { throw table.unsupported("direct", range: query.range) }
+            if let c = query.condition { self.where = whereObject(try emitter.object(c)) }
+            (order, skip, limit) = try paging(query, table: table)
+            if !query.keys.isEmpty {
+                var keys: [String] = []
+                for k in query.keys {
+                    if let alias = k.alias {
+                        throw QueryError(.unsupported, "the key alias '\(alias)' (of '\(k.path.dotted)') cannot be expressed in the \(table.name) where-JSON dialect", range: query.range)
+                    }
+                    keys.append((k.excluded ? "-" : "") + (try listItem(emitter.key(k.path, query.range), "keys", marks: "-", table, query.range)))
+                }
+                self.keys = keys.joined(separator: ",")
+            }
+            if !query.includes.isEmpty {
+                var paths: [String] = []
+                for p in query.includes { paths.append(try listItem(emitter.key(p, query.range), "include", marks: "", table, query.range)) }
+                include = paths.joined(separator: ",")
+            }
+            switch query.count {
+            case .none: break
+            case .only:
+                // The count alone: no results (the server's `count=1&limit=0`).
+                count = true
+                limit = .int(0)
+            case .withResults:
+                count = true
+            }
+            if query.returnACL {
+                guard table.supports(.returnACL) else { throw table.unsupported("returnACL", range: query.range) }
+                returnACL = true
+            }
+        }
     }
 
     /// Just the `where` object of `condition`.
@@ -115,16 +144,28 @@ public enum WhereJSONEmitter {
 
     /// `order`, `skip`, `limit` of a query or subquery.
     static func addPaging(_ q: Query, to o: inout [String: Value], table: WhereJSONDialectTable) throws(QueryError) {
+        let (order, skip, limit) = try paging(q, table: table)
+        if let order { o["order"] = .string(order) }
+        if let skip { o["skip"] = skip }
+        if let limit { o["limit"] = limit }
+    }
+
+    /// The `order` list, `skip` and `limit` of a query or subquery (`nil` when not set).
+    static func paging(_ q: Query, table: WhereJSONDialectTable) throws(QueryError) -> (String?, Value?, Value?) {
         let emitter = ConditionEmitter(table: table)
+        var order: String?
         if !q.order.isEmpty {
             var keys: [String] = []
             for k in q.order {
                 keys.append((k.descending ? "-" : "") + (try listItem(emitter.key(k.path, q.range), "order", marks: "-+", table, q.range)))
             }
-            o["order"] = .string(keys.joined(separator: ","))
+            order = keys.joined(separator: ",")
         }
-        if let s = q.skip { o["skip"] = try integer(s, "skip", emitter, q.range) }
-        if let l = q.limit { o["limit"] = try integer(l, "limit", emitter, q.range) }
+        var skip: Value?
+        var limit: Value?
+        if let s = q.skip { skip = try integer(s, "skip", emitter, q.range) }
+        if let l = q.limit { limit = try integer(l, "limit", emitter, q.range) }
+        return (order, skip, limit)
     }
 
     private static func integer(_ t: Term, _ name: String, _ emitter: ConditionEmitter, _ range: SourceRange?) throws(QueryError) -> Value {

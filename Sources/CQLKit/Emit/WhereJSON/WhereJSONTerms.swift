@@ -8,13 +8,28 @@ extension ConditionEmitter {
     /// The dotted key of `path`. Dotted where-JSON cannot express a component
     /// that holds a `.` or is empty, and a `$` at the start would read as an operator.
     func key(_ path: FieldPath, _ range: SourceRange?) throws(QueryError) -> String {
-        if path.components.isEmpty || path.components == [""] { return ConditionEmitter.elementKey }
-        for c in path.components where c.isEmpty || c.contains(".") || c.hasPrefix("$") {
+        let components = path.components
+        if components.isEmpty || (components.count == 1 && components[0].isEmpty) { return ConditionEmitter.elementKey }
+        // An ASCII component is checked by its bytes (its Characters are its
+        // bytes); any other through the Character tests below.
+        if components.allSatisfy(ConditionEmitter.isPlainASCIIComponent) {
+            if components.count == 1 { return components[0] == "objectId" ? table.objectIdKey : components[0] }
+            return path.dotted
+        }
+        for c in components where c.isEmpty || c.contains(".") || c.hasPrefix("$") {
             let why = c.isEmpty ? "an empty component" : c.hasPrefix("$") ? "a component starting with '$'" : "a component containing '.'"
             throw QueryError(.unsupported, "the key '\(path.dotted)' has \(why), which the \(table.name) where-JSON dialect cannot express", range: range)
         }
         if path.components == ["objectId"] { return table.objectIdKey }
         return path.dotted
+    }
+
+    /// A non-empty ASCII component without `.` that does not start with `$`.
+    static func isPlainASCIIComponent(_ c: String) -> Bool {
+        var utf8 = c.utf8.makeIterator()
+        guard let first = utf8.next(), first != UInt8(ascii: "$"), first != UInt8(ascii: "."), first < 0x80 else { return false }
+        while let b = utf8.next() { if b >= 0x80 || b == UInt8(ascii: ".") { return false } }
+        return true
     }
 
     /// The value of a bound term. `allowRelativeTime`: the dialect may pass
