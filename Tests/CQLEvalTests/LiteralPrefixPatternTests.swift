@@ -47,23 +47,12 @@ final class LiteralPrefixPatternTests: XCTestCase {
     /// and decomposed, the Kelvin sign and `K`, a 4-byte emoji, NUL, newline.
     static let alphabet: [String] = ["a", "l", "c", "K", "\u{212A}", "é", "e", "\u{301}", "🎉", "\u{0}", "\n", " ", "#", "ä"]
 
-    private struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    private func word(_ g: inout Generator, maxLength: Int) -> String {
+    private func word(_ g: inout SplitMix64, maxLength: Int) -> String {
         (0..<Int.random(in: 0...maxLength, using: &g)).map { _ in Self.alphabet.randomElement(using: &g)! }.joined()
     }
 
     func testRandomPatternsAgreeWithPCRE2OnRandomStrings() throws {
-        var g = Generator(state: 12)
+        var g = SplitMix64(seed: 12)
         let scratch = RegexScratch()
         var recognized = 0
         for round in 0..<400 {

@@ -52,16 +52,9 @@ final class JSONCanonicalCopyTests: XCTestCase {
     }
 
     func testCorpusDataAndRandomValues() throws {
-        let dataDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Corpus/data")
-        var lines = 0
-        for name in try FileManager.default.contentsOfDirectory(atPath: dataDir.path) where name.hasSuffix(".ndjson") {
-            let text = try String(contentsOf: dataDir.appendingPathComponent(name), encoding: .utf8)
-            for line in text.split(separator: "\n") {
-                check(String(line))
-                lines += 1
-            }
-        }
-        XCTAssertGreaterThan(lines, 20)
+        let lines = try Corpus.dataLines()
+        for line in lines { check(line) }
+        XCTAssertGreaterThan(lines.count, 20)
         var rng = SplitMix64(seed: 12)
         for _ in 0..<500 {
             var members: [String] = []

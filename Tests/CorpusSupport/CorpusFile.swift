@@ -54,6 +54,17 @@ public enum Corpus {
         return all
     }
 
+    /// Every line of every `Corpus/data/*.ndjson` file, files in name order.
+    public static func dataLines() throws -> [String] {
+        let dir = root.appendingPathComponent("data")
+        var lines: [String] = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir.path).filter({ $0.hasSuffix(".ndjson") }).sorted() {
+            let text = try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
+            lines += text.split(separator: "\n").map(String.init)
+        }
+        return lines
+    }
+
     /// Parses the text of one corpus file.
     public static func parse(_ text: String, file: String) throws -> [CorpusCase] {
         var cases: [CorpusCase] = []
