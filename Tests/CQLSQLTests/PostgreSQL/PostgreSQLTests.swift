@@ -76,6 +76,47 @@ final class PostgreSQLTests: XCTestCase {
         XCTAssertGreaterThan(tally.applied, 100)
     }
 
+    /// Issue 10's must-show: inserts, updates with a failing condition in the
+    /// middle, deletes — the same outcomes (305 and 101 change nothing) and
+    /// the same final state in a data directory, SQLite and PostgreSQL.
+    func testASequenceOfWritesLeavesTheSameStateOnFilesSQLiteAndPostgreSQL() throws {
+        let now = WriteSQLDifferentialTests.now
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cql-pg-seq-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sqlite = try SQLiteDatabase(path: nil), postgres = try database()
+        let writes = [
+            "insert into Account(name, amount) values ('ann', 120), ('bob', 80)",
+            "update Account set amount = op('Decrement', {'amount': 50}) where objectId = 'id1' and amount >= 100",
+            "update Account set amount = op('Decrement', {'amount': 50}) where objectId = 'id1' and amount >= 100",
+            "update Account set amount = op('Increment', {'amount': 20}), tags = op('AddUnique', {'objects': ['vip', 'vip']}) where objectId = 'id2'",
+            "delete from Account where objectId = 'no-such-id'",
+            "delete from Account where objectId = 'id1' and amount > 100",
+            "delete from Account where objectId = 'id1'",
+        ]
+        var outcomes: [[String]] = [[], [], []]
+        for text in writes {
+            let s = try Binder.bind(try CQLParser.parseStatement(text), parameters: [], now: now)
+            outcomes[0].append(WriteSQLDifferentialTests.outcome { () throws(QueryError) in
+                try DataDirectory.apply(s, path: directory.path, now: now, newObjectId: WriteCaseSupport.sequentialIds("id")) })
+            outcomes[1].append(WriteSQLDifferentialTests.outcome { () throws(QueryError) in
+                try SQLWriteRunner.apply(s, on: sqlite, now: now, newObjectId: WriteCaseSupport.sequentialIds("id"), strict: true) })
+            outcomes[2].append(WriteSQLDifferentialTests.outcome { () throws(QueryError) in
+                try SQLWriteRunner.apply(s, on: postgres, now: now, newObjectId: WriteCaseSupport.sequentialIds("id"), strict: true) })
+        }
+        XCTAssertEqual(outcomes[0][2], "error: 1:88: 305 No effect on updating a document: the condition does not hold for Account 'id1'")
+        XCTAssertEqual(outcomes[0][4], "error: 1:27: 101 Object not found: Account has no object with objectId 'no-such-id'")
+        XCTAssertEqual(outcomes[0].filter { $0.hasPrefix("error") }.count, 3)
+        XCTAssertEqual(outcomes[1], outcomes[0])
+        XCTAssertEqual(outcomes[2], outcomes[0])
+        let text = try String(contentsOf: directory.appendingPathComponent("Account.ndjson"), encoding: .utf8)
+        let files = DocumentStore(["Account": try text.split(separator: "\n").map { try DataFiles.object(json: String($0)) }])
+        let expected = WriteSQLDifferentialTests.snapshot(files, classes: ["Account"])
+        XCTAssertTrue(expected.contains(#""amount":100"#) && expected.contains(#""tags":["vip"]"#) && !expected.contains("ann"), expected)
+        XCTAssertEqual(try WriteSQLDifferentialTests.snapshot(sqlite, classes: ["Account"]), expected)
+        XCTAssertEqual(try WriteSQLDifferentialTests.snapshot(postgres, classes: ["Account"]), expected)
+    }
+
     func testUntouchedValuesKeepTheirTextOnPostgreSQL() throws {
         XCTAssertEqual(try WriteSQLDifferentialTests.untouchedValuesKeepTheirText { try self.database() },
                        WriteSQLDifferentialTests.numberTextWrites.count)
