@@ -94,7 +94,7 @@ public enum SQLWriteRunner {
         do throws(QueryError) {
             // The relation tables a write edits, with exec's indexes (the SQL's
             // CREATE TABLE IF NOT EXISTS then does nothing).
-            for table in joinTables where !(try session.tableNames().contains(table)) { try session.createTable(table) }
+            for table in joinTables { try session.createTable(table) }
             if session.dialect == .postgres {
                 // float8out prints doubles exactly from 1 on (PostgreSQL's default).
                 try session.execute(SQLStatement(sql: "SET LOCAL extra_float_digits = 1", arguments: []))
