@@ -24,6 +24,9 @@
 /// as the prefix predicate does.
 public struct CanonicalPrefix: ConditionRule {
     public init() {}
+    public var name: String { "CanonicalPrefix" }
+    /// Fires only on a `like` or `regexp` that may be a literal prefix.
+    public var triggers: ConditionFeatures? { .prefixPattern }
 
     public func rewrite(_ c: Condition) -> Condition? {
         switch c.predicate {
@@ -96,15 +99,24 @@ public struct CanonicalPrefix: ConditionRule {
                 i += 2
                 continue
             }
-            if CanonicalPrefix.special.contains(c) { return nil }
+            if CanonicalPrefix.isSpecial(c) { return nil }
             out.append(c)
             i += 1
         }
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// The bytes PCRE gives a meaning outside a class.
-    private static let special = Set("\\^$.|?*+()[]{}".utf8)
+    /// Whether PCRE gives `c` a meaning outside a class: one of `\^$.|?*+()[]{}`.
+    private static func isSpecial(_ c: UInt8) -> Bool {
+        switch c {
+        case UInt8(ascii: "\\"), UInt8(ascii: "^"), UInt8(ascii: "$"), UInt8(ascii: "."), UInt8(ascii: "|"), UInt8(ascii: "?"),
+             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "["), UInt8(ascii: "]"),
+             UInt8(ascii: "{"), UInt8(ascii: "}"):
+            return true
+        default:
+            return false
+        }
+    }
 
     private static func isAlphanumeric(_ c: UInt8) -> Bool {
         (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A)

@@ -25,6 +25,9 @@
 /// nothing is concluded there.
 public struct Contradictions: ConditionRule {
     public init() {}
+    public var name: String { "Contradictions" }
+    /// Fires only on operands that may negate each other, or two tests of one array-free key.
+    public var triggers: ConditionFeatures? { [.complementKinds, .arrayFreeComparisons] }
 
     public func rewrite(_ c: Condition) -> Condition? {
         switch c.predicate {

@@ -16,8 +16,12 @@ public struct DropOrderForCount: OptimizerRule {
     public init() {}
     public var name: String { "DropOrderForCount" }
 
-    public func apply(_ query: Query) -> Query {
-        guard query.count == .only, !query.order.isEmpty else { return query }
+    public func apply(_ query: Query) -> Query { rewritten(query) ?? query }
+
+    /// `nil` (unchanged) unless a count-only query has an order: the
+    /// optimizer then neither copies nor compares the query.
+    public func rewritten(_ query: Query) -> Query? {
+        guard query.count == .only, !query.order.isEmpty else { return nil }
         var q = query
         q.order = []
         return q

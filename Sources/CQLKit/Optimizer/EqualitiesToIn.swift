@@ -18,6 +18,9 @@
 /// rule need not answer). Repeated constants are listed once.
 public struct EqualitiesToIn: ConditionRule {
     public init() {}
+    public var name: String { "EqualitiesToIn" }
+    /// Fires only on two `=` / `in` under one `or`.
+    public var triggers: ConditionFeatures? { .equalityPair }
 
     public func rewrite(_ c: Condition) -> Condition? {
         guard case .or(let items) = c.predicate else { return nil }

@@ -10,6 +10,9 @@
 /// no third value), and a one-operand `and`/`or` is its operand.
 public struct FlattenLogic: ConditionRule {
     public init() {}
+    public var name: String { "FlattenLogic" }
+    /// Fires only on an `and` / `or` with one operand or one of its own kind.
+    public var triggers: ConditionFeatures? { .nestedLogic }
 
     public func rewrite(_ c: Condition) -> Condition? {
         switch c.predicate {

@@ -18,6 +18,9 @@
 /// object, which is what no condition means.
 public struct FoldConstants: OptimizerRule, ConditionRule {
     public init() {}
+    public var name: String { "FoldConstants" }
+    /// Fires only on a `true` / `false`, or an empty operand list.
+    public var triggers: ConditionFeatures? { [.constant, .emptyList] }
 
     public func apply(_ query: Query) -> Query { rewritten(query) ?? query }
 

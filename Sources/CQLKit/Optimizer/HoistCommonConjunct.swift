@@ -13,6 +13,9 @@
 /// common conjuncts remain (`x or (x and y)` is `x`).
 public struct HoistCommonConjunct: ConditionRule {
     public init() {}
+    public var name: String { "HoistCommonConjunct" }
+    /// Fires only on an `or` whose operands may share a conjunct.
+    public var triggers: ConditionFeatures? { .sharedConjunctKind }
 
     public func rewrite(_ c: Condition) -> Condition? {
         guard case .or(let items) = c.predicate, items.count > 1 else { return nil }

@@ -14,6 +14,9 @@
 /// of `in` (see ``EqualitiesToIn``; array constants are excluded likewise).
 public struct InequalitiesToNotIn: ConditionRule {
     public init() {}
+    public var name: String { "InequalitiesToNotIn" }
+    /// Fires only on two `!=` / `not in` under one `and`.
+    public var triggers: ConditionFeatures? { .inequalityPair }
 
     public func rewrite(_ c: Condition) -> Condition? {
         guard case .and(let items) = c.predicate else { return nil }

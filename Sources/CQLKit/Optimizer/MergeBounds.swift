@@ -22,6 +22,9 @@
 /// Dates by instant; null, booleans and other classes are left alone.
 public struct MergeBounds: ConditionRule {
     public init() {}
+    public var name: String { "MergeBounds" }
+    /// Fires only on two bounds of one direction side by side.
+    public var triggers: ConditionFeatures? { .boundPair }
 
     public func rewrite(_ c: Condition) -> Condition? {
         switch c.predicate {

@@ -15,14 +15,26 @@
 /// ```
 public struct Optimizer: Sendable {
     /// The rules, in the order each round runs them.
-    public var rules: [any OptimizerRule]
+    public var rules: [any OptimizerRule] {
+        didSet { triggers = rules.map(\.triggers) }
+    }
     /// Rounds at most; a round that changes nothing ends the run earlier.
     public var maxIterations: Int
+
+    /// Each rule's ``OptimizerRule/triggers``, read once per rule list
+    /// rather than through the existential on every round of every query.
+    private var triggers: [ConditionFeatures?]
+
+    /// Whether rules whose ``OptimizerRule/triggers`` the query lacks are
+    /// skipped (the default). Off only in the tests that check that skipping
+    /// changes no result.
+    var skipsUntriggeredRules = true
 
     /// The default rules (``defaultRules``) or the caller's own list.
     public init(rules: [any OptimizerRule] = Optimizer.defaultRules, maxIterations: Int = 16) {
         self.rules = rules
         self.maxIterations = maxIterations
+        triggers = rules.map(\.triggers)
     }
 
     /// Every rule of the project, in the order they run: structure first
@@ -48,17 +60,37 @@ public struct Optimizer: Sendable {
     /// Checks the query (``CompileTimeChecks``), then applies the rules round
     /// after round until a round changes nothing or `maxIterations` rounds ran.
     public func optimize(_ query: Query) throws(QueryError) -> Result {
+        try run(query, recordingSteps: true)
+    }
+
+    /// The optimized query with the default rules (no steps recorded by the caller).
+    public static func optimize(_ query: Query) throws(QueryError) -> Query {
+        try standard.run(query, recordingSteps: false).query
+    }
+
+    /// The default optimizer, built once (its rules' triggers read once).
+    private static let standard = Optimizer()
+
+    /// The optimized query, with the steps only when `recordingSteps`.
+    private func run(_ query: Query, recordingSteps: Bool) throws(QueryError) -> Result {
         try CompileTimeChecks.check(query)
         var current = query
         var steps: [Step] = []
+        // What the current query contains: a rule none of whose triggers
+        // occur cannot change it, and is skipped without walking the tree.
+        // Recomputed after each change (rare), so it is always exact.
+        var features = ConditionFeatures(query)
         for _ in 0..<maxIterations {
             var changed = false
-            for rule in rules {
+            for i in rules.indices {
+                if skipsUntriggeredRules, let t = triggers[i], features.isDisjoint(with: t) { continue }
+                let rule = rules[i]
                 // Most rules leave most queries alone: `rewritten` says so
                 // without rebuilding the query, and only a rewrite is compared.
                 if let next = rule.rewritten(current), next != current {
-                    steps.append(Step(rule: rule.name, before: current, after: next))
+                    if recordingSteps { steps.append(Step(rule: rule.name, before: current, after: next)) }
                     current = next
+                    features = ConditionFeatures(current)
                     changed = true
                 }
             }
@@ -67,11 +99,6 @@ public struct Optimizer: Sendable {
         current.source = query.source
         current.range = query.range
         return Result(query: current, steps: steps)
-    }
-
-    /// The optimized query with the default rules (no steps recorded by the caller).
-    public static func optimize(_ query: Query) throws(QueryError) -> Query {
-        try Optimizer().optimize(query).query
     }
 }
 
@@ -87,10 +114,17 @@ public protocol OptimizerRule: Sendable {
     /// default applies the rule; condition rules answer without rebuilding
     /// an unchanged tree.
     func rewritten(_ query: Query) -> Query?
+    /// The features of which a query needs at least one for this rule to
+    /// change it (``ConditionFeatures``); `nil` (the default): any query.
+    /// The optimizer skips the rule on queries with none of them, so the
+    /// set must be complete: a rule that may fire on a query whose
+    /// features miss all of its triggers must not declare them.
+    var triggers: ConditionFeatures? { get }
 }
 
 extension OptimizerRule {
     public func rewritten(_ query: Query) -> Query? { apply(query) }
+    public var triggers: ConditionFeatures? { nil }
 }
 
 /// A rule that rewrites single condition nodes. Its `apply(_:)` visits the

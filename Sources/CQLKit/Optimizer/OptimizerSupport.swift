@@ -151,7 +151,11 @@ struct PathKey: Hashable {
     /// as `PathKey(path).isArrayFree` answers, without building the key.
     static func isArrayFree(_ path: FieldPath) -> Bool {
         guard path.components.count == 1 else { return false }
-        let c = path.components[0].utf8
+        // Swift's `==` first (for short ASCII strings a compare of two
+        // words, and true for every byte-equal pair); the bytes only then.
+        let s = path.components[0]
+        guard s == "objectId" || s == "createdAt" || s == "updatedAt" else { return false }
+        let c = s.utf8
         return c.elementsEqual("objectId".utf8) || c.elementsEqual("createdAt".utf8) || c.elementsEqual("updatedAt".utf8)
     }
 }

@@ -19,6 +19,9 @@
 /// every operand can lose its `not`, so the rule never makes a query longer.
 public struct PushNegation: ConditionRule {
     public init() {}
+    public var name: String { "PushNegation" }
+    /// Fires only on a `not`.
+    public var triggers: ConditionFeatures? { .negation }
 
     public func rewrite(_ c: Condition) -> Condition? {
         guard case .not(let inner) = c.predicate else { return nil }

@@ -15,6 +15,9 @@
 /// constants), never by meaning, so no semantic question arises.
 public struct RemoveDuplicates: ConditionRule {
     public init() {}
+    public var name: String { "RemoveDuplicates" }
+    /// Fires only on an operand that may repeat or absorb another.
+    public var triggers: ConditionFeatures? { .absorbableOperand }
 
     /// Up to this many operands, subsets are found by linear search.
     static let linearLimit = 16

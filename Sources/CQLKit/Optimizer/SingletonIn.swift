@@ -21,70 +21,96 @@
 /// `$and`. This is a choice of form, not of meaning.
 public struct SingletonIn: OptimizerRule {
     public init() {}
+    /// Fires only on an `in` list that may shrink.
+    public var triggers: ConditionFeatures? { .reducibleInList }
     public var name: String { "SingletonIn" }
 
-    /// `nil` (unchanged) when no `in` list is left to rewrite: the walk
-    /// below rebuilds every node, and the optimizer then compares the copy.
+    /// `nil` (unchanged) when no `in` list is rewritten: the walk below
+    /// rebuilds only the nodes above a rewritten list.
     public func rewritten(_ query: Query) -> Query? {
-        guard let c = query.condition, SingletonIn.containsIn(c) else { return nil }
-        return apply(query)
-    }
-
-    /// Whether an `in` / `not in` test `walk` would rewrite is where it
-    /// visits (not inside `$elemMatch`): one of value constants with fewer
-    /// than two, or with a repeated, constant. A list of two or more
-    /// distinct constants stays as it is whatever its neighbours.
-    static func containsIn(_ c: Condition) -> Bool {
-        switch c.predicate {
-        case .in(_, let terms, let negated):
-            guard EqualitiesToIn.members(c, negated: negated) != nil else { return false }
-            if terms.count < 2 || terms.count > RemoveDuplicates.linearLimit { return true }
-            for (i, t) in terms.enumerated() {
-                let key = ExactTerm(t)
-                for other in terms[..<i] where ExactTerm(other) == key { return true }
-            }
-            return false
-        case .and(let items), .or(let items): return items.contains(where: containsIn)
-        case .not(let inner): return containsIn(inner)
-        case .select(_, _, let query, _), .inQuery(_, let query, _): return query.condition.map(containsIn) ?? false
-        default: return false
-        }
-    }
-
-    public func apply(_ query: Query) -> Query {
-        guard !NearOrder.fixesOrder(query) else { return query }
+        guard !NearOrder.fixesOrder(query), let c = query.condition, let new = walk(c, keepPositive: false) else { return nil }
         var q = query
-        q.condition = query.condition.map { walk($0, keepPositive: false) }
+        q.condition = new
         return q
     }
 
-    private func walk(_ c: Condition, keepPositive: Bool) -> Condition {
+    public func apply(_ query: Query) -> Query { rewritten(query) ?? query }
+
+    /// `c` with its lists rewritten, or `nil` when none changed. Not inside
+    /// `$elemMatch`; `keepPositive` keeps a positive one-constant list a
+    /// list (its key has another test in the same `and`).
+    private func walk(_ c: Condition, keepPositive: Bool) -> Condition? {
         var node = c
         switch c.predicate {
         case .and(let items):
-            var counts: [PathKey: Int] = [:]
-            for item in items { if let p = SingletonIn.path(item) { counts[PathKey(p), default: 0] += 1 } }
-            node.predicate = .and(items.map { item in
-                walk(item, keepPositive: SingletonIn.path(item).map { counts[PathKey($0), default: 0] > 1 } ?? false)
-            })
-        case .or(let items): node.predicate = .or(items.map { walk($0, keepPositive: false) })
-        case .not(let inner): node.predicate = .not(walk(inner, keepPositive: false))
+            var out: [Condition]?
+            var counts: [PathKey: Int]?
+            for (i, item) in items.enumerated() {
+                // Only a list uses `keepPositive`: count its key's tests then.
+                var keep = false
+                if case .in(let p, _, _) = item.predicate {
+                    if items.count <= RemoveDuplicates.linearLimit {
+                        keep = items.lazy.filter { SingletonIn.path($0).map { PathKey.sameBytes($0, p) } ?? false }.dropFirst().first != nil
+                    } else {
+                        if counts == nil {
+                            var all: [PathKey: Int] = [:]
+                            for x in items { if let q = SingletonIn.path(x) { all[PathKey(q), default: 0] += 1 } }
+                            counts = all
+                        }
+                        keep = counts![PathKey(p), default: 0] > 1
+                    }
+                }
+                guard let new = walk(item, keepPositive: keep) else { continue }
+                if out == nil { out = items }
+                out![i] = new
+            }
+            guard let out else { return nil }
+            node.predicate = .and(out)
+        case .or(let items):
+            var out: [Condition]?
+            for (i, item) in items.enumerated() {
+                guard let new = walk(item, keepPositive: false) else { continue }
+                if out == nil { out = items }
+                out![i] = new
+            }
+            guard let out else { return nil }
+            node.predicate = .or(out)
+        case .not(let inner):
+            guard let new = walk(inner, keepPositive: false) else { return nil }
+            node.predicate = .not(new)
         case .select(let path, let key, let query, let negated):
-            node.predicate = .select(path, key: key, query: apply(query), negated: negated)
+            guard let new = rewritten(query) else { return nil }
+            node.predicate = .select(path, key: key, query: new, negated: negated)
         case .inQuery(let path, let query, let negated):
-            node.predicate = .inQuery(path, query: apply(query), negated: negated)
+            guard let new = rewritten(query) else { return nil }
+            node.predicate = .inQuery(path, query: new, negated: negated)
         case .in(let path, let terms, let negated):
-            guard EqualitiesToIn.members(c, negated: negated) != nil else { break }
-            var unique: [Term] = []
-            var seen = Set<ExactTerm>()
-            for t in terms where seen.insert(ExactTerm(t)).inserted { unique.append(t) }
+            guard EqualitiesToIn.members(c, negated: negated) != nil else { return nil }
+            let unique = SingletonIn.distinct(terms)
             if unique.count == 1 && (negated || !keepPositive) {
                 return Condition(.compare(path, negated ? .notEqual : .equal, unique[0]), range: c.range)
             }
+            guard unique.count != terms.count else { return nil }
             node.predicate = .in(path, unique, negated: negated)
-        default: break
+        default: return nil
         }
         return node
+    }
+
+    /// The terms without byte-exact repeats, in first-seen order: by linear
+    /// search in a short list, by a set in a long one.
+    static func distinct(_ terms: [Term]) -> [Term] {
+        var unique: [Term] = []
+        if terms.count <= RemoveDuplicates.linearLimit {
+            for t in terms {
+                let key = ExactTerm(t)
+                if !unique.contains(where: { ExactTerm($0) == key }) { unique.append(t) }
+            }
+        } else {
+            var seen = Set<ExactTerm>()
+            for t in terms where seen.insert(ExactTerm(t)).inserted { unique.append(t) }
+        }
+        return unique
     }
 
     /// The key a leaf test is about (`nil` for logic, subqueries and relations).
