@@ -60,22 +60,24 @@ public struct Optimizer: Sendable {
     /// Checks the query (``CompileTimeChecks``), then applies the rules round
     /// after round until a round changes nothing or `maxIterations` rounds ran.
     public func optimize(_ query: Query) throws(QueryError) -> Result {
-        try run(query, recordingSteps: true)
+        var steps: [Step] = []
+        let optimized = try run(query, recordingSteps: true, into: &steps)
+        return Result(query: optimized, steps: steps)
     }
 
     /// The optimized query with the default rules (no steps recorded by the caller).
     public static func optimize(_ query: Query) throws(QueryError) -> Query {
-        try standard.run(query, recordingSteps: false).query
+        var none: [Step] = []
+        return try standard.run(query, recordingSteps: false, into: &none)
     }
 
     /// The default optimizer, built once (its rules' triggers read once).
     private static let standard = Optimizer()
 
-    /// The optimized query, with the steps only when `recordingSteps`.
-    private func run(_ query: Query, recordingSteps: Bool) throws(QueryError) -> Result {
+    /// The optimized query; each change appended to `steps` when `recordingSteps`.
+    private func run(_ query: Query, recordingSteps: Bool, into steps: inout [Step]) throws(QueryError) -> Query {
         try CompileTimeChecks.check(query)
         var current = query
-        var steps: [Step] = []
         // What the current query contains: a rule none of whose triggers
         // occur cannot change it, and is skipped without walking the tree.
         // Recomputed after each change (rare), so it is always exact.
@@ -98,7 +100,7 @@ public struct Optimizer: Sendable {
         }
         current.source = query.source
         current.range = query.range
-        return Result(query: current, steps: steps)
+        return current
     }
 }
 

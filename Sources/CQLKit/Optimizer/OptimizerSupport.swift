@@ -151,10 +151,12 @@ struct PathKey: Hashable {
     /// as `PathKey(path).isArrayFree` answers, without building the key.
     static func isArrayFree(_ path: FieldPath) -> Bool {
         guard path.components.count == 1 else { return false }
-        // Swift's `==` first (for short ASCII strings a compare of two
-        // words, and true for every byte-equal pair); the bytes only then.
+        // The length first (8 or 9 bytes), then Swift's `==` (cheap for
+        // short ASCII strings, and true for every byte-equal pair), and the
+        // bytes only then.
         let s = path.components[0]
-        guard s == "objectId" || s == "createdAt" || s == "updatedAt" else { return false }
+        let n = s.utf8.count
+        guard n == 8 || n == 9, s == "objectId" || s == "createdAt" || s == "updatedAt" else { return false }
         let c = s.utf8
         return c.elementsEqual("objectId".utf8) || c.elementsEqual("createdAt".utf8) || c.elementsEqual("updatedAt".utf8)
     }
