@@ -356,8 +356,10 @@ percent between runs; compare ratios within one run.
   otherwise it is read whole and re-serialized. Both give the same bytes (`eval` and `run`
   print the same lines), so the choice shows only in the time.
 - `translate --lines`: {QUERIES:,} generated SELECTs (in the subset CQL and MySQL share) through
-  `cql translate --lines` (to where-JSON) vs a Python process running
-  `sqlglot.transpile(line, read="mysql", write="postgres")` per line.
+  `cql translate --lines` (to where-JSON; the lines are shared out among the cores in blocks
+  and written in input order, and the release `cql` links the Swift runtime statically)
+  vs a Python process running `sqlglot.transpile(line, read="mysql", write="postgres")`
+  per line (one core: sqlglot has no parallel mode).
 - in-memory rows: `QueryPlan.run(over:)` over `[[String: Value]]` vs a closure written by hand
   for the same lookups; PCRE2 (JIT, through a plan) vs `NSRegularExpression.firstMatch`;
   `near ... limit 10` vs computing every haversine distance and sorting all of them.
