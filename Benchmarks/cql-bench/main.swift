@@ -170,8 +170,20 @@ func inListsFilteredByHand(_ objects: [[String: Value]], _ names: Set<String>, _
     }.count
 }
 
+/// Foundation's `#Predicate` over typed structs, filtering as the closure does.
+@inline(never)
+func threePredicatesFilteredByFoundation(_ rows: [GameScoreRow], _ predicate: Foundation.Predicate<GameScoreRow>) throws -> Int {
+    try rows.filter { try predicate.evaluate($0) }.count
+}
+
 func benchEvaluator(objects n: Int) throws -> [String: Double] {
     let objects = makeObjects(n)
+    // Foundation's #Predicate over typed structs (the rows converted once, untimed; timed last).
+    let rows = objects.map { o -> GameScoreRow in
+        guard case .int(let s)? = o["score"], case .bool(let c)? = o["cheatMode"], case .int(let l)? = o["level"],
+            case .string(let name)? = o["name"] else { fatalError("makeObjects makes every key") }
+        return GameScoreRow(score: s, cheatMode: c, level: l, name: name)
+    }
     let condition = "score > 500 and cheatMode = false and level < 5"
     let threePredicates = try planQuery("select * from GameScore where " + condition)
     var planned = 0, reference = 0
@@ -183,36 +195,30 @@ func benchEvaluator(objects n: Int) throws -> [String: Double] {
     let tCountHand = median { countedByHand = threePredicatesCountedByHand(objects) }
     let tCountPlan = try median { counted = try threePredicatesCountedByPlan(countPlan, objects) }
     precondition(counted == reference && countedByHand == reference, "count(*) and closure disagree")
-    // Foundation's #Predicate over typed structs (the rows converted once, untimed).
-    let rows = objects.map { o -> GameScoreRow in
-        guard case .int(let s)? = o["score"], case .bool(let c)? = o["cheatMode"], case .int(let l)? = o["level"],
-            case .string(let name)? = o["name"] else { fatalError("makeObjects makes every key") }
-        return GameScoreRow(score: s, cheatMode: c, level: l, name: name)
-    }
-    let foundation = #Predicate<GameScoreRow> { $0.score > 500 && $0.cheatMode == false && $0.level < 5 }
-    var viaFoundation = 0
-    let tFoundation = try median { viaFoundation = try rows.filter { try foundation.evaluate($0) }.count }
-    precondition(viaFoundation == reference, "#Predicate and closure disagree")
     print("evaluator, 3-predicate filter over \(n) in-memory objects (\(planned) match), median of \(runs):")
     print("  QueryPlan.run          \(fmt(Double(n) / tPlan)) objects/s")
     print("  closure (filter)       \(fmt(Double(n) / tHand)) objects/s")
     print("  ratio plan/closure     \(fmt(tPlan / tHand))x the closure's time")
     print("  count(*) plan/closure  \(fmt(tCountPlan / tCountHand))x (\(fmt(Double(n) / tCountPlan)) objects/s)")
-    print("  Foundation #Predicate  \(fmt(Double(n) / tFoundation)) objects/s (typed structs)")
 
     let regexPlan = try planQuery("select * from GameScore where name regexp '^(al|ca)' and score >= 100")
     var rCount = 0, rHand = 0
-    let tRegex = try median { rCount = try regexRangeFilteredByPlan(regexPlan, objects) }
     let tRegexHand = median { rHand = regexRangeFilteredByHand(objects) }
+    let tRegex = try median { rCount = try regexRangeFilteredByPlan(regexPlan, objects) }
     precondition(rCount == rHand, "regex plan and closure disagree")
     let inPlan = try planQuery("select * from GameScore where name in ('alice', 'carol', 'erin') and level in (1, 3, 5, 7.0)")
     let names: Set<String> = ["alice", "carol", "erin"], levels: Set<Int64> = [1, 3, 5, 7]
     var iCount = 0, iHand = 0
-    let tIn = try median { iCount = try inListsFilteredByPlan(inPlan, objects) }
     let tInHand = median { iHand = inListsFilteredByHand(objects, names, levels) }
+    let tIn = try median { iCount = try inListsFilteredByPlan(inPlan, objects) }
     precondition(iCount == iHand, "in-list plan and closure disagree")
     print("  regex + range (PCRE2 JIT) \(fmt(Double(n) / tRegex)) objects/s; closure with hasPrefix \(fmt(Double(n) / tRegexHand)) objects/s (\(fmt(tRegex / tRegexHand))x)")
     print("  two in-lists           \(fmt(Double(n) / tIn)) objects/s; closure with Sets \(fmt(Double(n) / tInHand)) objects/s (\(fmt(tIn / tInHand))x)")
+    let foundation = #Predicate<GameScoreRow> { $0.score > 500 && $0.cheatMode == false && $0.level < 5 }
+    var viaFoundation = 0
+    let tFoundation = try median { viaFoundation = try threePredicatesFilteredByFoundation(rows, foundation) }
+    precondition(viaFoundation == reference, "#Predicate and closure disagree")
+    print("  Foundation #Predicate  \(fmt(Double(n) / tFoundation)) objects/s (typed structs)")
     return [
         "memory_objects": Double(n), "memory_matches": Double(planned),
         "memory_plan_s": tPlan, "memory_closure_s": tHand, "memory_foundation_predicate_s": tFoundation,

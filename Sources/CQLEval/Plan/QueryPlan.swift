@@ -194,34 +194,60 @@ public final class QueryPlan: Sendable {
         var hasMore: Bool
     }
 
+    /// The matches of an unordered scan, as they come, into the window.
+    private struct WindowTaker {
+        let skip: Int
+        let end: Int?
+        let needsTotal: Bool
+        let keepingObjects: Bool
+        var objects: [[String: Value]] = []
+        var count = 0
+        var total = 0
+
+        /// Takes a match; returns whether the scan can stop: past the
+        /// window and one beyond it (to know there is more), only the count
+        /// could still change.
+        @inline(__always)
+        mutating func take(_ object: [String: Value]) -> Bool {
+            if total >= skip && (end.map { total < $0 } ?? true) {
+                if keepingObjects { objects.append(object) }
+                count += 1
+            }
+            total += 1
+            if !needsTotal, let end, total > end { return true }
+            return false
+        }
+
+        var window: Window {
+            Window(objects: objects, count: count, total: total, hasMore: end.map { total > $0 } ?? false)
+        }
+    }
+
     private func page(
         _ objects: some Sequence<[String: Value]>, needsTotal: Bool, keepingObjects: Bool
     ) throws(QueryError) -> Window {
         let context = EvalContext()
         let end = limit.map { skip.addingReportingOverflow($0).overflow ? Int.max : skip + $0 }
         if ordering.isEmpty {
-            var window: [[String: Value]] = []
-            var count = 0
-            var total = 0
-            // Read once: the loop then tests the clauses directly (no
-            // optional check, no context, nothing to throw).
-            let clauses = rootClauses
-            for object in objects {
-                if let clauses {
-                    guard clauses.matches(object) else { continue }
-                } else {
+            var taker = WindowTaker(skip: skip, end: end, needsTotal: needsTotal, keepingObjects: keepingObjects)
+            if let clauses = rootClauses, let array = objects as? [[String: Value]] {
+                // The clauses cannot fail (no regex: no context, nothing to
+                // throw), and each object is borrowed from the array's
+                // storage, not copied (retained) for the test.
+                taker = array.withUnsafeBufferPointer { [taker] buffer in
+                    var t = taker
+                    for i in buffer.indices where clauses.matches(buffer[i]) {
+                        if t.take(buffer[i]) { break }
+                    }
+                    return t
+                }
+            } else {
+                for object in objects {
                     guard try matches(object, context) else { continue }
+                    if taker.take(object) { break }
                 }
-                if total >= skip && (end.map { total < $0 } ?? true) {
-                    if keepingObjects { window.append(object) }
-                    count += 1
-                }
-                total += 1
-                // Past the window and one beyond it (to know there is more):
-                // only the count could still change.
-                if !needsTotal, let end, total > end { break }
             }
-            return Window(objects: window, count: count, total: total, hasMore: end.map { total > $0 } ?? false)
+            return taker.window
         }
         var entries: [Ordering.Entry] = []
         var total = 0
