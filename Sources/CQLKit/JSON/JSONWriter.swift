@@ -118,9 +118,15 @@ public enum JSONWriter {
 
     static func writeString(_ s: String, _ out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        writeStringBody(s, &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// The escaped characters of `s` without the quotes, for writers that
+    /// build one JSON string from several pieces (a comma-separated key list).
+    static func writeStringBody(_ s: String, _ out: inout [UInt8]) {
         let done: Void? = s.utf8.withContiguousStorageIfAvailable { appendEscaped($0, &out) }
         if done == nil { Array(s.utf8).withUnsafeBufferPointer { appendEscaped($0, &out) } }
-        out.append(UInt8(ascii: "\""))
     }
 
     /// The string body: runs that need no escape are found a word at a time
