@@ -45,10 +45,13 @@ extension DirectConditionWriter {
     private func negation(of inner: Condition, depth: Int, into entries: inout [DirectConditionEntry]) throws(QueryError) -> Bool {
         let table = emitter.table
         guard depth < ConditionEmitter.maxDepth, table.supports(.nor) || table.supports(.fieldNot) else { return false }
-        var ops: [DirectConditionEntry] = []
-        guard try leaf(inner, into: &ops), let key = ops.first?.key else { return false }
-        var body = [String: Value](minimumCapacity: ops.count)
-        for op in ops { body[op.kind.name.description] = op.value }
+        // The leaf's operators, appended and taken back off the shared buffer.
+        let start = entries.count
+        guard try leaf(inner, into: &entries) else { return false }
+        let key = entries[start].key
+        var body = [String: Value](minimumCapacity: entries.count - start)
+        for op in entries[start...] { body[op.kind.name.description] = op.value }
+        entries.removeSubrange(start...)
         if table.supports(.fieldNot) {
             entries.append(DirectConditionEntry(key: key, kind: .not, value: .object(body)))
         } else {

@@ -54,10 +54,13 @@ struct DirectConditionEntry {
     /// `.or` only: the branches, and the depth the emitter renders them at.
     var branches: [Condition] = []
     var depth = 0
+    /// Set when sorted: the entry has the key of the one before it (same member).
+    var continuesKey = false
 
-    /// Member order: key by code point, then operator name.
-    static func precedes(_ a: DirectConditionEntry, _ b: DirectConditionEntry) -> Bool {
-        let c = CodePointOrder.compare(a.key, b.key)
-        return c != 0 ? c < 0 : a.kind < b.kind
+    /// Member order of `entries[i]` and `entries[j]`: key by code point,
+    /// then operator name (read in place: an entry copied is five retains).
+    static func precedes(_ entries: [DirectConditionEntry], _ i: Int, _ j: Int) -> Bool {
+        let c = CodePointOrder.compare(entries[i].key, entries[j].key)
+        return c != 0 ? c < 0 : entries[i].kind < entries[j].kind
     }
 }

@@ -13,7 +13,12 @@ enum DirectRequestWriter {
         let emitter = ConditionEmitter(table: table)
         guard query.direct.isEmpty else { throw table.unsupported("direct", range: query.range) }
         let conditions = DirectConditionWriter(emitter: emitter)
-        let whereObject = try query.condition.map { c throws(QueryError) in try conditions.prepare(c, .top, depth: 0) }
+        var entries: [DirectConditionEntry] = []
+        var whereObject: DirectConditionWriter.Prepared?
+        if let c = query.condition {
+            entries.reserveCapacity(16)
+            whereObject = try conditions.prepare(c, .top, depth: 0, &entries)
+        }
         var skip: Int64?
         var limit: Int64?
         if let s = query.skip { skip = try integer(s, emitter, query.range) }
@@ -22,36 +27,39 @@ enum DirectRequestWriter {
         if query.returnACL && !table.supports(.returnACL) { throw table.unsupported("returnACL", range: query.range) }
 
         var first = true
-        func member(_ name: StaticString, _ out: inout [UInt8]) {
-            out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
-            first = false
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            out.append(contentsOf: "\":".utf8)
-        }
-        if !query.className.isEmpty { member("className", &out); JSONWriter.writeString(query.className, &out) }
-        if query.count != .none { member("count", &out); out.append(UInt8(ascii: "1")) }
+        if !query.className.isEmpty { member(&first, "className", &out); JSONWriter.writeString(query.className, &out) }
+        if query.count != .none { member(&first, "count", &out); out.append(UInt8(ascii: "1")) }
         if !query.includes.isEmpty {
-            member("include", &out)
+            member(&first, "include", &out)
             try list(query.includes, "include", marks: "", emitter, query.range, &out, path: { $0 }, minus: { _ in false })
         }
         if !query.keys.isEmpty {
             for k in query.keys where k.alias != nil { throw table.unsupported("alias", range: query.range) }
-            member("keys", &out)
+            member(&first, "keys", &out)
             try list(query.keys, "keys", marks: "-", emitter, query.range, &out, path: \.path, minus: \.excluded)
         }
-        if let limit { member("limit", &out); JSONWriter.write(.int(limit), to: &out) }
+        if let limit { member(&first, "limit", &out); JSONWriter.write(.int(limit), to: &out) }
         if !query.order.isEmpty {
-            member("order", &out)
+            member(&first, "order", &out)
             try list(query.order, "order", marks: "-+", emitter, query.range, &out, path: \.path, minus: \.descending)
         }
-        if query.returnACL { member("returnACL", &out); out.append(contentsOf: "\"true\"".utf8) }
-        if let skip { member("skip", &out); JSONWriter.write(.int(skip), to: &out) }
+        if query.returnACL { member(&first, "returnACL", &out); out.append(contentsOf: "\"true\"".utf8) }
+        if let skip { member(&first, "skip", &out); JSONWriter.write(.int(skip), to: &out) }
         if let whereObject, !whereObject.isEmpty {
-            member("where", &out)
-            try conditions.write(whereObject, to: &out)
+            member(&first, "where", &out)
+            try conditions.write(whereObject, &entries, to: &out)
         }
         out.append(contentsOf: (first ? "{}" : "}").utf8)
+    }
+
+    /// `{"name":` or `,"name":`.
+    private static func member(_ first: inout Bool, _ name: StaticString, _ out: inout [UInt8]) {
+        out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+        first = false
+        out.append(UInt8(ascii: "\""))
+        out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        out.append(UInt8(ascii: "\""))
+        out.append(UInt8(ascii: ":"))
     }
 
     /// A comma-separated key list as one JSON string: `"-a,b"`. Escaping

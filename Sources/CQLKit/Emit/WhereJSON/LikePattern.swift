@@ -21,8 +21,18 @@ package enum LikePattern {
     /// The `$options` / flags that go with ``regex(_:)``.
     package static let options = "s"
 
-    /// Characters that are special in a PCRE pattern outside a class.
-    private static let metacharacters: Set<UInt8> = Set("\\^$.|?*+()[]{}".utf8)
+    /// Whether `c` is special in a PCRE pattern outside a class: `\^$.|?*+()[]{}`
+    /// (a switch: a `Set<UInt8>` hashed every byte of every pattern).
+    private static func isMetacharacter(_ c: UInt8) -> Bool {
+        switch c {
+        case UInt8(ascii: "\\"), UInt8(ascii: "^"), UInt8(ascii: "$"), UInt8(ascii: "."), UInt8(ascii: "|"), UInt8(ascii: "?"),
+             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "["), UInt8(ascii: "]"),
+             UInt8(ascii: "{"), UInt8(ascii: "}"):
+            return true
+        default:
+            return false
+        }
+    }
 
     package static func regex(_ like: String) -> String {
         let b = Array(like.utf8)
@@ -42,7 +52,7 @@ package enum LikePattern {
                 appendClass(b[(i + 1)..<end], to: &out)
                 i = end
             default:
-                if metacharacters.contains(c) { out.append(UInt8(ascii: "\\")) }
+                if isMetacharacter(c) { out.append(UInt8(ascii: "\\")) }
                 out.append(c)
             }
             i += 1
