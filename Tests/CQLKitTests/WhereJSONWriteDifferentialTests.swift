@@ -29,6 +29,18 @@ final class WhereJSONWriteDifferentialTests: XCTestCase {
         }
     }
 
+    /// The where-JSON corpus read back (`Corpus/where`): the reader's forms
+    /// (`$and` written out, `$nor`, `$not`, geo, subqueries) in every dialect.
+    func testWriteEqualsEmitOnWhereCorpus() throws {
+        var read = 0
+        for c in try WhereJSONCorpusTests.cases() {
+            guard let text = c["query"], let q = try? WhereJSONReader.read(text, className: c["class"] ?? "") else { continue }
+            compare(q, "\(c)")
+            read += 1
+        }
+        XCTAssertGreaterThan(read, 50)
+    }
+
     /// Queries parsed from CQL keep their source text: positioned errors match too.
     func testWriteEqualsEmitOnParsedErrors() throws {
         let texts = [

@@ -99,7 +99,7 @@ public enum JSONWriter {
     static func utf8Precedes(_ a: String, _ b: String) -> Bool { CodePointOrder.compare(a, b) < 0 }
 
     /// Decimal digits straight into `out` (no String per integer).
-    private static func appendInteger(_ i: Int64, _ out: inout [UInt8]) {
+    static func appendInteger(_ i: Int64, _ out: inout [UInt8]) {
         if i < 0 { out.append(UInt8(ascii: "-")) }
         var m = i.magnitude
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for Int64's 19 digits

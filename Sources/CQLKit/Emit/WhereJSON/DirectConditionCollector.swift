@@ -12,7 +12,7 @@
 /// group the Value way, which also gives its errors.
 extension DirectConditionWriter {
     /// `or()` and `false`: `{"objectId": {"$in": []}}`, as ``WhereDoc/matchesNothing``.
-    static let matchesNothing = DirectConditionEntry(key: "objectId", kind: .in, value: .array([]))
+    static let matchesNothing = DirectConditionEntry(key: "objectId", kind: .in, .plainList([]))
 
     func collect(_ c: Condition, _ ctx: ConditionEmitter.Context, depth: Int, into entries: inout [DirectConditionEntry]) throws(QueryError) -> Bool {
         guard depth < ConditionEmitter.maxDepth else { return false }
@@ -24,7 +24,7 @@ extension DirectConditionWriter {
         case .or(let items):
             if items.isEmpty { entries.append(Self.matchesNothing); return true }
             if items.count == 1 { return try collect(items[0], ctx, depth: d, into: &entries) }
-            entries.append(DirectConditionEntry(key: "$or", kind: .or, value: .null, branches: items, depth: d))
+            entries.append(DirectConditionEntry(key: "$or", kind: .or, .branches(items, depth: d)))
             return true
         case .not(let inner):
             if let rewritten = NegationRewriter.rewrite(not: inner, range: c.range) {
@@ -50,12 +50,12 @@ extension DirectConditionWriter {
         guard try leaf(inner, into: &entries) else { return false }
         let key = entries[start].key
         var body = [String: Value](minimumCapacity: entries.count - start)
-        for op in entries[start...] { body[op.kind.name.description] = op.value }
+        for op in entries[start...] { body[op.kind.name.description] = try value(of: op.operand) }
         entries.removeSubrange(start...)
         if table.supports(.fieldNot) {
-            entries.append(DirectConditionEntry(key: key, kind: .not, value: .object(body)))
+            entries.append(DirectConditionEntry(key: key, kind: .not, .value(.object(body))))
         } else {
-            entries.append(DirectConditionEntry(key: "$nor", kind: .nor, value: .object([key: .object(body)])))
+            entries.append(DirectConditionEntry(key: "$nor", kind: .nor, .value(.object([key: .object(body)]))))
         }
         return true
     }
@@ -70,19 +70,25 @@ extension DirectConditionWriter {
             // `$`-keyed objects take `$eq` or are refused: the Value path decides.
             if case .value(.object) = term { return false }
             guard let k = try key(path, r) else { return false }
-            let isRange = op != .equal && op != .notEqual
-            let v = try emitter.value(term, at: r, allowRelativeTime: isRange)
-            entries.append(DirectConditionEntry(key: k, kind: Self.kind(of: op), value: v))
+            let v: Value
+            if case .value(let plain) = term, Self.isPlain(plain) {
+                v = plain
+            } else {
+                v = try emitter.value(term, at: r, allowRelativeTime: op != .equal && op != .notEqual)
+            }
+            entries.append(DirectConditionEntry(key: k, kind: Self.kind(of: op), .value(v)))
         case .in(let path, let terms, let negated):
             for case .value(.object) in terms { return false }
             guard let k = try key(path, r) else { return false }
-            entries.append(DirectConditionEntry(key: k, kind: negated ? .nin : .in, value: try emitter.list(terms, at: r)))
+            let plain = terms.allSatisfy { if case .value(let v) = $0 { return Self.isPlain(v) } else { return false } }
+            let list: DirectConditionEntry.Operand = plain ? .plainList(terms) : .value(try emitter.list(terms, at: r))
+            entries.append(DirectConditionEntry(key: k, kind: negated ? .nin : .in, list))
         case .exists(let path, let present):
             guard let k = try key(path, r) else { return false }
-            entries.append(DirectConditionEntry(key: k, kind: .exists, value: .bool(present)))
+            entries.append(DirectConditionEntry(key: k, kind: .exists, .value(.bool(present))))
         case .size(let path, let term):
             guard let k = try key(path, r) else { return false }
-            entries.append(DirectConditionEntry(key: k, kind: .size, value: OperandChecks.wholeCount(try emitter.value(term, at: r))))
+            entries.append(DirectConditionEntry(key: k, kind: .size, .value(OperandChecks.wholeCount(try emitter.value(term, at: r)))))
         case .regex(let path, let pattern, let options):
             // `d` (diacritics) is refused by the Value path.
             if options.utf8.contains(UInt8(ascii: "d")) { return false }
@@ -112,8 +118,28 @@ extension DirectConditionWriter {
 
     /// `{"$regex": p}` plus `"$options"` only when there are any.
     private func regex(_ key: String, _ pattern: String, _ options: String, into entries: inout [DirectConditionEntry]) {
-        entries.append(DirectConditionEntry(key: key, kind: .regex, value: .string(pattern)))
-        if !options.isEmpty { entries.append(DirectConditionEntry(key: key, kind: .options, value: .string(options))) }
+        entries.append(DirectConditionEntry(key: key, kind: .regex, .value(.string(pattern))))
+        if !options.isEmpty { entries.append(DirectConditionEntry(key: key, kind: .options, .value(.string(options)))) }
+    }
+
+    /// A constant that ``ConditionEmitter/convert(_:at:)`` returns as it is
+    /// and that has no error: it needs no conversion to be written.
+    static func isPlain(_ v: Value) -> Bool {
+        switch v {
+        case .null, .bool, .int, .string: return true
+        case .double(let d): return d.isFinite
+        default: return false
+        }
+    }
+
+    /// An operand as the Value the emitter would have made (for the rare
+    /// forms that build one).
+    func value(of operand: DirectConditionEntry.Operand) throws(QueryError) -> Value {
+        switch operand {
+        case .value(let v): return v
+        case .plainList(let terms): return try emitter.list(terms, at: nil)
+        case .branches: return .null  // not an operator's operand
+        }
     }
 
     private static func kind(of op: ComparisonOperator) -> DirectConditionEntry.Kind {

@@ -46,21 +46,33 @@ struct DirectConditionEntry {
         var isTopLevel: Bool { self == .or || self == .nor }
     }
 
+    /// What an entry writes after its key.
+    enum Operand {
+        /// A value the emitter computed (``ConditionEmitter/value(_:at:allowRelativeTime:)``).
+        case value(Value)
+        /// `$in` / `$nin`: constants that are their own JSON form (see
+        /// ``DirectConditionWriter/isPlain(_:)``), written without building a list.
+        case plainList([Term])
+        /// `$or`: the branches, and the depth the emitter renders them at.
+        case branches([Condition], depth: Int)
+    }
+
     /// The member's key: a key path, or `$or` / `$nor` / `$and` for top-level entries.
     var key: String
     var kind: Kind
-    /// The operand (unused by `.or`).
-    var value: Value
-    /// `.or` only: the branches, and the depth the emitter renders them at.
-    var branches: [Condition] = []
-    var depth = 0
+    var operand: Operand
     /// Set when sorted: the entry has the key of the one before it (same member).
     var continuesKey = false
 
-    /// Member order of `entries[i]` and `entries[j]`: key by code point,
-    /// then operator name (read in place: an entry copied is five retains).
-    static func precedes(_ entries: [DirectConditionEntry], _ i: Int, _ j: Int) -> Bool {
-        let c = CodePointOrder.compare(entries[i].key, entries[j].key)
-        return c != 0 ? c < 0 : entries[i].kind < entries[j].kind
+    init(key: String, kind: Kind, _ operand: Operand) {
+        self.key = key
+        self.kind = kind
+        self.operand = operand
+    }
+
+    /// Member order of `a` and `b`: key by code point, then operator name.
+    static func precedes(_ a: UnsafeMutablePointer<DirectConditionEntry>, _ b: UnsafeMutablePointer<DirectConditionEntry>) -> Bool {
+        let c = CodePointOrder.compare(a.pointee.key, b.pointee.key)
+        return c != 0 ? c < 0 : a.pointee.kind < b.pointee.kind
     }
 }

@@ -63,13 +63,18 @@ struct DirectConditionWriter {
         var ors = 0
         for i in start..<end where entries[i].kind == .or { ors += 1 }
         if ors > 1 { for i in start..<end where entries[i].kind == .or { entries[i].key = "$and" } }
-        // Insertion sort: few entries, and stable (the `$and` / `$nor` items keep their order).
+        // Insertion sort: few entries, and stable (the `$and` / `$nor` items
+        // keep their order). Through the buffer, whose swaps move entries
+        // (the Array's copied and released each one's references).
         if end - start > 1 {
-            for i in (start + 1)..<end {
-                var j = i
-                while j > start, DirectConditionEntry.precedes(entries, j, j - 1) {
-                    entries.swapAt(j, j - 1)
-                    j -= 1
+            entries.withUnsafeMutableBufferPointer { buffer in
+                guard let base = buffer.baseAddress else { return }
+                for i in (start + 1)..<end {
+                    var j = i
+                    while j > start, DirectConditionEntry.precedes(base + j, base + j - 1) {
+                        buffer.swapAt(j, j - 1)
+                        j -= 1
+                    }
                 }
             }
         }
@@ -130,21 +135,21 @@ struct DirectConditionWriter {
             for k in run {
                 if k > first { out.append(UInt8(ascii: ",")) }
                 out.append(contentsOf: "{\"$or\":".utf8)
-                try writeBranches(entries[k].branches, depth: entries[k].depth, &entries, to: &out)
+                try writeOperand(entries[k].operand, &entries, to: &out)
                 out.append(UInt8(ascii: "}"))
             }
             out.append(UInt8(ascii: "]"))
-        case .or:
-            try writeBranches(entries[first].branches, depth: entries[first].depth, &entries, to: &out)
         case .nor:
             out.append(UInt8(ascii: "["))
             for k in run {
                 if k > first { out.append(UInt8(ascii: ",")) }
-                JSONWriter.write(entries[k].value, to: &out)
+                try writeOperand(entries[k].operand, &entries, to: &out)
             }
             out.append(UInt8(ascii: "]"))
+        case .or:
+            try writeOperand(entries[first].operand, &entries, to: &out)
         case .equality where run.count == 1:
-            JSONWriter.write(entries[first].value, to: &out)
+            try writeOperand(entries[first].operand, &entries, to: &out)
         default:
             out.append(UInt8(ascii: "{"))
             for k in run {
@@ -154,9 +159,34 @@ struct DirectConditionWriter {
                 out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
                 out.append(UInt8(ascii: "\""))
                 out.append(UInt8(ascii: ":"))
-                JSONWriter.write(entries[k].value, to: &out)
+                try writeOperand(entries[k].operand, &entries, to: &out)
             }
             out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private func writeOperand(_ operand: DirectConditionEntry.Operand, _ entries: inout [DirectConditionEntry], to out: inout [UInt8]) throws(QueryError) {
+        switch operand {
+        case .value(let v):
+            Self.writeValue(v, to: &out)
+        case .plainList(let terms):
+            out.append(UInt8(ascii: "["))
+            for (n, t) in terms.enumerated() {
+                if n > 0 { out.append(UInt8(ascii: ",")) }
+                if case .value(let v) = t { Self.writeValue(v, to: &out) }
+            }
+            out.append(UInt8(ascii: "]"))
+        case .branches(let branches, let depth):
+            try writeBranches(branches, depth: depth, &entries, to: &out)
+        }
+    }
+
+    /// `v` as ``JSONWriter`` writes it, the common scalars without its general switch.
+    static func writeValue(_ v: Value, to out: inout [UInt8]) {
+        switch v {
+        case .int(let i): JSONWriter.appendInteger(i, &out)
+        case .string(let s): JSONWriter.writeString(s, &out)
+        default: JSONWriter.write(v, to: &out)
         }
     }
 
@@ -176,12 +206,14 @@ struct DirectConditionWriter {
     ) throws(QueryError) {
         for branch in branches {
             let start = entries.count
-            defer { entries.removeSubrange(start...) }
+            defer { entries.removeLast(entries.count - start) }
             let p = try prepare(branch, .nested("or"), depth: depth, &entries)
             switch p {
             case .direct(let r) where r.count == 1 && entries[start].kind == .or:
-                try writeItems(entries[start].branches, depth: entries[start].depth, first: &first, &entries, to: &out)
-                continue
+                if case .branches(let inner, let innerDepth) = entries[start].operand {
+                    try writeItems(inner, depth: innerDepth, first: &first, &entries, to: &out)
+                    continue
+                }
             case .value(.object(let members)) where members.count == 1:
                 if case .array(let inner)? = members["$or"] {
                     for item in inner {
