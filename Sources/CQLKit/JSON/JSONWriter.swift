@@ -125,7 +125,15 @@ public enum JSONWriter {
     /// The escaped characters of `s` without the quotes, for writers that
     /// build one JSON string from several pieces (a comma-separated key list).
     static func writeStringBody(_ s: String, _ out: inout [UInt8]) {
-        let done: Void? = s.utf8.withContiguousStorageIfAvailable { appendEscaped($0, &out) }
+        let done: Void? = s.utf8.withContiguousStorageIfAvailable { bytes in
+            // A short string (keys, most values) is checked byte by byte: the
+            // word-at-a-time scan costs more to set up than it saves there.
+            if bytes.count <= 32, bytes.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && $0 != 0x7F }) {
+                out.append(contentsOf: bytes)
+            } else {
+                appendEscaped(bytes, &out)
+            }
+        }
         if done == nil { Array(s.utf8).withUnsafeBufferPointer { appendEscaped($0, &out) } }
     }
 

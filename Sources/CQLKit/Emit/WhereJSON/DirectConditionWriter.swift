@@ -15,10 +15,10 @@
 /// ``collect(_:_:depth:into:)`` declines are rendered the Value way for
 /// that group alone, as ``ConditionEmitter/object(_:_:depth:)`` does.
 ///
-/// All groups of a request share one entry buffer, used as a stack: a
-/// group's entries are appended, sorted in place, written, and dropped
-/// before the next sibling group (an `$or` branch) is collected — one
-/// allocation per request instead of one array per group.
+/// All groups of a request share one entry buffer: a group's entries are
+/// appended, sorted in place and written before the next group (an `$or`
+/// branch) is appended after them — one allocation per request instead of
+/// one array per group.
 struct DirectConditionWriter {
     let emitter: ConditionEmitter
 
@@ -205,8 +205,9 @@ struct DirectConditionWriter {
         _ branches: [Condition], depth: Int, first: inout Bool, _ entries: inout [DirectConditionEntry], to out: inout [UInt8]
     ) throws(QueryError) {
         for branch in branches {
+            // The branch's entries stay in the buffer after it (dropping
+            // them cost more than keeping them to the end of the request).
             let start = entries.count
-            defer { entries.removeLast(entries.count - start) }
             let p = try prepare(branch, .nested("or"), depth: depth, &entries)
             switch p {
             case .direct(let r) where r.count == 1 && entries[start].kind == .or:

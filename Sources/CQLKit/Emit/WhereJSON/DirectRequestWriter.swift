@@ -27,40 +27,48 @@ enum DirectRequestWriter {
         if query.returnACL && !table.supports(.returnACL) { throw table.unsupported("returnACL", range: query.range) }
 
         var first = true
-        if !query.className.isEmpty { member(&first, "className", &out); JSONWriter.writeString(query.className, &out) }
-        if query.count != .none { member(&first, "count", &out); out.append(UInt8(ascii: "1")) }
+        if !query.className.isEmpty { member(&first, Self.className, &out); JSONWriter.writeString(query.className, &out) }
+        if query.count != .none { member(&first, Self.count, &out) }
         if !query.includes.isEmpty {
-            member(&first, "include", &out)
+            member(&first, Self.include, &out)
             try list(query.includes, "include", marks: "", emitter, query.range, &out, path: { $0 }, minus: { _ in false })
         }
         if !query.keys.isEmpty {
             for k in query.keys where k.alias != nil { throw table.unsupported("alias", range: query.range) }
-            member(&first, "keys", &out)
+            member(&first, Self.keys, &out)
             try list(query.keys, "keys", marks: "-", emitter, query.range, &out, path: \.path, minus: \.excluded)
         }
-        if let limit { member(&first, "limit", &out); JSONWriter.write(.int(limit), to: &out) }
+        if let limit { member(&first, Self.limit, &out); JSONWriter.appendInteger(limit, &out) }
         if !query.order.isEmpty {
-            member(&first, "order", &out)
+            member(&first, Self.order, &out)
             try list(query.order, "order", marks: "-+", emitter, query.range, &out, path: \.path, minus: \.descending)
         }
-        if query.returnACL { member(&first, "returnACL", &out); out.append(contentsOf: "\"true\"".utf8) }
-        if let skip { member(&first, "skip", &out); JSONWriter.write(.int(skip), to: &out) }
+        if query.returnACL { member(&first, Self.returnACL, &out) }
+        if let skip { member(&first, Self.skip, &out); JSONWriter.appendInteger(skip, &out) }
         if let whereObject, !whereObject.isEmpty {
-            member(&first, "where", &out)
+            member(&first, Self.`where`, &out)
             try conditions.write(whereObject, &entries, to: &out)
         }
         out.append(contentsOf: (first ? "{}" : "}").utf8)
     }
 
-    /// `{"name":` or `,"name":`.
-    private static func member(_ first: inout Bool, _ name: StaticString, _ out: inout [UInt8]) {
+    /// `{"name":` or `,"name":` (`name` as bytes: appending an Array is a copy,
+    /// a StaticString's buffer went through the generic sequence append).
+    private static func member(_ first: inout Bool, _ name: [UInt8], _ out: inout [UInt8]) {
         out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
         first = false
-        out.append(UInt8(ascii: "\""))
-        out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        out.append(UInt8(ascii: "\""))
-        out.append(UInt8(ascii: ":"))
+        out.append(contentsOf: name)
     }
+
+    private static let className = Array(#""className":"#.utf8)
+    private static let count = Array(#""count":1"#.utf8)
+    private static let include = Array(#""include":"#.utf8)
+    private static let keys = Array(#""keys":"#.utf8)
+    private static let limit = Array(#""limit":"#.utf8)
+    private static let order = Array(#""order":"#.utf8)
+    private static let returnACL = Array(#""returnACL":"true""#.utf8)
+    private static let skip = Array(#""skip":"#.utf8)
+    private static let `where` = Array(#""where":"#.utf8)
 
     /// A comma-separated key list as one JSON string: `"-a,b"`. Escaping
     /// the keys one by one gives the bytes escaping the joined list gives
@@ -90,11 +98,13 @@ enum DirectRequestWriter {
         let bytes = key.utf8
         guard let first = bytes.first, let last = bytes.last else { return true }
         if first == UInt8(ascii: " ") || last == UInt8(ascii: " ") || marks.utf8.contains(first) { return false }
-        return !bytes.contains(UInt8(ascii: ","))
+        let comma: Bool? = bytes.withContiguousStorageIfAvailable { $0.contains(UInt8(ascii: ",")) }
+        return !(comma ?? bytes.contains(UInt8(ascii: ",")))
     }
 
     /// `skip` / `limit`: a whole number.
     private static func integer(_ t: Term, _ emitter: ConditionEmitter, _ range: SourceRange?) throws(QueryError) -> Int64 {
+        if case .value(.int(let i)) = t { return i }
         guard case .int(let i) = OperandChecks.wholeCount(try emitter.value(t, at: range)) else {
             throw QueryError(.invalidValue, "not an integer", range: range)
         }
