@@ -59,6 +59,8 @@ struct DirectConditionWriter {
     /// leaves to the Value path (see the type's comment).
     private func arrange(_ entries: inout [DirectConditionEntry], from start: Int) -> Bool {
         let end = entries.count
+        // One entry (an `$or` branch's lone leaf): nothing to sort or merge.
+        if end - start <= 1 { return true }
         // Two `$or`s collide: each becomes an item of `$and`, in order.
         var ors = 0
         for i in start..<end where entries[i].kind == .or { ors += 1 }
@@ -66,41 +68,40 @@ struct DirectConditionWriter {
         // Insertion sort: few entries, and stable (the `$and` / `$nor` items
         // keep their order). Through the buffer, whose swaps move entries
         // (the Array's copied and released each one's references).
-        if end - start > 1 {
-            entries.withUnsafeMutableBufferPointer { buffer in
-                guard let base = buffer.baseAddress else { return }
-                for i in (start + 1)..<end {
-                    var j = i
-                    while j > start, DirectConditionEntry.precedes(base + j, base + j - 1) {
-                        buffer.swapAt(j, j - 1)
-                        j -= 1
-                    }
+        return entries.withUnsafeMutableBufferPointer { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return true }
+            for i in (start + 1)..<end {
+                var j = i
+                while j > start, DirectConditionEntry.precedes(base + j, base + j - 1) {
+                    buffer.swapAt(j, j - 1)
+                    j -= 1
                 }
             }
-        }
-        var nonASCII = false
-        var i = start
-        while i < end {
-            let kind = entries[i].kind
-            var j = i + 1
-            while j < end, CodePointOrder.compare(entries[j].key, entries[i].key) == 0 {
-                // Sorted by kind within a key: a repeat is adjacent.
-                if !kind.isTopLevel && entries[j].kind == entries[j - 1].kind { return false }
-                entries[j].continuesKey = true
-                j += 1
+            var nonASCII = false
+            var i = start
+            while i < end {
+                let kind = base[i].kind
+                var j = i + 1
+                // `==` first: equal Strings with different bytes are caught below.
+                while j < end, base[j].key == base[i].key {
+                    // Sorted by kind within a key: a repeat is adjacent.
+                    if !kind.isTopLevel && base[j].kind == base[j - 1].kind { return false }
+                    base[j].continuesKey = true
+                    j += 1
+                }
+                if j - i > 1, kind == .equality, !emitter.table.supports(.eq) { return false }
+                if !nonASCII { nonASCII = base[i].key.utf8.contains { $0 >= 0x80 } }
+                i = j
             }
-            if j - i > 1, kind == .equality, !emitter.table.supports(.eq) { return false }
-            if !nonASCII { nonASCII = entries[i].key.utf8.contains { $0 >= 0x80 } }
-            i = j
+            return !nonASCII || !Self.hasEquivalentKeys(UnsafeBufferPointer(rebasing: buffer[start..<end]))
         }
-        return !nonASCII || !hasEquivalentKeys(entries, start..<end)
     }
 
     /// Whether two keys with different bytes are equal Strings (canonically
     /// equivalent, as NFC and NFD forms are): the merger's lookups join them.
-    private func hasEquivalentKeys(_ entries: [DirectConditionEntry], _ r: Range<Int>) -> Bool {
-        for i in r {
-            for j in (i + 1)..<r.upperBound where entries[j].key == entries[i].key
+    private static func hasEquivalentKeys(_ entries: UnsafeBufferPointer<DirectConditionEntry>) -> Bool {
+        for i in entries.indices {
+            for j in (i + 1)..<entries.count where entries[j].key == entries[i].key
                 && CodePointOrder.compare(entries[j].key, entries[i].key) != 0
             {
                 return true
