@@ -90,11 +90,17 @@ struct DirectConditionWriter {
                     j += 1
                 }
                 if j - i > 1, kind == .equality, !emitter.table.supports(.eq) { return false }
-                if !nonASCII { nonASCII = base[i].key.utf8.contains { $0 >= 0x80 } }
+                if !nonASCII { nonASCII = Self.mayBeNonASCII(base[i].key) }
                 i = j
             }
             return !nonASCII || !Self.hasEquivalentKeys(UnsafeBufferPointer(rebasing: buffer[start..<end]))
         }
+    }
+
+    /// Whether `key` has a non-ASCII byte (`true` when not contiguous), over
+    /// its buffer: iterating a String's UTF8View cost some 20 instructions a byte.
+    private static func mayBeNonASCII(_ key: String) -> Bool {
+        key.utf8.withContiguousStorageIfAvailable { $0.contains { $0 >= 0x80 } } ?? true
     }
 
     /// Whether two keys with different bytes are equal Strings (canonically
