@@ -1,8 +1,9 @@
 /// One member fragment of a where object collected by
 /// ``DirectConditionWriter``: a key's equality, one operator of a key's
 /// operator object, or a top-level `$or` / `$nor` item. It keeps the operand
-/// as the emitter's ``Value`` (a scalar costs nothing to keep) and the `$or`
-/// branches as the conditions themselves, so nothing is built per node that
+/// as the emitter's ``Value`` (a scalar costs nothing to keep), an `$in`
+/// list of plain constants as its terms, and the `$or` branches as the
+/// conditions themselves, so nothing is built per node that
 /// the JSON text does not need: no ``WhereDoc``, no dictionary, no sorting of
 /// a `[String: Value]`.
 struct DirectConditionEntry {
