@@ -35,7 +35,7 @@ extension CQLParserState {
         guard isKeyword(.from) else { throw fail(expected: "'from' after the field list") }
         skip()
         guard isName() else { throw failName(expected: "a class name after 'from'") }
-        query.className = advance().name
+        query.className = advanceName()
         query.range = SourceRange(selectStart, prevEnd)
         return query
     }
@@ -68,7 +68,7 @@ extension CQLParserState {
             if !state.hasLimit { options.append("'limit'") }
             context = "the order keys"
         case .orderDirection:
-            let d = tokens[max(0, index - 1)]
+            let d = list.token(at: max(0, index - 1))
             if kind == .comma {
                 return syntax("'\(d.word)' must follow the last order key: it applies to every key without '+' or '-' (write '-key' to sort one key descending)",
                               at: d.range)
@@ -135,14 +135,14 @@ extension CQLParserState {
     /// `afterPrevious` appends `after <previous token>` to `what` in the error.
     func parsePath(expected what: String, afterPrevious: Bool = false) throws -> FieldPath {
         guard isName() else { throw failName(expected: afterPrevious ? "\(what) after \(previousText)" : what) }
-        var components = [advance().name]
+        var components = [advanceName()]
         while kind == .dot {
             skip()
             let k = kind
             if k == .identifier || k == .quotedIdentifier {
-                components.append(advance().name)
-            } else if k == .keyword || (k == .integer && !current.text.hasPrefix("-")) {
-                components.append(advance().text)
+                components.append(advanceName())
+            } else if k == .keyword || (k == .integer && bytes[start] != UInt8(ascii: "-")) {
+                components.append(advanceText())
             } else {
                 throw fail(expected: "a key after '.'")
             }
