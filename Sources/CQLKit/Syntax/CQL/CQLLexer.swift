@@ -245,7 +245,9 @@ struct CQLScanner {
     /// made: the parser makes one only for the names it keeps).
     mutating func scanWord() {
         let start = pos
-        while pos < bytes.count && CQLScanner.isWordByte(bytes[pos]) { pos += 1 }
+        var end = pos
+        while end < bytes.count && CQLScanner.isWordByte(bytes[end]) { end += 1 }
+        pos = end
         let word = CQLWord.classify(bytes, start, pos)
         tokens.append(CQLScannedToken(kind: word.isReserved ? .keyword : .identifier, word: word, start: start, end: pos))
     }

@@ -9,7 +9,10 @@ extension CQLParserState {
     func parseCondition() throws -> Condition {
         let first = try parseAnd()
         guard isKeyword(.or) else { return first }
-        var items = [first]
+        // Room for a few operands at once, instead of growing 1, 2, 4.
+        var items: [Condition] = []
+        items.reserveCapacity(4)
+        items.append(first)
         while isKeyword(.or) {
             skip()
             items.append(try parseAnd())
@@ -21,7 +24,9 @@ extension CQLParserState {
     func parseAnd() throws -> Condition {
         let first = try parseNot()
         guard isKeyword(.and) else { return first }
-        var items = [first]
+        var items: [Condition] = []
+        items.reserveCapacity(4)
+        items.append(first)
         while isKeyword(.and) {
             skip()
             items.append(try parseNot())

@@ -88,6 +88,7 @@ extension CQLParserState {
     @inline(never)
     func parseTerms(closing: CQLToken.Kind, what: String) throws -> [Term] {
         var items: [Term] = []
+        items.reserveCapacity(4)
         try parseTermList(closing: closing, what: what) { items.append($0.0) }
         return items
     }

@@ -7,7 +7,10 @@ extension CQLParserState {
     /// query is not copied through the recursive frames.)
     @inline(never)
     func parseSelect() throws -> SelectResult {
-        let result = SelectResult(try parseSelectHead())
+        // The query is built in place in `result`, not copied from frame to frame.
+        let result = SelectResult(Query(className: ""))
+        let selectStart = start
+        try parseSelectHead(into: result)
         while true {
             if isKeyword(.where) && !result.state.hasWhere && !result.state.hasLimit && !result.state.hasOrder {
                 skip()
@@ -22,22 +25,22 @@ extension CQLParserState {
                 break
             }
         }
-        result.query.range = SourceRange(result.query.range?.start ?? 0, prevEnd)
+        // Not `result.query.range?.start`: reading through the class would copy the whole query.
+        result.query.range = SourceRange(selectStart, prevEnd)
         return result
     }
 
     /// `select <fields> from <Class>`; the query's range starts at `select`.
     @inline(never)
-    func parseSelectHead() throws -> Query {
+    func parseSelectHead(into result: SelectResult) throws {
         let selectStart = start
         skip()
-        var query = try parseFieldList()
+        try parseFieldList(into: result)
         guard isKeyword(.from) else { throw fail(expected: "'from' after the field list") }
         skip()
         guard isName() else { throw failName(expected: "a class name after 'from'") }
-        query.className = advanceName()
-        query.range = SourceRange(selectStart, prevEnd)
-        return query
+        result.query.className = advanceName()
+        result.query.range = SourceRange(selectStart, prevEnd)
     }
 
     /// The error for a token that cannot follow a `select` (at `closing`:
@@ -89,7 +92,7 @@ extension CQLParserState {
     // MARK: Field list
 
     /// `*`, keys, `count(*)` / `count(objectId)` and `include k`, comma-separated.
-    func parseFieldList() throws -> Query {
+    func parseFieldList(into result: SelectResult) throws {
         var keys: [SelectedKey] = []
         var includes: [FieldPath] = []
         var star = false
@@ -127,7 +130,9 @@ extension CQLParserState {
         if star { keys = [] }
         var count = CountMode.none
         if counted { count = (star || !keys.isEmpty) ? .withResults : .only }
-        return Query(className: "", keys: keys, includes: includes, count: count)
+        result.query.keys = keys
+        result.query.includes = includes
+        result.query.count = count
     }
 
     /// A dotted key: `name`, `` `order` ``, `post.author.name`, `tags.0`.

@@ -92,26 +92,51 @@ enum CQLWord: String, CaseIterable {
     case insert, update, delete
 
     /// The word spelled by bytes `a..<b` of `bytes`, ignoring case (`.none`
-    /// for any other word). Compared as packed integers
-    /// (``CQLScanner/packedLowercase(_:_:_:)``) by binary search, not by a
-    /// `switch` over Strings, which builds a String and hashes it per token.
+    /// for any other word): a `switch` over the packed words
+    /// (``CQLScanner/packedLowercase(_:_:_:)``), which compiles to a few
+    /// integer compares, not a String built and hashed per token.
+    /// `CQLLexerTests.testWordClassification` checks it against `allCases`.
     static func classify(_ bytes: UnsafeBufferPointer<UInt8>, _ a: Int, _ b: Int) -> CQLWord {
         guard b - a >= 1 && b - a <= 8 else { return .none }
-        let key = CQLScanner.packedLowercase(bytes, a, b)
-        let table = CQLWord.packedTable
-        var lo = 0, hi = table.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if table[mid].packed < key { lo = mid + 1 } else { hi = mid }
+        switch CQLScanner.packedLowercase(bytes, a, b) {
+        case 0x6D6B: return .km  // km
+        case 0x6E69: return .`in`  // in
+        case 0x6F74: return .to  // to
+        case 0x726F: return .or  // or
+        case 0x7369: return .`is`  // is
+        case 0x7962: return .by  // by
+        case 0x637361: return .asc  // asc
+        case 0x646E61: return .and  // and
+        case 0x6C6C61: return .all  // all
+        case 0x6E696D: return .min  // min
+        case 0x746F6E: return .not  // not
+        case 0x78616D: return .max  // max
+        case 0x63736564: return .desc  // desc
+        case 0x656B696C: return .like  // like
+        case 0x65757274: return .`true`  // true
+        case 0x657A6973: return .size  // size
+        case 0x6C6C756E: return .null  // null
+        case 0x6D6F7266: return .from  // from
+        case 0x7261656E: return .near  // near
+        case 0x6572656877: return .`where`  // where
+        case 0x65736C6166: return .`false`  // false
+        case 0x726564726F: return .order  // order
+        case 0x73656C696D: return .miles  // miles
+        case 0x74696D696C: return .limit  // limit
+        case 0x746E756F63: return .count  // count
+        case 0x657461647075: return .update  // update
+        case 0x6574656C6564: return .delete  // delete
+        case 0x6E6968746977: return .within  // within
+        case 0x707865676572: return .regexp  // regexp
+        case 0x737473697865: return .exists  // exists
+        case 0x7463656C6573: return .select  // select
+        case 0x747265736E69: return .insert  // insert
+        case 0x646574616C6572: return .related  // related
+        case 0x6564756C636E69: return .include  // include
+        case 0x736E6169646172: return .radians  // radians
+        default: return .none
         }
-        return lo < table.count && table[lo].packed == key ? table[lo].word : .none
     }
-
-    /// Every word (all are 1 to 8 ASCII letters) packed, sorted.
-    private static let packedTable: [(packed: UInt64, word: CQLWord)] = allCases.filter { $0 != .none }.map { w in
-        let bytes = Array(w.rawValue.utf8)
-        return (bytes.withUnsafeBufferPointer { CQLScanner.packedLowercase($0, 0, bytes.count) }, w)
-    }.sorted { $0.packed < $1.packed }
 
     /// Whether the word is one of ``CQLToken/reservedWords`` (a keyword, not a name).
     var isReserved: Bool {
@@ -321,8 +346,11 @@ final class CQLParserState {
         if isKeyword(.select) {
             let result = try parseSelect()
             if kind != .semicolon && kind != .end { throw clauseEndError(result.state, closing: "end of input") }
-            result.query.source = source
-            statement = .select(result.query)
+            // Moved out of `result` (which is about to go), not copied.
+            var query = Query(className: "")
+            swap(&query, &result.query)
+            query.source = source
+            statement = .select(query)
         } else if isWord(.insert) {
             var s = try parseInsert()
             s.source = source
