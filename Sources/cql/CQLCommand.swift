@@ -16,7 +16,7 @@ struct CQL: ParsableCommand {
 enum Main {
     static func main() {
         do {
-            var command = try CQL.parseAsRoot()
+            var command = try parseTranslateDirectly() ?? CQL.parseAsRoot()
             try command.run()
         } catch let failure as CommandFailure {
             Output.flush()
@@ -33,5 +33,22 @@ enum Main {
         }
         Output.flush()
         exitProcess(0)
+    }
+
+    /// `cql translate ...` read by ``Translate`` as the root command.
+    ///
+    /// Why: `CQL.parseAsRoot` first builds the argument sets of all seven
+    /// subcommands by reflection, and each new (type, protocol) pair costs a
+    /// scan of every conformance record in the binary (NIO and PostgresNIO
+    /// bring thousands): ~37M instructions, several milliseconds, before a
+    /// `translate --lines` run does any work. Reading the arguments with the
+    /// one subcommand they name skips the other six. Anything that does not
+    /// parse cleanly this way — `--help`, a bad option, a validation error —
+    /// returns nil, and the full parse reads it again and gives the usual
+    /// message and usage (parsing has no side effects).
+    static func parseTranslateDirectly() -> ParsableCommand? {
+        let arguments = CommandLine.arguments.dropFirst()
+        guard arguments.first == "translate" else { return nil }
+        return try? Translate.parseAsRoot(Array(arguments.dropFirst()))
     }
 }

@@ -72,7 +72,9 @@ struct Translate: ParsableCommand {
     func run() throws {
         if let lines { return try runLines(lines) }
         let text = try input.text()
-        Output.line(try translator.translate(text))
+        var warnings: [String] = []
+        defer { warnings.forEach(Output.warning) }  // before an error's message, as they arose
+        Output.line(try translator.translate(text, warnings: &warnings))
     }
 
     /// The options as plain values, read once for every query of a run.
@@ -85,7 +87,8 @@ struct Translate: ParsableCommand {
     /// leaves an empty output line; the run goes on and exits 1 at the end.
     /// Lines end at `\n` (a `\r` before it is dropped), found by byte, not
     /// by Character: `"\r\n"` is one Character, so a Character split read a
-    /// CRLF file as a single line.
+    /// CRLF file as a single line. ``LineTranslation`` shares the lines out
+    /// among the cores and writes the results in input order.
     private func runLines(_ path: String) throws {
         let content: String
         if path == "-" {
@@ -95,36 +98,12 @@ struct Translate: ParsableCommand {
                 throw CommandFailure("error: cannot read \(path): \(error.localizedDescription)")
             }
         }
-        let name = path == "-" ? "<stdin>" : path
-        let translator = self.translator
-        // One output line's bytes, reused from line to line.
-        var scratch: [UInt8] = []
-        var failures = 0
-        var lineNumber = 0
+        let run = LineTranslation(translator: translator, name: path == "-" ? "<stdin>" : path)
         var utf8 = content
         utf8.makeContiguousUTF8()
-        utf8.utf8.withContiguousStorageIfAvailable { bytes in
-            LineSplitter.forEachLine(bytes) { line in
-                lineNumber += 1
-                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
-                    Output.line("")
-                    return
-                }
-                let text = String(decoding: line, as: UTF8.self)
-                do throws(CommandFailure) {
-                    scratch.removeAll(keepingCapacity: true)
-                    try translator.write(text, to: &scratch)
-                    Output.line(bytes: scratch)
-                } catch let failure {
-                    failures += 1
-                    Output.line("")
-                    Output.error(failure.text.replacingFirst("<input>:1:", with: "\(name):\(lineNumber):")
-                        .replacingFirst("<input>:", with: "\(name):\(lineNumber): "))
-                }
-            }
-        }
+        let (lines, failures) = utf8.utf8.withContiguousStorageIfAvailable { run.run($0) } ?? (0, 0)
         if failures > 0 {
-            throw CommandFailure("error: \(failures) of \(lineNumber) lines failed")
+            throw CommandFailure("error: \(failures) of \(lines) lines failed")
         }
     }
 }

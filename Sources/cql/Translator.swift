@@ -15,11 +15,13 @@ struct Translator {
 
     /// Appends one query's output text to `out` (nothing when it throws):
     /// compact where-JSON of a select is written straight to bytes, the
-    /// rest as ``translate(_:)`` gives it.
-    func write(_ text: String, to out: inout [UInt8]) throws(CommandFailure) {
-        guard to == .where, !pretty else { return out.append(contentsOf: try translate(text).utf8) }
+    /// rest as ``translate(_:warnings:)`` gives it.
+    func write(_ text: String, to out: inout [UInt8], warnings: inout [String]) throws(CommandFailure) {
+        guard to == .where, !pretty else { return out.append(contentsOf: try translate(text, warnings: &warnings).utf8) }
         let (statement, language) = try input.parseStatement(text)
-        guard case .select(let parsed) = statement else { return out.append(contentsOf: try translateWrite(statement, language, text).utf8) }
+        guard case .select(let parsed) = statement else {
+            return out.append(contentsOf: try translateWrite(statement, language, text, warnings: &warnings).utf8)
+        }
         let query = try optimizer(try input.bind(parsed, source: text, resolveTime: true), source: text)
         let dialect = self.dialect?.whereJSON ?? (language == .cql ? .leancloud : .parse)
         do {
@@ -29,10 +31,14 @@ struct Translator {
         }
     }
 
-    /// One query's output text.
-    func translate(_ text: String) throws(CommandFailure) -> String {
+    /// One query's output text. Warnings (the run goes on) are appended to
+    /// `warnings` rather than printed, so `--lines` can print them in line
+    /// order whichever thread translated the line.
+    func translate(_ text: String, warnings: inout [String]) throws(CommandFailure) -> String {
         let (statement, language) = try input.parseStatement(text)
-        guard case .select(let parsed) = statement, to != .rest else { return try translateWrite(statement, language, text) }
+        guard case .select(let parsed) = statement, to != .rest else {
+            return try translateWrite(statement, language, text, warnings: &warnings)
+        }
         let query = try optimizer(try input.bind(parsed, source: text, resolveTime: to == .where || to == .sql), source: text)
         // CQL is LeanCloud's language, so its queries target LeanCloud unless told
         // otherwise; Usergrid and where-JSON input default to Parse Server's
@@ -57,7 +63,9 @@ struct Translator {
     }
 
     /// A write statement's output: `--to rest` (default for writes) or `--to cql`.
-    func translateWrite(_ statement: Statement, _ language: QueryLanguage, _ text: String) throws(CommandFailure) -> String {
+    func translateWrite(
+        _ statement: Statement, _ language: QueryLanguage, _ text: String, warnings: inout [String]
+    ) throws(CommandFailure) -> String {
         do {
             switch to {
             case .cql:
@@ -73,7 +81,7 @@ struct Translator {
                 let bound = try input.bind(statement, source: text, now: now)
                 if case .delete(let d) = bound {
                     // Only the database knows which _Join:<key>:<Class> tables exist: exec deletes their rows too.
-                    Output.warning("the object's relation rows (tables _Join:<key>:\(d.className)) are not deleted by this SQL: "
+                    warnings.append("the object's relation rows (tables _Join:<key>:\(d.className)) are not deleted by this SQL: "
                         + "only the database knows those tables; cql exec --sqlite FILE or --postgres URL deletes them too")
                 }
                 return JSONWriter.string(try SQLWriteGenerator.translate(

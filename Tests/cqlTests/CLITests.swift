@@ -104,6 +104,45 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(r.stdout, #"{"className":"A","where":{"x":1}}"# + "\n\n" + #"{"className":"B"}"# + "\n")
     }
 
+    /// A `--lines` input of several blocks, each shared out among the cores,
+    /// gives what its lines give one at a time: the same output lines in
+    /// order, and the same warnings and errors, in line order, with each
+    /// line's number.
+    func testLinesModeOnEveryCoreGivesTheOneLineResultsInOrder() throws {
+        let distinct = [
+            "select * from GameScore where score > 243 and name = 'alice' limit 70",
+            "select name, score from GameScore where level in (2, 5, 7) and cheatMode = false",
+            "select * from T where a >",
+            "  ",
+            "select * from Todo where title like '%dé%' and priority != 3 order by createdAt desc limit 20\r",
+            "delete from Post where objectId = 'p1'",
+            "select * from T where x regexp '('",
+            "select count(*) from C",
+        ]
+        var rng = SplitMix64(seed: 7)
+        let picks = (0..<40_000).map { _ in Int(rng.next() % UInt64(distinct.count)) }
+        let input = picks.map { distinct[$0] }.joined(separator: "\n") + "\n"
+        XCTAssertGreaterThan(input.utf8.count, 1 << 20, "at least two blocks of 1 MiB")
+        for options in [["--to", "where"], ["--to", "sql"]] {
+            let single = try distinct.map { try cql(["translate"] + options + ["--lines", "-"], stdin: $0 + "\n") }
+            var expectedOut = "", expectedErr = "", failures = 0
+            for (index, pick) in picks.enumerated() {
+                let one = single[pick]
+                expectedOut += one.stdout
+                // The one-line run's messages, renumbered, without its final count.
+                let messages = one.stderr.components(separatedBy: "error: 1 of 1 lines failed\n")[0]
+                expectedErr += messages.replacingOccurrences(of: "<stdin>:1:", with: "<stdin>:\(index + 1):")
+                if one.status != 0 { failures += 1 }
+            }
+            if failures > 0 { expectedErr += "error: \(failures) of \(picks.count) lines failed\n" }
+            let all = try cql(["translate"] + options + ["--lines", "-"], stdin: input)
+            XCTAssertEqual(all.status, failures > 0 ? 1 : 0)
+            XCTAssertEqual(all.stdout.split(separator: "\n", omittingEmptySubsequences: false).count, picks.count + 1)
+            XCTAssertTrue(all.stdout == expectedOut, "\(options): output differs from the one-line runs")
+            XCTAssertTrue(all.stderr == expectedErr, "\(options): messages differ from the one-line runs")
+        }
+    }
+
     func testDialectsAndUnsupportedConstruct() throws {
         let q = "select * from T where not (name regexp 'a.c')"
         let lc = try cql(["translate", "--dialect", "leancloud", q])

@@ -9,7 +9,7 @@ import Darwin
 ///
 /// Why not `DispatchQueue.concurrentPerform`: on Linux (corelibs libdispatch)
 /// it ran every iteration on the calling thread here, one after the other.
-enum ForkJoin {
+package enum ForkJoin {
     private final class Job: @unchecked Sendable {
         let body: (Int) -> Void
         let index: Int
@@ -19,7 +19,7 @@ enum ForkJoin {
         }
     }
 
-    static func run(count: Int, _ body: (Int) -> Void) {
+    package static func run(count: Int, _ body: (Int) -> Void) {
         guard count > 1 else {
             if count == 1 { body(0) }
             return

@@ -30,7 +30,7 @@ extension QueryPlan {
         let workers = (0..<cores).map { _ in StreamWorker(plan: self, path: path, keys: keys, emits: emits) }
         var total = 0
         try LineBlockReader(path: path, blockSize: blockSize).forEachBlock { (block, firstLine) throws(QueryError) in
-            let parts = StreamParts(block, count: workers.count, firstLine: firstLine)
+            let parts = LineParts(block, count: workers.count, firstLine: firstLine)
             ForkJoin.run(count: parts.ranges.count) { i in
                 workers[i].run(parts.ranges[i], firstLine: parts.firstLines[i])
             }
@@ -42,31 +42,6 @@ extension QueryPlan {
             }
         }
         return total
-    }
-}
-
-/// A block cut into parts at line boundaries, with each part's first line number.
-private struct StreamParts: @unchecked Sendable {
-    var ranges: [UnsafeBufferPointer<UInt8>] = []
-    var firstLines: [Int] = []
-
-    init(_ block: UnsafeBufferPointer<UInt8>, count: Int, firstLine: Int) {
-        guard let base = block.baseAddress, block.count > 0 else { return }
-        var start = 0
-        var line = firstLine
-        for k in 1...count where start < block.count {
-            var end = block.count
-            let target = block.count * k / count
-            if k < count, target > start, target < block.count, let hit = memchr(base + target - 1, 0x0A, block.count - target + 1) {
-                end = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit)) + 1
-            }
-            guard end > start else { continue }
-            let part = UnsafeBufferPointer(rebasing: block[start..<end])
-            ranges.append(part)
-            firstLines.append(line)
-            line += LineBlockReader.newlines(part)
-            start = end
-        }
     }
 }
 
