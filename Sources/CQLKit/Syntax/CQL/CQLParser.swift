@@ -346,11 +346,8 @@ final class CQLParserState {
         if isKeyword(.select) {
             let result = try parseSelect()
             if kind != .semicolon && kind != .end { throw clauseEndError(result.state, closing: "end of input") }
-            // Moved out of `result` (which is about to go), not copied.
-            var query = Query(className: "")
-            swap(&query, &result.query)
-            query.source = source
-            statement = .select(query)
+            result.query.source = source
+            statement = .select(result.query)
         } else if isWord(.insert) {
             var s = try parseInsert()
             s.source = source
