@@ -76,6 +76,31 @@ final class ResultShapingTests: XCTestCase {
         }
     }
 
+    func testCountOnlyGathersNoObjectsButCountsAndPagesAlike() throws {
+        // `count(*)` alone keeps no matches; its count and next page are
+        // those of the same query returning its objects, in input order or
+        // sorted, over an array (the clauses' loop) or another sequence.
+        let store = DocumentStore(["T": (0..<10).map { ["objectId": .string("\($0)"), "n": .int(Int64($0))] }])
+        let cond = T.cmp("n", .greaterThanOrEqual, 3)
+        let pages: [(Int64?, Int64?)] = [(nil, nil), (2, 3), (6, 3), (0, 0), (100, nil), (nil, 7), (nil, 6)]
+        for order in [[], [OrderKey("n", descending: true)]] {
+            for (skip, limit) in pages {
+                let only = try run(T.query(cond, order: order, skip: skip, limit: limit, count: .only), store)
+                let full = try run(T.query(cond, order: order, skip: skip, limit: limit, count: .withResults), store)
+                let page = "order \(order.count) skip \(skip.map(String.init) ?? "-") limit \(limit.map(String.init) ?? "-")"
+                XCTAssertEqual(only.objects, [], page)
+                XCTAssertEqual(only.count, full.count, page)
+                XCTAssertEqual(only.nextSkip, full.nextSkip, page)
+                // A sequence that is not an array takes the general loop: the same pages.
+                for q in [T.query(cond, order: order, skip: skip, limit: limit, count: .only),
+                          T.query(cond, order: order, skip: skip, limit: limit, count: .withResults)] {
+                    let objects = store.objects(in: "T")
+                    XCTAssertEqual(try QueryPlan(q, store: store).run(over: AnySequence(objects)), try run(q, store), page)
+                }
+            }
+        }
+    }
+
     func testKeysProjection() throws {
         let store = DocumentStore(["T": docs(
             #"{"objectId":"a","createdAt":"2017-01-01T00:00:00Z","name":"x","score":5,"post":{"title":"t","body":"b"},"tags":[{"n":1,"m":2}]}"#)])

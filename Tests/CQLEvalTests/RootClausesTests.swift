@@ -13,9 +13,57 @@ final class RootClausesTests: XCTestCase {
         .array([.int(3), .double(7)]),
     ]
 
-    /// Objects with `v` under `k`, `k` missing, and `v` next to a second key.
+    /// Objects with `v` under `k`, `k` missing, and `v` next to a second key;
+    /// small objects (scanned for the key) and wide ones (hashed), and keys
+    /// close to `k`: combining marks, the Kelvin sign, the same length.
     private func objects(_ v: Value) -> [[String: Value]] {
-        [["k": v], ["other": v], [:], ["k": v, "j": .int(1)], ["k": v, "j": .string("alice")], ["j": v]]
+        let small: [[String: Value]] = [
+            ["k": v], ["other": v], [:], ["k": v, "j": .int(1)], ["k": v, "j": .string("alice")], ["j": v],
+            ["k\u{301}": v, "\u{212A}": v], ["K": v, "j": .int(2)], ["k\u{301}": v, "k": .int(1)],
+        ]
+        return small + small.map { Self.widened($0) }
+    }
+
+    /// `object` with more members than ``ResolvedKey/scanLimit``.
+    static func widened(_ object: [String: Value]) -> [String: Value] {
+        var o = object
+        for i in 0...ResolvedKey.scanLimit { o["filler\(i)"] = .int(Int64(i)) }
+        return o
+    }
+
+    /// `text` as a native string with storage of its own (not a small
+    /// string), which compares by content, not by bits.
+    static func stored(_ text: String) -> String {
+        var s = String()
+        s.reserveCapacity(64)
+        s += text
+        return s
+    }
+
+    func testResolvedKeysFindTheEntryTheDictionaryFinds() throws {
+        let long = "a_key_longer_than_fifteen_bytes"
+        let keys = ["k", "j", "score", "level", "objectId", long, "k\u{301}x"].compactMap { ResolvedKey(Accessor(FieldPath([$0]))) }
+        XCTAssertEqual(keys.count, 6, "a key with a combining mark is checked by bytes")
+        let names = ["k", "j", "score", "level", "objectId", long, "", Self.stored("k"), Self.stored(long), "k\u{301}",
+                     "\u{212A}", "K", "\u{e9}", "e\u{301}", "scorf", "lvl", long + "!", "\u{1F600}"]
+        var objects: [[String: Value]] = [[:]]
+        for n in 1...names.count {
+            // Every run of consecutive names, small and wide.
+            for start in 0...(names.count - n) {
+                var o: [String: Value] = [:]
+                for (i, name) in names[start..<(start + n)].enumerated() { o[name] = .int(Int64(i)) }
+                objects += [o, Self.widened(o)]
+            }
+        }
+        for key in keys {
+            for o in objects {
+                XCTAssertEqual(key.index(in: o), o.index(forKey: key.key), "\(key.key) in \(o.keys.sorted())")
+            }
+        }
+        for unresolved in ["K", "\u{e9}", "createdAt", "updatedAt"] {
+            XCTAssertNil(ResolvedKey(Accessor(FieldPath([unresolved]))), unresolved)
+        }
+        XCTAssertNil(ResolvedKey(Accessor(FieldPath(["a", "k"]))), "a walk")
     }
 
     private func assertAgrees(_ node: Node, file: StaticString = #filePath, line: UInt = #line) throws {

@@ -151,8 +151,12 @@ public final class QueryPlan: Sendable {
         // then every element costs protocol-witness calls (iterator, copies).
         // Arrays, the usual input, take the specialized path.
         let needsTotal = query.count != .none
-        if let array = objects as? [[String: Value]] { return shaped(try page(array, needsTotal: needsTotal)) }
-        return shaped(try page(objects, needsTotal: needsTotal))
+        // `count(*)` alone returns no objects: none are gathered.
+        let keeps = query.count != .only
+        if let array = objects as? [[String: Value]] {
+            return shaped(try page(array, needsTotal: needsTotal, keepingObjects: keeps))
+        }
+        return shaped(try page(objects, needsTotal: needsTotal, keepingObjects: keeps))
     }
 
     private func shaped(_ window: Window) -> QueryResult {
@@ -164,7 +168,7 @@ public final class QueryPlan: Sendable {
             for o in window.objects { out.append(shape(o)) }
         }
         let total = window.total
-        let nextSkip = window.hasMore ? skip + window.objects.count : nil
+        let nextSkip = window.hasMore ? skip + window.count : nil
         return QueryResult(objects: out, count: query.count == .none ? nil : total, nextSkip: nextSkip)
     }
 
@@ -178,30 +182,72 @@ public final class QueryPlan: Sendable {
 
     /// Matches in result order after skip and limit, unshaped (subqueries).
     func orderedMatches() throws(QueryError) -> [[String: Value]] {
-        try page(store.objects(in: query.className), needsTotal: false).objects
+        try page(store.objects(in: query.className), needsTotal: false, keepingObjects: true).objects
     }
 
     private struct Window {
+        /// The matches in the window (none when not kept).
         var objects: [[String: Value]]
+        /// How many matches the window holds (kept or not).
+        var count: Int
         var total: Int
         var hasMore: Bool
     }
 
-    private func page(_ objects: some Sequence<[String: Value]>, needsTotal: Bool) throws(QueryError) -> Window {
+    /// The matches of an unordered scan, as they come, into the window.
+    private struct WindowTaker {
+        let skip: Int
+        let end: Int?
+        let needsTotal: Bool
+        let keepingObjects: Bool
+        var objects: [[String: Value]] = []
+        var count = 0
+        var total = 0
+
+        /// Takes a match; returns whether the scan can stop: past the
+        /// window and one beyond it (to know there is more), only the count
+        /// could still change.
+        @inline(__always)
+        mutating func take(_ object: [String: Value]) -> Bool {
+            if total >= skip && (end.map { total < $0 } ?? true) {
+                if keepingObjects { objects.append(object) }
+                count += 1
+            }
+            total += 1
+            if !needsTotal, let end, total > end { return true }
+            return false
+        }
+
+        var window: Window {
+            Window(objects: objects, count: count, total: total, hasMore: end.map { total > $0 } ?? false)
+        }
+    }
+
+    private func page(
+        _ objects: some Sequence<[String: Value]>, needsTotal: Bool, keepingObjects: Bool
+    ) throws(QueryError) -> Window {
         let context = EvalContext()
         let end = limit.map { skip.addingReportingOverflow($0).overflow ? Int.max : skip + $0 }
         if ordering.isEmpty {
-            var window: [[String: Value]] = []
-            var total = 0
-            for object in objects {
-                guard try matches(object, context) else { continue }
-                if total >= skip && (end.map { total < $0 } ?? true) { window.append(object) }
-                total += 1
-                // Past the window and one beyond it (to know there is more):
-                // only the count could still change.
-                if !needsTotal, let end, total > end { break }
+            var taker = WindowTaker(skip: skip, end: end, needsTotal: needsTotal, keepingObjects: keepingObjects)
+            if let clauses = rootClauses, let array = objects as? [[String: Value]] {
+                // The clauses cannot fail (no regex: no context, nothing to
+                // throw), and each object is borrowed from the array's
+                // storage, not copied (retained) for the test.
+                taker = array.withUnsafeBufferPointer { [taker] buffer in
+                    var t = taker
+                    for i in buffer.indices where clauses.matches(buffer[i]) {
+                        if t.take(buffer[i]) { break }
+                    }
+                    return t
+                }
+            } else {
+                for object in objects {
+                    guard try matches(object, context) else { continue }
+                    if taker.take(object) { break }
+                }
             }
-            return Window(objects: window, total: total, hasMore: end.map { total > $0 } ?? false)
+            return taker.window
         }
         var entries: [Ordering.Entry] = []
         var total = 0
@@ -214,7 +260,7 @@ public final class QueryPlan: Sendable {
         }
         let sorted = heap?.sortedElements() ?? ordering.sorted(entries, keepingFirst: nil)
         let window = sorted.dropFirst(skip).map(\.object)
-        return Window(objects: Array(window), total: total, hasMore: end.map { total > $0 } ?? false)
+        return Window(objects: window, count: window.count, total: total, hasMore: end.map { total > $0 } ?? false)
     }
 }
 

@@ -2,7 +2,7 @@ import CQLKit
 
 /// A condition that is a conjunction of tests on top-level keys — the usual
 /// shape, `score > 500 and cheatMode = false and name in ('a', 'b')` —
-/// compiled so that an object is tested by looking each key up in its
+/// compiled so that an object is tested by finding each key in its
 /// dictionary and testing the value in place: no `.object` wrapping, no
 /// path walk, no closure and no `Node` dispatch per predicate.
 ///
@@ -13,11 +13,19 @@ import CQLKit
 /// other node leaves the plan on the ``Node`` tree. It answers exactly as
 /// that tree (RootClausesTests compares both).
 ///
+/// Keys are resolved at plan time (``ResolvedKey``): a small object is
+/// searched by comparing the key's length, then the key, with each stored key
+/// — cheaper than hashing the key (SipHash) for every object and predicate,
+/// which the dictionary's per-instance seed makes impossible to do once.
+///
+/// A class: the loop reads the clauses in place, where a struct would be
+/// copied (retaining its arrays) at every object.
+///
 /// ```swift
-/// let plan = try QueryPlan(Binder.bind(CQLParser.parse("select * from T where a > 1 and b in ('x', 'y')"), parameters: []))
+/// let plan = try QueryPlan(try Binder.bind(CQLParser.parse("select * from T where a > 1 and b in ('x', 'y')"), parameters: []))
 /// plan.rootClauses?.matches(["a": 2, "b": "x"])   // true
 /// ```
-struct RootClauses: Sendable {
+final class RootClauses: Sendable {
     enum Kind: Sendable {
         case scalar, member, prefix
     }
@@ -26,7 +34,7 @@ struct RootClauses: Sendable {
     /// array per kind, so that the loop copies (and retains) nothing but
     /// reads each test in place.
     struct Clause: Sendable {
-        let key: String
+        let key: ResolvedKey
         let kind: Kind
         let slot: Int
         /// Whether an object without the key passes (`in` lists holding null).
@@ -47,15 +55,15 @@ struct RootClauses: Sendable {
         for n in nodes {
             switch n {
             case .scalar(let path, let test):
-                guard let key = RootClauses.plainKey(path) else { return nil }
+                guard let key = ResolvedKey(path) else { return nil }
                 clauses.append(Clause(key: key, kind: .scalar, slot: scalars.count, passesWhenMissing: false))
                 scalars.append(test)
             case .member(let path, let set):
-                guard let key = RootClauses.plainKey(path), set.allScalars else { return nil }
+                guard let key = ResolvedKey(path), set.allScalars else { return nil }
                 clauses.append(Clause(key: key, kind: .member, slot: members.count, passesWhenMissing: set.hasNull))
                 members.append(set.scalars)
             case .prefix(let path, let texts):
-                guard let key = RootClauses.plainKey(path) else { return nil }
+                guard let key = ResolvedKey(path) else { return nil }
                 clauses.append(Clause(key: key, kind: .prefix, slot: prefixes.count, passesWhenMissing: false))
                 prefixes.append(texts)
             default:
@@ -68,19 +76,13 @@ struct RootClauses: Sendable {
         self.prefixes = prefixes
     }
 
-    /// The key of a one-step path that a dictionary subscript reads exactly.
-    private static func plainKey(_ path: Accessor) -> String? {
-        guard let key = path.singleKey, !path.steps[0].checksBytes, !path.coercesDates else { return nil }
-        return key
-    }
-
     /// Whether the object passes every clause; the same answer as
     /// `node.matches(.object(object), context)` for the node it was built from.
     @inline(__always)
     func matches(_ object: [String: Value]) -> Bool {
         clauses.withUnsafeBufferPointer { clauses in
             for i in clauses.indices {
-                guard let index = object.index(forKey: clauses[i].key) else {
+                guard let index = clauses[i].key.index(in: object) else {
                     if clauses[i].passesWhenMissing { continue }
                     return false
                 }
@@ -114,5 +116,53 @@ struct RootClauses: Sendable {
             default: return false
             }
         }
+    }
+}
+
+/// A top-level key resolved at plan time for lookups in many objects.
+///
+/// `index(in:)` finds the same entry as `object.index(forKey: key)`, the one
+/// stored key that is `==` to it (dictionary keys are distinct under `==`).
+/// A small object is scanned instead of hashed, and a stored key is compared
+/// only when its UTF-8 length is the key's. That filter is exact because the
+/// key needs no byte check (``Accessor/Step/checksBytes`` is false: ASCII,
+/// none of the three characters with a non-ASCII canonical equivalent), so a
+/// key `==` to it has its very bytes.
+///
+/// ```swift
+/// let key = ResolvedKey(Accessor(FieldPath(["score"])))!
+/// key.index(in: ["score": 1, "level": 2]).map { ["score": 1, "level": 2][$0].value }   // .int(1)
+/// ResolvedKey(Accessor(FieldPath(["K"])))                                            // nil (byte check)
+/// ```
+struct ResolvedKey: Sendable {
+    let key: String
+    /// `key.utf8.count`.
+    let length: Int
+
+    /// Up to how many members an object is scanned: past that, hashing the
+    /// key once costs less than comparing lengths with every stored key.
+    static let scanLimit = 8
+
+    /// The key of a one-step path that a dictionary lookup reads exactly (no
+    /// byte check, no Date coercion); else `nil`.
+    init?(_ path: Accessor) {
+        guard let key = path.singleKey, !path.steps[0].checksBytes, !path.coercesDates else { return nil }
+        self.key = key
+        self.length = key.utf8.count
+    }
+
+    /// The position of the key's entry in `object`, if any.
+    @inline(__always)
+    func index(in object: [String: Value]) -> Dictionary<String, Value>.Index? {
+        guard object.count <= Self.scanLimit else { return object.index(forKey: key) }
+        let keys = object.keys
+        var i = keys.startIndex
+        let end = keys.endIndex
+        while i != end {
+            // Reads the stored key in place; `==` only on equal lengths.
+            if keys[i].utf8.count == length && keys[i] == key { return i }
+            keys.formIndex(after: &i)
+        }
+        return nil
     }
 }

@@ -99,7 +99,7 @@ public enum JSONWriter {
     static func utf8Precedes(_ a: String, _ b: String) -> Bool { CodePointOrder.compare(a, b) < 0 }
 
     /// Decimal digits straight into `out` (no String per integer).
-    private static func appendInteger(_ i: Int64, _ out: inout [UInt8]) {
+    static func appendInteger(_ i: Int64, _ out: inout [UInt8]) {
         if i < 0 { out.append(UInt8(ascii: "-")) }
         var m = i.magnitude
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for Int64's 19 digits
@@ -118,9 +118,23 @@ public enum JSONWriter {
 
     static func writeString(_ s: String, _ out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        let done: Void? = s.utf8.withContiguousStorageIfAvailable { appendEscaped($0, &out) }
-        if done == nil { Array(s.utf8).withUnsafeBufferPointer { appendEscaped($0, &out) } }
+        writeStringBody(s, &out)
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// The escaped characters of `s` without the quotes, for writers that
+    /// build one JSON string from several pieces (a comma-separated key list).
+    static func writeStringBody(_ s: String, _ out: inout [UInt8]) {
+        let done: Void? = s.utf8.withContiguousStorageIfAvailable { bytes in
+            // A short string (keys, most values) is checked byte by byte: the
+            // word-at-a-time scan costs more to set up than it saves there.
+            if bytes.count <= 32, bytes.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && $0 != 0x7F }) {
+                out.append(contentsOf: bytes)
+            } else {
+                appendEscaped(bytes, &out)
+            }
+        }
+        if done == nil { Array(s.utf8).withUnsafeBufferPointer { appendEscaped($0, &out) } }
     }
 
     /// The string body: runs that need no escape are found a word at a time

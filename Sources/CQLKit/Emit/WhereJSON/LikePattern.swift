@@ -21,10 +21,21 @@ package enum LikePattern {
     /// The `$options` / flags that go with ``regex(_:)``.
     package static let options = "s"
 
-    /// Characters that are special in a PCRE pattern outside a class.
-    private static let metacharacters: Set<UInt8> = Set("\\^$.|?*+()[]{}".utf8)
+    /// Whether `c` is special in a PCRE pattern outside a class: `\^$.|?*+()[]{}`
+    /// (a switch: a `Set<UInt8>` hashed every byte of every pattern).
+    private static func isMetacharacter(_ c: UInt8) -> Bool {
+        switch c {
+        case UInt8(ascii: "\\"), UInt8(ascii: "^"), UInt8(ascii: "$"), UInt8(ascii: "."), UInt8(ascii: "|"), UInt8(ascii: "?"),
+             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "["), UInt8(ascii: "]"),
+             UInt8(ascii: "{"), UInt8(ascii: "}"):
+            return true
+        default:
+            return false
+        }
+    }
 
     package static func regex(_ like: String) -> String {
+        if !like.utf8.contains(UInt8(ascii: "[")) { return regexWithoutClasses(like) }
         let b = Array(like.utf8)
         var out: [UInt8] = [UInt8(ascii: "^")]
         out.reserveCapacity(b.count + 8)
@@ -42,7 +53,7 @@ package enum LikePattern {
                 appendClass(b[(i + 1)..<end], to: &out)
                 i = end
             default:
-                if metacharacters.contains(c) { out.append(UInt8(ascii: "\\")) }
+                if isMetacharacter(c) { out.append(UInt8(ascii: "\\")) }
                 out.append(c)
             }
             i += 1
@@ -50,6 +61,35 @@ package enum LikePattern {
         out.append(UInt8(ascii: "\\"))
         out.append(UInt8(ascii: "z"))
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// ``regex(_:)`` of a pattern without `[`, where each byte maps on its
+    /// own: written straight into the String's storage (a short result is
+    /// a small String: no allocation at all), not through two byte arrays.
+    private static func regexWithoutClasses(_ like: String) -> String {
+        String(unsafeUninitializedCapacity: 2 * like.utf8.count + 3) { buffer in
+            var k = 0
+            func put(_ b: UInt8) {
+                buffer[k] = b
+                k += 1
+            }
+            put(UInt8(ascii: "^"))
+            for c in like.utf8 {
+                switch c {
+                case UInt8(ascii: "%"):
+                    put(UInt8(ascii: "."))
+                    put(UInt8(ascii: "*"))
+                case UInt8(ascii: "_"):
+                    put(UInt8(ascii: "."))
+                default:
+                    if isMetacharacter(c) { put(UInt8(ascii: "\\")) }
+                    put(c)
+                }
+            }
+            put(UInt8(ascii: "\\"))
+            put(UInt8(ascii: "z"))
+            return k
+        }
     }
 
     /// The index of the `]` closing the class opened at `start`: after an

@@ -1,6 +1,8 @@
 /// The where-JSON request written straight to bytes: the text
 /// `JSONWriter.write(try WhereJSONEmitter.emit(query, ...))` gives (compact),
-/// without building the request object and sorting its keys.
+/// without building the request object and sorting its keys
+/// (``DirectRequestWriter``). ``WhereJSONEmitter/RequestParts`` writes it
+/// when the query has an error, so the error is `emit`'s.
 extension WhereJSONEmitter {
     /// Appends the compact JSON text of the request object of `query` to
     /// `out`, byte for byte what ``JSONWriter`` writes for
@@ -17,6 +19,15 @@ extension WhereJSONEmitter {
     public static func write(_ query: Query, dialect: WhereJSONDialect, objectIdAsMongoId: Bool = false, to out: inout [UInt8]) throws(QueryError) {
         var table = dialect.table
         if objectIdAsMongoId && dialect == .mongo { table.objectIdKey = "_id" }
+        let start = out.count
+        do throws(QueryError) {
+            try DirectRequestWriter.write(query, table: table, to: &out)
+            return
+        } catch {
+            // The direct writer checks what `emit` checks, but not in its
+            // order: the Value path below names the error `emit` throws.
+            out.removeSubrange(start...)
+        }
         let parts: RequestParts
         do throws(QueryError) {
             parts = try RequestParts(query, table: table)

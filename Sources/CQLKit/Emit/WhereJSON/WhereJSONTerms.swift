@@ -9,6 +9,10 @@ extension ConditionEmitter {
     /// that holds a `.` or is empty, and a `$` at the start would read as an operator.
     func key(_ path: FieldPath, _ range: SourceRange?) throws(QueryError) -> String {
         let components = path.components
+        // The usual key, one plain ASCII component, judged over its bytes at once.
+        if components.count == 1, let isObjectId = ConditionEmitter.plainASCIIIsObjectId(components[0]) {
+            return isObjectId ? table.objectIdKey : components[0]
+        }
         if components.isEmpty || (components.count == 1 && components[0].isEmpty) { return ConditionEmitter.elementKey }
         // An ASCII component is checked by its bytes (its Characters are its
         // bytes); any other through the Character tests below.
@@ -22,6 +26,17 @@ extension ConditionEmitter {
         }
         if path.components == ["objectId"] { return table.objectIdKey }
         return path.dotted
+    }
+
+    /// For a component ``isPlainASCIIComponent(_:)`` accepts, whether it is
+    /// `objectId`; `nil` for any other component (or a non-contiguous String).
+    static func plainASCIIIsObjectId(_ c: String) -> Bool? {
+        let answer: Bool?? = c.utf8.withContiguousStorageIfAvailable { b -> Bool? in
+            guard let first = b.first, first != UInt8(ascii: "$") else { return nil }
+            for x in b where x >= 0x80 || x == UInt8(ascii: ".") { return nil }
+            return b.count == 8 && b.elementsEqual("objectId".utf8)
+        }
+        return answer ?? nil
     }
 
     /// A non-empty ASCII component without `.` that does not start with `$`.
