@@ -107,7 +107,7 @@ final class CQLLexerTests: XCTestCase {
     func testWordClassification() {
         func classify(_ s: String) -> CQLWord {
             let b = Array(s.utf8)
-            return CQLWord.classify(b, 0, b.count)
+            return b.withUnsafeBufferPointer { CQLWord.classify($0, 0, b.count) }
         }
         for w in CQLWord.allCases where w != .none {
             XCTAssertEqual(classify(w.rawValue), w)

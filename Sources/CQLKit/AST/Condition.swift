@@ -26,6 +26,8 @@ public struct Condition: Hashable, Sendable {
 
     /// Conjunction; nested `and`s are flattened, a single operand is returned as is.
     public static func and(_ items: [Condition], range: SourceRange? = nil) -> Condition {
+        // Nothing to flatten (the usual case): the items as they are, no copy.
+        if items.count > 1 && !items.contains(where: \.isAnd) { return Condition(.and(items), range: range ?? Condition.span(items)) }
         var flat: [Condition] = []
         for c in items {
             if case .and(let inner) = c.predicate { flat.append(contentsOf: inner) } else { flat.append(c) }
@@ -36,6 +38,7 @@ public struct Condition: Hashable, Sendable {
 
     /// Disjunction; nested `or`s are flattened, a single operand is returned as is.
     public static func or(_ items: [Condition], range: SourceRange? = nil) -> Condition {
+        if items.count > 1 && !items.contains(where: \.isOr) { return Condition(.or(items), range: range ?? Condition.span(items)) }
         var flat: [Condition] = []
         for c in items {
             if case .or(let inner) = c.predicate { flat.append(contentsOf: inner) } else { flat.append(c) }
@@ -47,6 +50,16 @@ public struct Condition: Hashable, Sendable {
     /// Negation, kept as a node (no rewriting).
     public static func not(_ item: Condition, range: SourceRange? = nil) -> Condition {
         Condition(.not(item), range: range ?? item.range)
+    }
+
+    private var isAnd: Bool {
+        if case .and = predicate { return true }
+        return false
+    }
+
+    private var isOr: Bool {
+        if case .or = predicate { return true }
+        return false
     }
 
     static func span(_ items: [Condition]) -> SourceRange? {

@@ -28,6 +28,9 @@ public enum Binder {
     public static func bind(
         _ query: Query, parameters: [Value], now: DateValue? = nil, limits: QueryLimits = .default
     ) throws(QueryError) -> Query {
+        // Nothing to bind: the query as it is, without rebuilding the tree
+        // (see UnchangedByBinding for when that is exactly what binding gives).
+        if parameters.isEmpty && UnchangedByBinding.check(query) { return query }
         do throws(QueryError) {
             let ranges = PlaceholderScan.ranges(in: query)
             let count = query.placeholderCount

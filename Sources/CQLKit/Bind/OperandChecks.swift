@@ -120,8 +120,11 @@ enum OperandChecks {
     /// `(?i)^a` → (`^a`, `i`). Only the letters `imsx`, the whole group, at the
     /// very start; the options come back sorted and without repeats.
     static func liftRegexOptions(_ pattern: String) -> (pattern: String, options: String) {
+        // Most patterns have no group to lift: tell without copying the bytes.
+        var head = pattern.utf8.makeIterator()
+        guard head.next() == UInt8(ascii: "("), head.next() == UInt8(ascii: "?") else { return (pattern, "") }
         let u = Array(pattern.utf8)
-        guard u.count >= 4, u[0] == UInt8(ascii: "("), u[1] == UInt8(ascii: "?") else { return (pattern, "") }
+        guard u.count >= 4 else { return (pattern, "") }
         var i = 2
         var letters = Set<UInt8>()
         while i < u.count, "imsx".utf8.contains(u[i]) { letters.insert(u[i]); i += 1 }

@@ -23,7 +23,13 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     /// anything else is Usergrid. A Usergrid query that starts with `select`
     /// needs `--from usergrid`.
     public static func detect(_ text: String) -> QueryLanguage {
-        let bytes = Array(text.utf8)
+        // Read in place (a native String's UTF-8 is contiguous): `--lines`
+        // detects every line.
+        if let language = text.utf8.withContiguousStorageIfAvailable(detect) { return language }
+        return Array(text.utf8).withUnsafeBufferPointer(detect)
+    }
+
+    private static func detect(_ bytes: UnsafeBufferPointer<UInt8>) -> QueryLanguage {
         var i = 0
         // Skip whitespace and CQL comments before the first word.
         while i < bytes.count {
@@ -43,12 +49,17 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
         }
         guard i < bytes.count else { return .cql }
         if bytes[i] == UInt8(ascii: "{") || bytes[i] == UInt8(ascii: "[") { return .whereJSON }
-        var word: [UInt8] = []
-        while i < bytes.count, (bytes[i] | 0x20) >= 0x61, (bytes[i] | 0x20) <= 0x7A { word.append(bytes[i] | 0x20); i += 1 }
-        switch String(decoding: word, as: UTF8.self) {
-        case "select", "insert", "update", "delete": return .cql
-        default: return .usergrid
+        // The first word, lowercased, compared with the four CQL verbs (all six letters).
+        let start = i
+        while i < bytes.count, (bytes[i] | 0x20) >= 0x61, (bytes[i] | 0x20) <= 0x7A { i += 1 }
+        guard i - start == 6 else { return .usergrid }
+        for verb in ["select", "insert", "update", "delete"] as [StaticString] {
+            let v = UnsafeBufferPointer(start: verb.utf8Start, count: 6)
+            var k = 0
+            while k < 6 && bytes[start + k] | 0x20 == v[k] { k += 1 }
+            if k == 6 { return .cql }
         }
+        return .usergrid
     }
 
     /// Parses `text` in this language into a ``Query``.

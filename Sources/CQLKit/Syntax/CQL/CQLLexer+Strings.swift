@@ -11,12 +11,11 @@ extension CQLScanner {
         var i = pos
         while i < bytes.count && bytes[i] != quote && bytes[i] != UInt8(ascii: "\\") { i += 1 }
         if i < bytes.count && bytes[i] == quote && byte(i + 1) != quote {
-            let value = text(pos, i)
             pos = i + 1
-            add(.string, from: start, value: .string(value))
+            add(.string, from: start)
             return
         }
-        var out = Array(bytes[pos..<i])
+        var out = Array(UnsafeBufferPointer(rebasing: bytes[pos..<i]))
         pos = i
         while true {
             guard pos < bytes.count else {
@@ -42,7 +41,8 @@ extension CQLScanner {
         }
         // The input came from a Swift String and escapes produce valid scalars,
         // so the bytes are valid UTF-8.
-        add(.string, from: start, value: .string(String(decoding: out, as: UTF8.self)))
+        decoded.append(String(decoding: out, as: UTF8.self))
+        add(.string, from: start, payload: UInt64(decoded.count))
     }
 
     /// One `\x` escape at `pos`.

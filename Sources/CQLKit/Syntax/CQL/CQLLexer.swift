@@ -22,21 +22,95 @@ public enum CQLLexer {
     /// - Throws: ``QueryError`` (`.syntax`, or `.invalidValue` for a number out
     ///   of range) positioned at the offending text.
     public static func tokenize(_ text: String) throws(QueryError) -> [CQLToken] {
-        var scanner = CQLScanner(Array(text.utf8))
-        do { return try scanner.run() } catch { throw error.withSource(text) }
+        let bytes = Array(text.utf8)
+        do {
+            return try bytes.withUnsafeBufferPointer { buffer throws(QueryError) in
+                var scanner = CQLScanner(buffer)
+                let list = try scanner.run()
+                return list.tokens.indices.map { list.token(at: $0) }
+            }
+        } catch { throw error.withSource(text) }
+    }
+}
+
+/// A token as the scanner records it: plain data, no Strings, so the token
+/// list is one allocation and reading a token copies no reference. Texts,
+/// names and values are made from the bytes only when the parser keeps them
+/// (``CQLTokenList``).
+struct CQLScannedToken {
+    var kind: CQLToken.Kind
+    /// What a keyword or identifier spells (``CQLWord/none`` for other words and tokens).
+    var word: CQLWord
+    /// UTF-8 byte range in the statement.
+    var start: Int
+    var end: Int
+    /// `.integer`: the `Int64`'s bit pattern; `.decimal`: the `Double`'s;
+    /// `.string`: 0 when the value is the text between the quotes, else
+    /// 1 + the index of the decoded value in ``CQLTokenList/decoded``.
+    var payload: UInt64 = 0
+}
+
+/// The scanner's result: the tokens, the decoded strings that had escapes,
+/// and the statement's bytes (valid while the caller's buffer is).
+struct CQLTokenList {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var tokens: [CQLScannedToken]
+    var decoded: [String]
+
+    func text(_ a: Int, _ b: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[a..<b]), as: UTF8.self) }
+
+    /// The exact source text of token `i`.
+    func text(at i: Int) -> String { text(tokens[i].start, tokens[i].end) }
+
+    /// The key component token `i` names: an identifier's text, a
+    /// backquoted name without its backquotes.
+    func name(at i: Int) -> String {
+        let t = tokens[i]
+        return t.kind == .quotedIdentifier ? text(t.start + 1, t.end - 1) : text(t.start, t.end)
+    }
+
+    /// The value of a string, number or backquoted-name token (`nil` for others).
+    func value(at i: Int) -> Value? {
+        let t = tokens[i]
+        switch t.kind {
+        case .integer: return .int(Int64(bitPattern: t.payload))
+        case .decimal: return .double(Double(bitPattern: t.payload))
+        case .string: return .string(t.payload == 0 ? text(t.start + 1, t.end - 1) : decoded[Int(t.payload) - 1])
+        case .quotedIdentifier: return .string(text(t.start + 1, t.end - 1))
+        default: return nil
+        }
+    }
+
+    /// Token `i` as ``CQLLexer/tokenize(_:)`` returns it (for messages and
+    /// the few places that want a whole token).
+    func token(at i: Int) -> CQLToken {
+        let t = tokens[i]
+        let text = self.text(at: i)
+        var word = ""
+        if t.kind == .keyword || t.kind == .identifier {
+            word = String(unsafeUninitializedCapacity: t.end - t.start) { out in
+                for k in t.start..<t.end {
+                    let c = bytes[k]
+                    out[k - t.start] = c >= 0x41 && c <= 0x5A ? c | 0x20 : c
+                }
+                return t.end - t.start
+            }
+        }
+        return CQLToken(t.kind, SourceRange(t.start, t.end), text, word: word, value: value(at: i))
     }
 }
 
 /// The scanning state. `bytes` is the statement's UTF-8; every token boundary
 /// falls on an ASCII byte, so slicing never splits a scalar.
 struct CQLScanner {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     var pos = 0
-    var tokens: [CQLToken] = []
+    var tokens: [CQLScannedToken] = []
+    var decoded: [String] = []
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-    mutating func run() throws(QueryError) -> [CQLToken] {
+    mutating func run() throws(QueryError) -> CQLTokenList {
         // Tokens average well over 4 bytes with their spacing: one allocation.
         tokens.reserveCapacity(bytes.count / 4 + 2)
         // A leading byte order mark (editors add one) is not part of the statement.
@@ -46,8 +120,8 @@ struct CQLScanner {
             if pos >= bytes.count { break }
             try scanToken()
         }
-        tokens.append(CQLToken(.end, SourceRange(bytes.count, bytes.count), ""))
-        return tokens
+        tokens.append(CQLScannedToken(kind: .end, word: .none, start: bytes.count, end: bytes.count))
+        return CQLTokenList(bytes: bytes, tokens: tokens, decoded: decoded)
     }
 
     // MARK: Trivia
@@ -84,15 +158,11 @@ struct CQLScanner {
     // MARK: Tokens
 
     func text(_ start: Int, _ end: Int) -> String {
-        // One-byte tokens (punctuation) share prebuilt Strings.
-        if end == start + 1, bytes[start] < 0x80 { return CQLScanner.asciiText[Int(bytes[start])] }
-        return String(decoding: bytes[start..<end], as: UTF8.self)
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
     }
 
-    private static let asciiText: [String] = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
-
-    mutating func add(_ kind: CQLToken.Kind, from start: Int, word: String = "", value: Value? = nil) {
-        tokens.append(CQLToken(kind, SourceRange(start, pos), text(start, pos), word: word, value: value))
+    mutating func add(_ kind: CQLToken.Kind, from start: Int, payload: UInt64 = 0) {
+        tokens.append(CQLScannedToken(kind: kind, word: .none, start: start, end: pos, payload: payload))
     }
 
     /// Whether a `-` here would be a sign: the previous token does not end a value.
@@ -103,7 +173,7 @@ struct CQLScanner {
              .rightParen, .rightBracket, .rightBrace, .dot:
             return false
         case .keyword:
-            return !(last.word == "null" || last.word == "true" || last.word == "false")
+            return !(last.word == .null || last.word == .true || last.word == .false)
         default:
             return true
         }
@@ -171,33 +241,15 @@ struct CQLScanner {
         return QueryError(.syntax, "unexpected character \(shown)", range: SourceRange(i, end))
     }
 
-    /// A word: keyword or identifier. Most words are lowercase already, and
-    /// then the lowercased `word` is the text itself (no second String); the
-    /// keyword test compares bytes, without building and hashing a String.
+    /// A word: keyword or identifier, classified by its bytes (no String is
+    /// made: the parser makes one only for the names it keeps).
     mutating func scanWord() {
         let start = pos
-        var hasUpper = false
-        while pos < bytes.count {
-            let b = bytes[pos]
-            guard CQLScanner.isWordByte(b) else { break }
-            if b >= 0x41 && b <= 0x5A { hasUpper = true }
-            pos += 1
-        }
-        let text = text(start, pos)
-        let word = hasUpper ? lowercased(start, pos) : text
-        let kind: CQLToken.Kind = CQLScanner.isReservedWord(bytes, start, pos) ? .keyword : .identifier
-        tokens.append(CQLToken(kind, SourceRange(start, pos), text, word: word))
-    }
-
-    /// ASCII lowercase of bytes `a..<b`.
-    private func lowercased(_ a: Int, _ b: Int) -> String {
-        String(unsafeUninitializedCapacity: b - a) { out in
-            for i in a..<b {
-                let c = bytes[i]
-                out[i - a] = c >= 0x41 && c <= 0x5A ? c | 0x20 : c
-            }
-            return b - a
-        }
+        var end = pos
+        while end < bytes.count && CQLScanner.isWordByte(bytes[end]) { end += 1 }
+        pos = end
+        let word = CQLWord.classify(bytes, start, pos)
+        tokens.append(CQLScannedToken(kind: word.isReserved ? .keyword : .identifier, word: word, start: start, end: pos))
     }
 
     /// Word bytes `a..<b` (at most 8) packed into a UInt64, byte `i` at bits
@@ -205,7 +257,7 @@ struct CQLScanner {
     /// (digits, `_`) onto a-z, and no word byte is 0, so two packed words are
     /// equal exactly when the words are equal ignoring case.
     @inline(__always)
-    static func packedLowercase(_ bytes: [UInt8], _ a: Int, _ b: Int) -> UInt64 {
+    static func packedLowercase(_ bytes: UnsafeBufferPointer<UInt8>, _ a: Int, _ b: Int) -> UInt64 {
         var v: UInt64 = 0
         var i = b
         while i > a {
@@ -213,24 +265,6 @@ struct CQLScanner {
             v = v << 8 | UInt64(bytes[i] | 0x20)
         }
         return v
-    }
-
-    /// Whether word bytes `a..<b` are one of ``CQLToken/reservedWords``,
-    /// case-insensitively, without building and hashing a String: a switch
-    /// over the packed words (CQLLexerTests checks it against the set).
-    static func isReservedWord(_ bytes: [UInt8], _ a: Int, _ b: Int) -> Bool {
-        guard b - a >= 2 && b - a <= 7 else { return false }  // the reserved words have 2 to 7 letters
-        switch packedLowercase(bytes, a, b) {
-        case 0x6E69, 0x7369, 0x726F,  // in is or
-            0x646E61, 0x746F6E,  // and not
-            0x6D6F7266, 0x656B696C, 0x6C6C756E, 0x65757274,  // from like null true
-            0x65736C6166, 0x74696D696C, 0x726564726F, 0x6572656877,  // false limit order where
-            0x707865676572, 0x7463656C6573,  // regexp select
-            0x6564756C636E69:  // include
-            return true
-        default:
-            return false
-        }
     }
 
     mutating func scanQuotedName() throws(QueryError) {
@@ -246,12 +280,12 @@ struct CQLScanner {
         guard pos < bytes.count else {
             throw QueryError(.syntax, "unterminated backquoted name: no closing '`'", range: SourceRange(start, start + 1))
         }
-        let name = text(start + 1, pos)
+        let isEmpty = pos == start + 1
         pos += 1
-        guard !name.isEmpty else {
+        guard !isEmpty else {
             throw QueryError(.syntax, "empty backquoted name", range: SourceRange(start, pos))
         }
-        add(.quotedIdentifier, from: start, value: .string(name))
+        add(.quotedIdentifier, from: start)
     }
 
     /// Digits, an optional fraction and exponent; a leading `-` when
@@ -289,13 +323,11 @@ struct CQLScanner {
             throw QueryError(.syntax, "invalid number '\(text(start, max(end, pos + 1)))'", range: SourceRange(start, max(end, pos + 1)))
         }
         let range = SourceRange(start, pos)
-        let result = bytes.withUnsafeBufferPointer { all -> Result<Value, QueryError> in
-            let slice = UnsafeBufferPointer(rebasing: all[start..<pos])
-            do throws(QueryError) {
-                return .success(try NumberText.value(slice, isInteger: isInteger, range: range))
-            } catch { return .failure(error) }
+        let slice = UnsafeBufferPointer(rebasing: bytes[start..<pos])
+        switch try NumberText.value(slice, isInteger: isInteger, range: range) {
+        case .int(let i): add(.integer, from: start, payload: UInt64(bitPattern: i))
+        case .double(let d): add(.decimal, from: start, payload: d.bitPattern)
+        default: preconditionFailure("NumberText gives .int or .double")
         }
-        let value = try result.get()
-        add(isInteger ? .integer : .decimal, from: start, value: value)
     }
 }

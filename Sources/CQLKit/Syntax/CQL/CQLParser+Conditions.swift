@@ -3,9 +3,16 @@
 /// Every function on a recursive path is `@inline(never)` and small, so that
 /// one nesting level costs little stack (see ``CQLParserState``).
 extension CQLParserState {
+    /// A lone operand is returned as it is (what `Condition.or([x])` gives),
+    /// without making a one-element array.
     @inline(never)
     func parseCondition() throws -> Condition {
-        var items = [try parseAnd()]
+        let first = try parseAnd()
+        guard isKeyword(.or) else { return first }
+        // Room for a few operands at once, instead of growing 1, 2, 4.
+        var items: [Condition] = []
+        items.reserveCapacity(4)
+        items.append(first)
         while isKeyword(.or) {
             skip()
             items.append(try parseAnd())
@@ -15,7 +22,11 @@ extension CQLParserState {
 
     @inline(never)
     func parseAnd() throws -> Condition {
-        var items = [try parseNot()]
+        let first = try parseNot()
+        guard isKeyword(.and) else { return first }
+        var items: [Condition] = []
+        items.reserveCapacity(4)
+        items.append(first)
         while isKeyword(.and) {
             skip()
             items.append(try parseNot())
@@ -75,7 +86,7 @@ extension CQLParserState {
         case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
             predicate = try parseComparison(path)
         case .keyword:
-            switch words[index] {
+            switch word {
             case .in:
                 skip()
                 predicate = try parseIn(path, negated: false)
@@ -89,11 +100,11 @@ extension CQLParserState {
                 throw missingOperator(path)
             }
         case .identifier:
-            switch words[index] {
+            switch word {
             case .all:
                 skip()
                 guard kind == .leftParen else { throw fail(expected: "'(' after 'all'") }
-                predicate = .all(path, try parseTermList(closing: .rightParen, what: "list").map(\.0))
+                predicate = .all(path, try parseTerms(closing: .rightParen, what: "list"))
             case .near: predicate = try parseNear(path)
             case .within: predicate = try parseWithin(path)
             default: throw missingOperator(path)
@@ -187,7 +198,7 @@ extension CQLParserState {
     func parseIn(_ path: FieldPath, negated: Bool) throws -> Predicate {
         guard kind == .leftParen else { throw failAfterPrevious(expected: "'('") }
         if isKeyword(.select, at: 1) { return try parseSubquery(path, negated: negated) }
-        return .in(path, try parseTermList(closing: .rightParen, what: "list").map(\.0), negated: negated)
+        return .in(path, try parseTerms(closing: .rightParen, what: "list"), negated: negated)
     }
 
     /// `(select * from C ...)` → `inQuery`; `(select f from C ...)` → `select`.
@@ -260,7 +271,7 @@ extension CQLParserState {
     func parseRelated() throws -> Condition {
         let begin = start
         skip()
-        let key = advance().name
+        let key = advanceName()
         skip()
         let (term, r) = try parseTerm(expected: "a Pointer")
         switch term {
@@ -308,7 +319,7 @@ extension CQLParserState {
         }
         var unit = DistanceUnit.radians
         if kind == .identifier && !isWord(.min) && !isWord(.max) {
-            switch words[index] {
+            switch word {
             case .km: unit = .kilometers
             case .miles: unit = .miles
             case .radians: unit = .radians

@@ -8,7 +8,7 @@ extension CQLParserState {
     @inline(never)
     func parseClassName(after what: String) throws -> String {
         guard isName() else { throw failName(expected: "a class name after \(what)") }
-        return advance().name
+        return advanceName()
     }
 
     // MARK: insert

@@ -7,8 +7,8 @@ extension CQLParserState {
         switch kind {
         case .leftBracket:
             let begin = start
-            let items = try parseTermList(closing: .rightBracket, what: "array")
-            return (CQLParserState.arrayTerm(items.map(\.0)), range(from: begin))
+            let items = try parseTerms(closing: .rightBracket, what: "array")
+            return (CQLParserState.arrayTerm(items), range(from: begin))
         case .leftBrace:
             return try parseObjectLiteral()
         case .identifier where kind(at: 1) == .leftParen:
@@ -21,39 +21,42 @@ extension CQLParserState {
     /// Strings, numbers (with a separate sign), `?`, `null`, `true`, `false`.
     @inline(never)
     func parseScalar(expected what: String) throws -> (Term, SourceRange) {
-        let t = current
+        let t = tokens[index]
+        let r = SourceRange(t.start, t.end)
         switch t.kind {
         case .string, .integer, .decimal:
+            let value = list.value(at: index) ?? .null
             skip()
-            return (.value(t.value ?? .null), t.range)
+            return (.value(value), r)
         case .minus, .plus:
             let n = tokens[min(index + 1, tokens.count - 1)]
-            guard n.kind == .integer || n.kind == .decimal, let v = n.value else { break }
+            guard n.kind == .integer || n.kind == .decimal else { break }
+            let numberText = index + 1
             skip()
             skip()
-            let r = range(from: t.range.start)
-            guard t.kind == .minus else { return (.value(v), r) }
-            switch v {
-            case .int(let i):
-                let (neg, overflow) = Int64(0).subtractingReportingOverflow(i)
-                if overflow { throw QueryError(.invalidValue, "integer -\(n.text) does not fit in 64 bits", range: r) }
-                return (.value(.int(neg)), r)
-            case .double(let d): return (.value(.double(-d)), r)
-            default: break
+            let r = range(from: t.start)
+            if n.kind == .decimal {
+                let d = Double(bitPattern: n.payload)
+                return (.value(.double(t.kind == .minus ? -d : d)), r)
             }
+            let i = Int64(bitPattern: n.payload)
+            guard t.kind == .minus else { return (.value(.int(i)), r) }
+            let (neg, overflow) = Int64(0).subtractingReportingOverflow(i)
+            if overflow { throw QueryError(.invalidValue, "integer -\(list.text(at: numberText)) does not fit in 64 bits", range: r) }
+            return (.value(.int(neg)), r)
         case .placeholder:
             skip()
             placeholders += 1
-            return (.placeholder(index: placeholders - 1, range: t.range), t.range)
+            return (.placeholder(index: placeholders - 1, range: r), r)
         case .keyword:
-            switch words[index] {
-            case .null: skip(); return (.value(.null), t.range)
-            case .true: skip(); return (.value(.bool(true)), t.range)
-            case .false: skip(); return (.value(.bool(false)), t.range)
+            switch t.word {
+            case .null: skip(); return (.value(.null), r)
+            case .true: skip(); return (.value(.bool(true)), r)
+            case .false: skip(); return (.value(.bool(false)), r)
             default: break
             }
         case .identifier, .quotedIdentifier:
-            throw syntaxHere("expected \(what) after \(previousText), found '\(CQLToken.clip(t.text))' (keys cannot be operands; quote strings: '\(CQLToken.clip(t.name))')")
+            throw syntaxHere("expected \(what) after \(previousText), found '\(CQLToken.clip(list.text(at: index)))' (keys cannot be operands; quote strings: '\(CQLToken.clip(list.name(at: index)))')")
         default:
             break
         }
@@ -71,27 +74,42 @@ extension CQLParserState {
         return .value(.array(values))
     }
 
-    /// `( a, b )` or `[ a, b ]` (empty allowed), starting at the opening token.
+    /// `( a, b )` or `[ a, b ]` (empty allowed), starting at the opening
+    /// token, with each term's range.
     @inline(never)
     func parseTermList(closing: CQLToken.Kind, what: String) throws -> [(Term, SourceRange)] {
+        var items: [(Term, SourceRange)] = []
+        try parseTermList(closing: closing, what: what) { items.append($0) }
+        return items
+    }
+
+    /// The terms of a list, for the lists that keep no ranges (`in`, `all`,
+    /// arrays): no array of pairs to make and map.
+    @inline(never)
+    func parseTerms(closing: CQLToken.Kind, what: String) throws -> [Term] {
+        var items: [Term] = []
+        items.reserveCapacity(4)
+        try parseTermList(closing: closing, what: what) { items.append($0.0) }
+        return items
+    }
+
+    private func parseTermList(closing: CQLToken.Kind, what: String, _ add: ((Term, SourceRange)) -> Void) throws {
         let open = start
         try enter()
         skip()
-        var items: [(Term, SourceRange)] = []
         if kind == closing {
             skip()
             leave()
-            return items
+            return
         }
         while true {
-            items.append(try parseTerm(expected: "a value"))
+            add(try parseTerm(expected: "a value"))
             if kind == .comma { skip(); continue }
             guard kind == closing else { throw unclosed(closing == .rightParen ? "',' or ')'" : "',' or ']'", what, openedAt: open) }
             skip()
             break
         }
         leave()
-        return items
     }
 
     /// `{key: value, 'key': value}`: a constant JSON object whose REST typed

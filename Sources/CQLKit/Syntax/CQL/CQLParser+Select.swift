@@ -7,7 +7,10 @@ extension CQLParserState {
     /// query is not copied through the recursive frames.)
     @inline(never)
     func parseSelect() throws -> SelectResult {
-        let result = SelectResult(try parseSelectHead())
+        // The query is built in place in `result`, not copied from frame to frame.
+        let result = SelectResult(Query(className: ""))
+        let selectStart = start
+        try parseSelectHead(into: result)
         while true {
             if isKeyword(.where) && !result.state.hasWhere && !result.state.hasLimit && !result.state.hasOrder {
                 skip()
@@ -22,22 +25,22 @@ extension CQLParserState {
                 break
             }
         }
-        result.query.range = SourceRange(result.query.range?.start ?? 0, prevEnd)
+        // Not `result.query.range?.start`: reading through the class would copy the whole query.
+        result.query.range = SourceRange(selectStart, prevEnd)
         return result
     }
 
     /// `select <fields> from <Class>`; the query's range starts at `select`.
     @inline(never)
-    func parseSelectHead() throws -> Query {
+    func parseSelectHead(into result: SelectResult) throws {
         let selectStart = start
         skip()
-        var query = try parseFieldList()
+        try parseFieldList(into: result)
         guard isKeyword(.from) else { throw fail(expected: "'from' after the field list") }
         skip()
         guard isName() else { throw failName(expected: "a class name after 'from'") }
-        query.className = advance().name
-        query.range = SourceRange(selectStart, prevEnd)
-        return query
+        result.query.className = advanceName()
+        result.query.range = SourceRange(selectStart, prevEnd)
     }
 
     /// The error for a token that cannot follow a `select` (at `closing`:
@@ -68,7 +71,7 @@ extension CQLParserState {
             if !state.hasLimit { options.append("'limit'") }
             context = "the order keys"
         case .orderDirection:
-            let d = tokens[max(0, index - 1)]
+            let d = list.token(at: max(0, index - 1))
             if kind == .comma {
                 return syntax("'\(d.word)' must follow the last order key: it applies to every key without '+' or '-' (write '-key' to sort one key descending)",
                               at: d.range)
@@ -89,7 +92,7 @@ extension CQLParserState {
     // MARK: Field list
 
     /// `*`, keys, `count(*)` / `count(objectId)` and `include k`, comma-separated.
-    func parseFieldList() throws -> Query {
+    func parseFieldList(into result: SelectResult) throws {
         var keys: [SelectedKey] = []
         var includes: [FieldPath] = []
         var star = false
@@ -127,7 +130,9 @@ extension CQLParserState {
         if star { keys = [] }
         var count = CountMode.none
         if counted { count = (star || !keys.isEmpty) ? .withResults : .only }
-        return Query(className: "", keys: keys, includes: includes, count: count)
+        result.query.keys = keys
+        result.query.includes = includes
+        result.query.count = count
     }
 
     /// A dotted key: `name`, `` `order` ``, `post.author.name`, `tags.0`.
@@ -135,14 +140,14 @@ extension CQLParserState {
     /// `afterPrevious` appends `after <previous token>` to `what` in the error.
     func parsePath(expected what: String, afterPrevious: Bool = false) throws -> FieldPath {
         guard isName() else { throw failName(expected: afterPrevious ? "\(what) after \(previousText)" : what) }
-        var components = [advance().name]
+        var components = [advanceName()]
         while kind == .dot {
             skip()
             let k = kind
             if k == .identifier || k == .quotedIdentifier {
-                components.append(advance().name)
-            } else if k == .keyword || (k == .integer && !current.text.hasPrefix("-")) {
-                components.append(advance().text)
+                components.append(advanceName())
+            } else if k == .keyword || (k == .integer && bytes[start] != UInt8(ascii: "-")) {
+                components.append(advanceText())
             } else {
                 throw fail(expected: "a key after '.'")
             }

@@ -59,19 +59,20 @@ public enum CQLParser {
     /// ```
     public static func parseStatement(_ text: String, options: Options = Options()) throws(QueryError) -> Statement {
         do {
-            let bytes = Array(text.utf8)
-            guard bytes.count <= options.maxLength else {
-                throw QueryError(.limit, "the statement is \(bytes.count) bytes long; the limit is \(options.maxLength) bytes",
+            let count = text.utf8.count
+            guard count <= options.maxLength else {
+                throw QueryError(.limit, "the statement is \(count) bytes long; the limit is \(options.maxLength) bytes",
                                  range: SourceRange(options.maxLength, options.maxLength + 1))
             }
-            var scanner = CQLScanner(bytes)
-            let parser = CQLParserState(tokens: try scanner.run(), bytes: bytes, maxDepth: options.maxDepth)
-            switch try parser.parseStatement() {
-            case .select(var q): q.source = text; return .select(q)
-            case .insert(var s): s.source = text; return .insert(s)
-            case .update(var s): s.source = text; return .update(s)
-            case .delete(var s): s.source = text; return .delete(s)
+            // The bytes are read in place (a native String's UTF-8 is contiguous);
+            // a copy only for the rare String that is not.
+            func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Statement {
+                var scanner = CQLScanner(bytes)
+                let parser = CQLParserState(try scanner.run(), source: text, maxDepth: options.maxDepth)
+                return try parser.parseStatement()
             }
+            if let statement = try text.utf8.withContiguousStorageIfAvailable(parse) { return statement }
+            return try Array(text.utf8).withUnsafeBufferPointer(parse)
         } catch let error as QueryError {
             throw error.withSource(text)
         } catch {
@@ -91,26 +92,61 @@ enum CQLWord: String, CaseIterable {
     case insert, update, delete
 
     /// The word spelled by bytes `a..<b` of `bytes`, ignoring case (`.none`
-    /// for any other word). Compared as packed integers
-    /// (``CQLScanner/packedLowercase(_:_:_:)``) by binary search, not by a
-    /// `switch` over Strings, which builds a String and hashes it per token.
-    static func classify(_ bytes: [UInt8], _ a: Int, _ b: Int) -> CQLWord {
+    /// for any other word): a `switch` over the packed words
+    /// (``CQLScanner/packedLowercase(_:_:_:)``), which compiles to a few
+    /// integer compares, not a String built and hashed per token.
+    /// `CQLLexerTests.testWordClassification` checks it against `allCases`.
+    static func classify(_ bytes: UnsafeBufferPointer<UInt8>, _ a: Int, _ b: Int) -> CQLWord {
         guard b - a >= 1 && b - a <= 8 else { return .none }
-        let key = CQLScanner.packedLowercase(bytes, a, b)
-        let table = CQLWord.packedTable
-        var lo = 0, hi = table.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if table[mid].packed < key { lo = mid + 1 } else { hi = mid }
+        switch CQLScanner.packedLowercase(bytes, a, b) {
+        case 0x6D6B: return .km  // km
+        case 0x6E69: return .`in`  // in
+        case 0x6F74: return .to  // to
+        case 0x726F: return .or  // or
+        case 0x7369: return .`is`  // is
+        case 0x7962: return .by  // by
+        case 0x637361: return .asc  // asc
+        case 0x646E61: return .and  // and
+        case 0x6C6C61: return .all  // all
+        case 0x6E696D: return .min  // min
+        case 0x746F6E: return .not  // not
+        case 0x78616D: return .max  // max
+        case 0x63736564: return .desc  // desc
+        case 0x656B696C: return .like  // like
+        case 0x65757274: return .`true`  // true
+        case 0x657A6973: return .size  // size
+        case 0x6C6C756E: return .null  // null
+        case 0x6D6F7266: return .from  // from
+        case 0x7261656E: return .near  // near
+        case 0x6572656877: return .`where`  // where
+        case 0x65736C6166: return .`false`  // false
+        case 0x726564726F: return .order  // order
+        case 0x73656C696D: return .miles  // miles
+        case 0x74696D696C: return .limit  // limit
+        case 0x746E756F63: return .count  // count
+        case 0x657461647075: return .update  // update
+        case 0x6574656C6564: return .delete  // delete
+        case 0x6E6968746977: return .within  // within
+        case 0x707865676572: return .regexp  // regexp
+        case 0x737473697865: return .exists  // exists
+        case 0x7463656C6573: return .select  // select
+        case 0x747265736E69: return .insert  // insert
+        case 0x646574616C6572: return .related  // related
+        case 0x6564756C636E69: return .include  // include
+        case 0x736E6169646172: return .radians  // radians
+        default: return .none
         }
-        return lo < table.count && table[lo].packed == key ? table[lo].word : .none
     }
 
-    /// Every word (all are 1 to 8 ASCII letters) packed, sorted.
-    private static let packedTable: [(packed: UInt64, word: CQLWord)] = allCases.filter { $0 != .none }.map { w in
-        let bytes = Array(w.rawValue.utf8)
-        return (CQLScanner.packedLowercase(bytes, 0, bytes.count), w)
-    }.sorted { $0.packed < $1.packed }
+    /// Whether the word is one of ``CQLToken/reservedWords`` (a keyword, not a name).
+    var isReserved: Bool {
+        switch self {
+        case .select, .from, .where, .and, .or, .not, .in, .like, .regexp, .is, .limit, .order, .null, .true, .false, .include:
+            return true
+        default:
+            return false
+        }
+    }
 }
 
 /// Where a `select` stopped, so the error for an unexpected token can list
@@ -133,17 +169,19 @@ final class SelectResult {
 /// The parsing state. Recursive functions keep their frames small, so the
 /// nesting limit holds on 512 KiB thread stacks:
 /// - a class, so methods do not copy the state;
-/// - tokens are tested through the parallel `kinds`/`words` arrays, not copied;
+/// - tokens are plain data (``CQLScannedToken``) read in place; Strings and
+///   values are made only for what the tree keeps (``CQLTokenList``);
 /// - error messages are built in separate cold functions returning `any Error`;
 /// - methods use untyped `throws` (every error is a ``QueryError``; `parse`
 ///   restores the type): a typed `QueryError` is returned through a
 ///   72-byte buffer that each call site reserves in its frame, which made one
 ///   nesting level cost kilobytes; an untyped error is one register.
 final class CQLParserState {
-    let tokens: [CQLToken]
-    let kinds: [CQLToken.Kind]
-    let words: [CQLWord]
-    let bytes: [UInt8]
+    let list: CQLTokenList
+    let tokens: [CQLScannedToken]
+    let bytes: UnsafeBufferPointer<UInt8>
+    /// The statement's text, given to the top-level statement.
+    let source: String
     let maxDepth: Int
     var index = 0
     var depth = 0
@@ -152,43 +190,35 @@ final class CQLParserState {
     /// End offset of the last consumed token.
     var prevEnd = 0
 
-    init(tokens: [CQLToken], bytes: [UInt8], maxDepth: Int) {
-        self.tokens = tokens
-        // Fields read in place: `map` would copy each token (retaining its Strings).
-        var kinds: [CQLToken.Kind] = []
-        var words: [CQLWord] = []
-        kinds.reserveCapacity(tokens.count)
-        words.reserveCapacity(tokens.count)
-        for i in tokens.indices {
-            let k = tokens[i].kind
-            kinds.append(k)
-            let isWord = k == .keyword || k == .identifier
-            words.append(isWord ? CQLWord.classify(bytes, tokens[i].range.start, tokens[i].range.end) : .none)
-        }
-        self.kinds = kinds
-        self.words = words
-        self.bytes = bytes
+    init(_ list: CQLTokenList, source: String, maxDepth: Int) {
+        self.list = list
+        self.tokens = list.tokens
+        self.bytes = list.bytes
+        self.source = source
         self.maxDepth = maxDepth
     }
 
     // MARK: Token access
 
-    /// The current token (the lexer always ends the list with `.end`).
-    var current: CQLToken { tokens[index] }
-    var kind: CQLToken.Kind { kinds[index] }
-    func kind(at offset: Int) -> CQLToken.Kind { kinds[min(index + offset, kinds.count - 1)] }
-    var start: Int { tokens[index].range.start }
+    /// The current token, made whole (for messages and the few places that need it).
+    var current: CQLToken { list.token(at: index) }
+    var kind: CQLToken.Kind { tokens[index].kind }
+    func kind(at offset: Int) -> CQLToken.Kind { tokens[min(index + offset, tokens.count - 1)].kind }
+    var start: Int { tokens[index].start }
+    /// What the current keyword or identifier spells.
+    var word: CQLWord { tokens[index].word }
+    var currentRange: SourceRange { SourceRange(tokens[index].start, tokens[index].end) }
 
     /// Whether the token at `offset` is the reserved word `w`.
     func isKeyword(_ w: CQLWord, at offset: Int = 0) -> Bool {
-        let i = min(index + offset, kinds.count - 1)
-        return kinds[i] == .keyword && words[i] == w
+        let t = tokens[min(index + offset, tokens.count - 1)]
+        return t.kind == .keyword && t.word == w
     }
 
     /// Whether the token at `offset` is the contextual word `w` (a bare identifier).
     func isWord(_ w: CQLWord, at offset: Int = 0) -> Bool {
-        let i = min(index + offset, kinds.count - 1)
-        return kinds[i] == .identifier && words[i] == w
+        let t = tokens[min(index + offset, tokens.count - 1)]
+        return t.kind == .identifier && t.word == w
     }
 
     func isName(at offset: Int = 0) -> Bool {
@@ -196,16 +226,30 @@ final class CQLParserState {
         return k == .identifier || k == .quotedIdentifier
     }
 
-    /// Consumes the current token.
-    func skip() {
-        prevEnd = tokens[index].range.end
-        if kinds[index] != .end { index += 1 }
+    /// Consumes the current token and returns the key component it names.
+    func advanceName() -> String {
+        let name = list.name(at: index)
+        skip()
+        return name
     }
 
-    /// Consumes and returns the current token (for the few places that need it).
+    /// Consumes the current token and returns its source text.
+    func advanceText() -> String {
+        let text = list.text(at: index)
+        skip()
+        return text
+    }
+
+    /// Consumes the current token.
+    func skip() {
+        prevEnd = tokens[index].end
+        if tokens[index].kind != .end { index += 1 }
+    }
+
+    /// Consumes and returns the current token (for the few places that need it whole).
     @discardableResult
     func advance() -> CQLToken {
-        let t = tokens[index]
+        let t = current
         skip()
         return t
     }
@@ -226,14 +270,14 @@ final class CQLParserState {
     @inline(never)
     var previousText: String {
         guard index > 0 else { return "the start" }
-        let t = tokens[index - 1]
+        let t = list.token(at: index - 1)
         return t.kind == .string ? CQLToken.clip(t.text) : "'\(CQLToken.clip(t.text))'"
     }
 
     @inline(never)
     func sourceText(_ r: SourceRange) -> String {
         let a = max(0, min(r.start, bytes.count)), b = max(a, min(r.end, bytes.count))
-        return CQLToken.clip(String(decoding: bytes[a..<b], as: UTF8.self))
+        return CQLToken.clip(list.text(a, b))
     }
 
     /// `expected <what>, found <current token>` at the current token.
@@ -257,7 +301,7 @@ final class CQLParserState {
     func failName(expected what: String) -> any Error {
         var e = expectedError(what)
         // Not for words that plausibly belong where they are (`select from T`).
-        if kind == .keyword, ![CQLWord.select, .from, .where, .and, .or, .not].contains(words[index]) {
+        if kind == .keyword, ![CQLWord.select, .from, .where, .and, .or, .not].contains(word) {
             e.message += " (write `\(current.text)` to use a reserved word as a name)"
         }
         return e
@@ -302,13 +346,20 @@ final class CQLParserState {
         if isKeyword(.select) {
             let result = try parseSelect()
             if kind != .semicolon && kind != .end { throw clauseEndError(result.state, closing: "end of input") }
+            result.query.source = source
             statement = .select(result.query)
         } else if isWord(.insert) {
-            statement = .insert(try parseInsert())
+            var s = try parseInsert()
+            s.source = source
+            statement = .insert(s)
         } else if isWord(.update) {
-            statement = .update(try parseUpdate())
+            var s = try parseUpdate()
+            s.source = source
+            statement = .update(s)
         } else if isWord(.delete) {
-            statement = .delete(try parseDelete())
+            var s = try parseDelete()
+            s.source = source
+            statement = .delete(s)
         } else {
             throw fail(expected: "'select', 'insert', 'update' or 'delete' at the start of the statement")
         }
