@@ -32,7 +32,7 @@ public struct CanonicalPrefix: ConditionRule {
         switch c.predicate {
         case .like(let path, .value(.string(let pattern))):
             return CanonicalPrefix.likePrefix(pattern).map { Condition(.prefix(path, $0), range: c.range) }
-        case .regex(let path, .value(.string(let pattern)), let options) where options.allSatisfy({ $0 == "s" }):
+        case .regex(let path, .value(.string(let pattern)), let options) where options.utf8.allSatisfy({ $0 == UInt8(ascii: "s") }):
             return CanonicalPrefix.regexPrefix(pattern).map { Condition(.prefix(path, $0), range: c.range) }
         default:
             return nil
@@ -42,10 +42,18 @@ public struct CanonicalPrefix: ConditionRule {
     /// The literal prefix of a LIKE pattern `literal%` (one or more `%` at
     /// the end and none elsewhere, no `_`, classes of one ASCII member).
     static func likePrefix(_ pattern: String) -> String? {
-        let b = Array(pattern.utf8)
-        var end = b.count
-        while end > 0, b[end - 1] == UInt8(ascii: "%") { end -= 1 }
-        guard end < b.count else { return nil }
+        let u = pattern.utf8
+        var literal = u.endIndex
+        while literal > u.startIndex, u[u.index(before: literal)] == UInt8(ascii: "%") { literal = u.index(before: literal) }
+        guard literal < u.endIndex else { return nil }
+        // Most patterns hold no class: the prefix is then the pattern up to
+        // its `%`s, taken whole rather than byte by byte.
+        let head = u[..<literal]
+        if !head.contains(where: { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "_") }) {
+            return String(Substring(head))
+        }
+        let b = Array(head)
+        let end = b.count
         var out: [UInt8] = []
         var i = 0
         while i < end {
@@ -74,8 +82,15 @@ public struct CanonicalPrefix: ConditionRule {
     /// The literal prefix of a PCRE pattern `^literal`: plain characters that
     /// are not special, `\` before ASCII punctuation, and `\Q...\E` quotes.
     static func regexPrefix(_ pattern: String) -> String? {
-        let b = Array(pattern.utf8)
-        guard b.first == UInt8(ascii: "^") else { return nil }
+        let u = pattern.utf8
+        guard u.first == UInt8(ascii: "^") else { return nil }
+        // Most patterns hold no escape: the prefix is then the pattern after
+        // its `^`, taken whole rather than byte by byte.
+        let body = u.dropFirst()
+        if !body.contains(UInt8(ascii: "\\")) {
+            return body.contains(where: CanonicalPrefix.isSpecial) ? nil : String(Substring(body))
+        }
+        let b = Array(u)
         var out: [UInt8] = []
         var i = 1
         while i < b.count {

@@ -76,15 +76,22 @@ public struct Optimizer: Sendable {
 
     /// The optimized query; each change appended to `steps` when `recordingSteps`.
     private func run(_ query: Query, recordingSteps: Bool, into steps: inout [Step]) throws(QueryError) -> Query {
-        try CompileTimeChecks.check(query)
-        var current = query
-        // What the current query contains: a rule none of whose triggers
-        // occur cannot change it, and is skipped without walking the tree.
-        // Recomputed after each change (rare), so it is always exact.
+        // What the query contains: a rule none of whose triggers occur
+        // cannot change it, and is skipped without walking the tree.
+        // Recomputed after each change (rare), so it is always exact. The
+        // same walk tells whether there is a geo operand to check at all.
         var features = ConditionFeatures(query)
-        for _ in 0..<maxIterations {
-            var changed = false
-            for i in rules.indices {
+        if features.contains(.geoOperand) { try CompileTimeChecks.check(query) }
+        // Most queries are already optimal: the first round looks for a
+        // change on the caller's query itself, and only a change is copied.
+        guard maxIterations > 0, let (index, first) = firstRewrite(of: query, features: features) else { return query }
+        if recordingSteps { steps.append(Step(rule: rules[index].name, before: query, after: first)) }
+        var current = first
+        features = ConditionFeatures(current)
+        // The rest of the first round, then whole rounds until one changes nothing.
+        var start = index + 1, changed = true, round = 1
+        while true {
+            for i in start..<rules.count {
                 if skipsUntriggeredRules, let t = triggers[i], features.isDisjoint(with: t) { continue }
                 let rule = rules[i]
                 // Most rules leave most queries alone: `rewritten` says so
@@ -96,11 +103,23 @@ public struct Optimizer: Sendable {
                     changed = true
                 }
             }
-            if !changed { break }
+            if !changed || round >= maxIterations { break }
+            start = 0
+            changed = false
+            round += 1
         }
         current.source = query.source
         current.range = query.range
         return current
+    }
+
+    /// The first rule (in order) that changes `query`, and its result.
+    private func firstRewrite(of query: Query, features: ConditionFeatures) -> (Int, Query)? {
+        for i in rules.indices {
+            if skipsUntriggeredRules, let t = triggers[i], features.isDisjoint(with: t) { continue }
+            if let next = rules[i].rewritten(query), next != query { return (i, next) }
+        }
+        return nil
     }
 }
 
@@ -201,7 +220,11 @@ enum NearOrder {
     static func containsNear(_ c: Condition) -> Bool {
         switch c.predicate {
         case .near: return true
-        case .and(let items), .or(let items): return items.contains(where: containsNear)
+        case .and(let items), .or(let items):
+            // A loop rather than `contains(where:)`: every condition rule asks,
+            // and the closure costs more than the walk itself.
+            for item in items where containsNear(item) { return true }
+            return false
         case .not(let inner): return containsNear(inner)
         default: return false
         }
