@@ -29,6 +29,9 @@ public struct CanonicalPrefix: ConditionRule {
     public var triggers: ConditionFeatures? { .prefixPattern }
 
     public func rewrite(_ c: Condition) -> Condition? {
+        // The walk offers every node: the kind first, as binding a case's
+        // payload copies it out of its box.
+        guard c.predicate.featureKind & (Predicate.likeKind | Predicate.regexKind) != 0 else { return nil }
         switch c.predicate {
         case .like(let path, .value(.string(let pattern))):
             return CanonicalPrefix.likePrefix(pattern).map { Condition(.prefix(path, $0), range: c.range) }
@@ -82,14 +85,15 @@ public struct CanonicalPrefix: ConditionRule {
     /// The literal prefix of a PCRE pattern `^literal`: plain characters that
     /// are not special, `\` before ASCII punctuation, and `\Q...\E` quotes.
     static func regexPrefix(_ pattern: String) -> String? {
+        // Most patterns hold no escape: one pass over the contiguous bytes
+        // reads them, the prefix being the bytes after the `^`.
+        switch pattern.utf8.withContiguousStorageIfAvailable(CanonicalPrefix.scanUnescapedRegex) ?? .escaped {
+        case .prefix(let prefix): return prefix
+        case .notPrefix: return nil
+        case .escaped: break
+        }
         let u = pattern.utf8
         guard u.first == UInt8(ascii: "^") else { return nil }
-        // Most patterns hold no escape: the prefix is then the pattern after
-        // its `^`, taken whole rather than byte by byte.
-        let body = u.dropFirst()
-        if !body.contains(UInt8(ascii: "\\")) {
-            return body.contains(where: CanonicalPrefix.isSpecial) ? nil : String(Substring(body))
-        }
         let b = Array(u)
         var out: [UInt8] = []
         var i = 1
@@ -119,6 +123,19 @@ public struct CanonicalPrefix: ConditionRule {
             i += 1
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// What one pass over a regexp's bytes finds: its literal prefix, that
+    /// it has none, or an escape (left to ``regexPrefix(_:)``'s full reading).
+    private enum RegexScan { case prefix(String), notPrefix, escaped }
+
+    private static func scanUnescapedRegex(_ b: UnsafeBufferPointer<UInt8>) -> RegexScan {
+        guard b.first == UInt8(ascii: "^") else { return .notPrefix }
+        for c in b.dropFirst() {
+            if c == UInt8(ascii: "\\") { return .escaped }
+            if isSpecial(c) { return .notPrefix }
+        }
+        return .prefix(String(decoding: UnsafeBufferPointer(rebasing: b.dropFirst()), as: UTF8.self))
     }
 
     /// Whether PCRE gives `c` a meaning outside a class: one of `\^$.|?*+()[]{}`.

@@ -220,6 +220,9 @@ extension Predicate {
     static let andKind: UInt64 = 1 << 0
     static let orKind: UInt64 = 1 << 1
     static let notKind: UInt64 = 1 << 2
+    static let regexKind: UInt64 = 1 << 17
+    static let likeKind: UInt64 = 1 << 18
+    static let nearKind: UInt64 = 1 << 31
     /// `>`, `>=`; `<`, `<=`; `=`, `in`; `!=`, `not in`.
     static let lowerBoundKinds: UInt64 = (1 << 9) | (1 << 10)
     static let upperBoundKinds: UInt64 = (1 << 7) | (1 << 8)

@@ -84,9 +84,10 @@ public struct Optimizer: Sendable {
         if features.contains(.geoOperand) { try CompileTimeChecks.check(query) }
         // Most queries are already optimal: the first round looks for a
         // change on the caller's query itself, and only a change is copied.
-        guard maxIterations > 0, let (index, first) = firstRewrite(of: query, features: features) else { return query }
-        if recordingSteps { steps.append(Step(rule: rules[index].name, before: query, after: first)) }
-        var current = first
+        var first: Query?
+        guard maxIterations > 0, let index = firstRewrite(of: query, features: features, into: &first) else { return query }
+        var current = first.take()!
+        if recordingSteps { steps.append(Step(rule: rules[index].name, before: query, after: current)) }
         features = ConditionFeatures(current)
         // The rest of the first round, then whole rounds until one changes nothing.
         var start = index + 1, changed = true, round = 1
@@ -113,11 +114,16 @@ public struct Optimizer: Sendable {
         return current
     }
 
-    /// The first rule (in order) that changes `query`, and its result.
-    private func firstRewrite(of query: Query, features: ConditionFeatures) -> (Int, Query)? {
+    /// The index of the first rule (in order) that changes `query`, with
+    /// its result stored in `result` (an `inout` rather than a returned
+    /// tuple, which Swift copies out of its optional).
+    private func firstRewrite(of query: Query, features: ConditionFeatures, into result: inout Query?) -> Int? {
         for i in rules.indices {
             if skipsUntriggeredRules, let t = triggers[i], features.isDisjoint(with: t) { continue }
-            if let next = rules[i].rewritten(query), next != query { return (i, next) }
+            if let next = rules[i].rewritten(query), next != query {
+                result = next
+                return i
+            }
         }
         return nil
     }
@@ -218,6 +224,11 @@ enum NearOrder {
     }
 
     static func containsNear(_ c: Condition) -> Bool {
+        // The node's kind first: binding a case's payload copies it out of
+        // its box, which only the logic nodes need.
+        let kind = c.predicate.featureKind
+        if kind == Predicate.nearKind { return true }
+        guard kind & (Predicate.andKind | Predicate.orKind | Predicate.notKind) != 0 else { return false }
         switch c.predicate {
         case .near: return true
         case .and(let items), .or(let items):
