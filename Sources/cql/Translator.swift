@@ -19,8 +19,12 @@ struct Translator {
     func write(_ text: String, to out: inout [UInt8], warnings: inout [String]) throws(CommandFailure) {
         guard to == .where, !pretty else { return out.append(contentsOf: try translate(text, warnings: &warnings).utf8) }
         let (statement, language) = try input.parseStatement(text)
-        guard case .select(let parsed) = statement else {
-            return out.append(contentsOf: try translateWrite(statement, language, text, warnings: &warnings).utf8)
+        // Consumed, so the query is moved out rather than copied (and the
+        // statement's copy destroyed after).
+        let parsed: Query
+        switch consume statement {
+        case .select(let q): parsed = q
+        case let write: return out.append(contentsOf: try translateWrite(write, language, text, warnings: &warnings).utf8)
         }
         let query = try optimizer(try input.bind(parsed, source: text, resolveTime: true), source: text)
         let dialect = self.dialect?.whereJSON ?? (language == .cql ? .leancloud : .parse)

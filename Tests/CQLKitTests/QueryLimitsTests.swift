@@ -1,3 +1,4 @@
+import CorpusSupport
 import XCTest
 @testable import CQLKit
 
@@ -137,5 +138,50 @@ final class QueryLimitsTests: XCTestCase {
         XCTAssertEqual(failure { () throws(QueryError) in try QueryLanguage.whereJSON.parse(where3, className: "T", limits: two) }?.message,
                        "subqueries are nested more than 2 levels deep")
         XCTAssertNoThrow(try QueryLanguage.cql.parse("select * from T where a in (select a from U where b in (select b from V))", limits: two))
+    }
+    /// `admitsEveryCQLStatement(ofLength:)` lets short CQL skip the limit
+    /// walk: for every CQL corpus statement and many small limits, a length
+    /// it admits is one whose statement passes the walk; and the shortest
+    /// statements that break each limit are longer than the bound.
+    func testShortCQLSkipsTheLimitWalkOnlyWhenNoLimitCanBeBroken() throws {
+        var texts = try Corpus.cases(in: "cql").compactMap { $0["query"] }
+        texts += ["select * from T where not not not not a=1", "select * from T where a=1 or b=2 or c=3 and d=4",
+                  "select * from T where a in (1,2,3,4,5,6)", "select * from T where a like 'xxxxxxxx'",
+                  "select * from T where a in (select a from T where a in (select a from T))"]
+        var checked = 0
+        for text in texts {
+            guard let statement = try? CQLParser.parseStatement(text) else { continue }
+            let n = text.utf8.count
+            for k in 0...n + 1 {
+                for change in [{ (l: inout QueryLimits) in l.maxNestingDepth = k }, { $0.maxConditions = k },
+                               { $0.maxListLength = k }, { $0.maxPatternLength = k }, { $0.maxSubqueryDepth = k / 6 }] {
+                    let l = limits(change)
+                    guard l.admitsEveryCQLStatement(ofLength: n) else { continue }
+                    checked += 1
+                    XCTAssertNoThrow(try QueryLanguage.cql.parseStatement(text, limits: l), "\(text) \(l)")
+                    var q: Query
+                    switch statement {
+                    case .select(let s): q = s
+                    case .update(let u): q = Query(className: u.className, condition: u.condition)
+                    case .delete(let d): q = Query(className: d.className, condition: d.condition)
+                    case .insert: continue
+                    }
+                    XCTAssertNoThrow(try l.check(q), "\(text) \(l)")
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 1000)
+        // The tightest cases: one more condition, level, value, byte or subquery is a limit error.
+        let tight: [(String, QueryLimits)] = [
+            ("select * from T where a=1", limits { $0.maxConditions = 0 }),
+            ("select * from T where a=1", limits { $0.maxNestingDepth = 0 }),
+            ("select * from T where a in (1,2)", limits { $0.maxListLength = 1 }),
+            ("select * from T where a like 'ab'", limits { $0.maxPatternLength = 1 }),
+            ("select * from T where a in (select a from T)", limits { $0.maxSubqueryDepth = 0 }),
+        ]
+        for (text, l) in tight {
+            XCTAssertFalse(l.admitsEveryCQLStatement(ofLength: text.utf8.count), text)
+            XCTAssertEqual(failure { () throws(QueryError) in try QueryLanguage.cql.parseStatement(text, limits: l) }?.kind, .limit, text)
+        }
     }
 }

@@ -45,6 +45,19 @@ public struct QueryLimits: Hashable, Sendable {
         }
     }
 
+    /// Whether no CQL statement of `length` UTF-8 bytes can break a limit
+    /// other than the text length, so that its parse need not be walked by
+    /// ``check(_:)`` (a saving on every short query).
+    ///
+    /// In CQL text every condition and every nesting level takes at least one
+    /// byte, every list value at least one, every byte of a string (a pattern)
+    /// at least one (escapes only shrink), and every subquery level the six
+    /// bytes of its `select`. `QueryLimitsTests` checks the bound at each limit.
+    func admitsEveryCQLStatement(ofLength length: Int) -> Bool {
+        length <= maxNestingDepth && length <= maxConditions && length <= maxListLength
+            && length <= maxPatternLength && length < 6 * (maxSubqueryDepth + 2)
+    }
+
     /// Checks a parsed (or bound) query against every limit but the text length.
     public func check(_ query: Query) throws(QueryError) {
         var walk = LimitWalk(limits: self)

@@ -101,6 +101,7 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
             }
             query = q
         }
+        if self == .cql && limits.admitsEveryCQLStatement(ofLength: text.utf8.count) { return query }
         try limits.check(query)
         return query
     }
@@ -132,6 +133,7 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
             return .select(try parse(text, className: className, literal: literal, limit: limit, cursor: cursor,
                                      arguments: arguments, variables: variables, limits: limits))
         }
+        if self == .cql && limits.admitsEveryCQLStatement(ofLength: text.utf8.count) { return statement }
         func check(_ className: String, _ condition: Condition?, _ range: SourceRange?) throws(QueryError) {
             guard let condition else { return }
             var q = Query(className: className, condition: condition, range: range)

@@ -206,17 +206,17 @@ extension CQLParserState {
     func parseSubquery(_ path: FieldPath, negated: Bool) throws -> Predicate {
         try enter()
         skip()
-        let result = try parseSelect()
+        var result = SelectResult()
+        try parseSelect(into: &result)
         guard kind == .rightParen else { throw clauseEndError(result.state, closing: "')'") }
         skip()
         leave()
-        return try CQLParserState.subqueryPredicate(path, result, negated: negated)
+        return try CQLParserState.subqueryPredicate(path, result.query, negated: negated)
     }
 
     /// `select` of a subquery: its keyword's range is where errors about the field list point.
     @inline(never)
-    static func subqueryPredicate(_ path: FieldPath, _ result: SelectResult, negated: Bool) throws -> Predicate {
-        var query = result.query
+    static func subqueryPredicate(_ path: FieldPath, _ query: consuming Query, negated: Bool) throws -> Predicate {
         let selectStart = query.range?.start ?? 0
         let selectRange = SourceRange(selectStart, selectStart + 6)
         if query.count != .none {

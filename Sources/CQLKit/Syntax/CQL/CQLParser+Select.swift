@@ -3,14 +3,12 @@ extension CQLParserState {
     /// `select <fields> from <Class> [where ...] [limit ...] [order by ...]`
     /// (limit and order in either order). Stops at the first token that
     /// cannot continue the statement; the caller checks what follows, with
-    /// the returned state saying what could have come next. (A class, so the
-    /// query is not copied through the recursive frames.)
+    /// the state in `result` saying what could have come next. (The query is
+    /// built in place in `result`, not copied from frame to frame.)
     @inline(never)
-    func parseSelect() throws -> SelectResult {
-        // The query is built in place in `result`, not copied from frame to frame.
-        let result = SelectResult(Query(className: ""))
+    func parseSelect(into result: inout SelectResult) throws {
         let selectStart = start
-        try parseSelectHead(into: result)
+        try parseSelectHead(into: &result)
         while true {
             if isKeyword(.where) && !result.state.hasWhere && !result.state.hasLimit && !result.state.hasOrder {
                 skip()
@@ -18,24 +16,22 @@ extension CQLParserState {
                 result.state.hasWhere = true
                 result.state.last = .condition
             } else if isKeyword(.limit) && !result.state.hasLimit {
-                try parseLimit(into: result)
+                try parseLimit(into: &result)
             } else if isKeyword(.order) && !result.state.hasOrder {
-                try parseOrder(into: result)
+                try parseOrder(into: &result)
             } else {
                 break
             }
         }
-        // Not `result.query.range?.start`: reading through the class would copy the whole query.
         result.query.range = SourceRange(selectStart, prevEnd)
-        return result
     }
 
     /// `select <fields> from <Class>`; the query's range starts at `select`.
     @inline(never)
-    func parseSelectHead(into result: SelectResult) throws {
+    func parseSelectHead(into result: inout SelectResult) throws {
         let selectStart = start
         skip()
-        try parseFieldList(into: result)
+        try parseFieldList(into: &result)
         guard isKeyword(.from) else { throw fail(expected: "'from' after the field list") }
         skip()
         guard isName() else { throw failName(expected: "a class name after 'from'") }
@@ -92,7 +88,7 @@ extension CQLParserState {
     // MARK: Field list
 
     /// `*`, keys, `count(*)` / `count(objectId)` and `include k`, comma-separated.
-    func parseFieldList(into result: SelectResult) throws {
+    func parseFieldList(into result: inout SelectResult) throws {
         var keys: [SelectedKey] = []
         var includes: [FieldPath] = []
         var star = false
@@ -159,7 +155,7 @@ extension CQLParserState {
 
     /// `limit n` or `limit skip, n`: non-negative integers or `?`.
     @inline(never)
-    func parseLimit(into result: SelectResult) throws {
+    func parseLimit(into result: inout SelectResult) throws {
         skip()
         let (a, ra) = try parseTerm(expected: "a number or '?'")
         if kind == .comma {
@@ -191,7 +187,7 @@ extension CQLParserState {
     /// the trailing `asc`/`desc` (default asc) applies to every unsigned key
     /// (cql.md: `score,+name desc` == `-score,name`).
     @inline(never)
-    func parseOrder(into result: SelectResult) throws {
+    func parseOrder(into result: inout SelectResult) throws {
         skip()
         guard isWord(.by) else { throw fail(expected: "'by' after 'order'") }
         skip()

@@ -159,11 +159,12 @@ struct SelectState {
     var hasOrder = false
 }
 
-/// A `select` being parsed and how it ended.
-final class SelectResult {
-    var query: Query
+/// A `select` being parsed and how it ended: a local of the caller, filled
+/// through `inout` (the recursive frames pass its address, and the caller
+/// moves the query out when done; a class's query could only be copied out).
+struct SelectResult {
+    var query = Query(className: "")
     var state = SelectState()
-    init(_ query: Query) { self.query = query }
 }
 
 /// The parsing state. Recursive functions keep their frames small, so the
@@ -344,7 +345,8 @@ final class CQLParserState {
     func parseStatement() throws -> Statement {
         let statement: Statement
         if isKeyword(.select) {
-            let result = try parseSelect()
+            var result = SelectResult()
+            try parseSelect(into: &result)
             if kind != .semicolon && kind != .end { throw clauseEndError(result.state, closing: "end of input") }
             result.query.source = source
             statement = .select(result.query)
