@@ -142,7 +142,7 @@ struct DirectConditionWriter {
             for k in run {
                 if k > first { out.append(UInt8(ascii: ",")) }
                 out.append(contentsOf: "{\"$or\":".utf8)
-                try writeOperand(entries[k].operand, &entries, to: &out)
+                try writeOperand(k, &entries, to: &out)
                 out.append(UInt8(ascii: "}"))
             }
             out.append(UInt8(ascii: "]"))
@@ -150,13 +150,13 @@ struct DirectConditionWriter {
             out.append(UInt8(ascii: "["))
             for k in run {
                 if k > first { out.append(UInt8(ascii: ",")) }
-                try writeOperand(entries[k].operand, &entries, to: &out)
+                try writeOperand(k, &entries, to: &out)
             }
             out.append(UInt8(ascii: "]"))
         case .or:
-            try writeOperand(entries[first].operand, &entries, to: &out)
+            try writeOperand(first, &entries, to: &out)
         case .equality where run.count == 1:
-            try writeOperand(entries[first].operand, &entries, to: &out)
+            try writeOperand(first, &entries, to: &out)
         default:
             out.append(UInt8(ascii: "{"))
             for k in run {
@@ -166,14 +166,16 @@ struct DirectConditionWriter {
                 out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
                 out.append(UInt8(ascii: "\""))
                 out.append(UInt8(ascii: ":"))
-                try writeOperand(entries[k].operand, &entries, to: &out)
+                try writeOperand(k, &entries, to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
     }
 
-    private func writeOperand(_ operand: DirectConditionEntry.Operand, _ entries: inout [DirectConditionEntry], to out: inout [UInt8]) throws(QueryError) {
-        switch operand {
+    /// The operand of `entries[k]`, switched on in place: passing the
+    /// Operand itself copied it (and released it after) for every member.
+    private func writeOperand(_ k: Int, _ entries: inout [DirectConditionEntry], to out: inout [UInt8]) throws(QueryError) {
+        switch entries[k].operand {
         case .value(let v):
             Self.writeValue(v, to: &out)
         case .plainList(let terms):
