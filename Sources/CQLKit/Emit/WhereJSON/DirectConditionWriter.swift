@@ -196,9 +196,13 @@ struct DirectConditionWriter {
         switch v {
         case .int(let i): JSONWriter.appendInteger(i, &out)
         case .string(let s): JSONWriter.writeString(s, &out)
+        case .bool(let b): out.append(contentsOf: b ? Self.trueBytes : Self.falseBytes)
         default: JSONWriter.write(v, to: &out)
         }
     }
+
+    private static let trueBytes = Array("true".utf8)
+    private static let falseBytes = Array("false".utf8)
 
     /// `[...]` of an `$or` entry's branches.
     private func writeBranches(_ branches: [Condition], depth: Int, _ entries: inout DirectEntryBuffer, to out: inout [UInt8]) throws(QueryError) {
