@@ -51,7 +51,11 @@ let package = Package(
             // loading and relocating twenty shared libraries, ~9 ms instead of
             // ~14 ms, which a `cql translate` per query or a short `--lines` run
             // pays every time. Debug builds, which the test bundle links with
-            // XCTest's shared runtime, stay dynamic.
+            // XCTest's shared runtime, stay dynamic. The libraries named after
+            // `-static-stdlib` are those static Foundation needs and our
+            // objects, compiled for the shared runtime, do not name. (The
+            // linker's note that static Foundation's createTemporaryFile uses
+            // `mktemp` is about Foundation's archive, not our code.)
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-lCoreFoundation", "-l_FoundationCollections", "-l_FoundationCShims", "-l_FoundationICU"], .when(platforms: [.linux], configuration: .release))]
         ),
         // Benchmarks (scripts/bench): not tests, never asserted.
