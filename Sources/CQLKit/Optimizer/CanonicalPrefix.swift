@@ -29,10 +29,13 @@ public struct CanonicalPrefix: ConditionRule {
     public var triggers: ConditionFeatures? { .prefixPattern }
 
     public func rewrite(_ c: Condition) -> Condition? {
+        // The walk offers every node: the kind first, as binding a case's
+        // payload copies it out of its box.
+        guard c.predicate.featureKind & (Predicate.likeKind | Predicate.regexKind) != 0 else { return nil }
         switch c.predicate {
         case .like(let path, .value(.string(let pattern))):
             return CanonicalPrefix.likePrefix(pattern).map { Condition(.prefix(path, $0), range: c.range) }
-        case .regex(let path, .value(.string(let pattern)), let options) where options.allSatisfy({ $0 == "s" }):
+        case .regex(let path, .value(.string(let pattern)), let options) where options.utf8.allSatisfy({ $0 == UInt8(ascii: "s") }):
             return CanonicalPrefix.regexPrefix(pattern).map { Condition(.prefix(path, $0), range: c.range) }
         default:
             return nil
@@ -42,10 +45,18 @@ public struct CanonicalPrefix: ConditionRule {
     /// The literal prefix of a LIKE pattern `literal%` (one or more `%` at
     /// the end and none elsewhere, no `_`, classes of one ASCII member).
     static func likePrefix(_ pattern: String) -> String? {
-        let b = Array(pattern.utf8)
-        var end = b.count
-        while end > 0, b[end - 1] == UInt8(ascii: "%") { end -= 1 }
-        guard end < b.count else { return nil }
+        let u = pattern.utf8
+        var literal = u.endIndex
+        while literal > u.startIndex, u[u.index(before: literal)] == UInt8(ascii: "%") { literal = u.index(before: literal) }
+        guard literal < u.endIndex else { return nil }
+        // Most patterns hold no class: the prefix is then the pattern up to
+        // its `%`s, taken whole rather than byte by byte.
+        let head = u[..<literal]
+        if !head.contains(where: { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "_") }) {
+            return String(Substring(head))
+        }
+        let b = Array(head)
+        let end = b.count
         var out: [UInt8] = []
         var i = 0
         while i < end {
@@ -74,8 +85,16 @@ public struct CanonicalPrefix: ConditionRule {
     /// The literal prefix of a PCRE pattern `^literal`: plain characters that
     /// are not special, `\` before ASCII punctuation, and `\Q...\E` quotes.
     static func regexPrefix(_ pattern: String) -> String? {
-        let b = Array(pattern.utf8)
-        guard b.first == UInt8(ascii: "^") else { return nil }
+        // Most patterns hold no escape: one pass over the contiguous bytes
+        // reads them, the prefix being the bytes after the `^`.
+        switch pattern.utf8.withContiguousStorageIfAvailable(CanonicalPrefix.scanUnescapedRegex) ?? .escaped {
+        case .prefix(let prefix): return prefix
+        case .notPrefix: return nil
+        case .escaped: break
+        }
+        let u = pattern.utf8
+        guard u.first == UInt8(ascii: "^") else { return nil }
+        let b = Array(u)
         var out: [UInt8] = []
         var i = 1
         while i < b.count {
@@ -104,6 +123,19 @@ public struct CanonicalPrefix: ConditionRule {
             i += 1
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// What one pass over a regexp's bytes finds: its literal prefix, that
+    /// it has none, or an escape (left to ``regexPrefix(_:)``'s full reading).
+    private enum RegexScan { case prefix(String), notPrefix, escaped }
+
+    private static func scanUnescapedRegex(_ b: UnsafeBufferPointer<UInt8>) -> RegexScan {
+        guard b.first == UInt8(ascii: "^") else { return .notPrefix }
+        for c in b.dropFirst() {
+            if c == UInt8(ascii: "\\") { return .escaped }
+            if isSpecial(c) { return .notPrefix }
+        }
+        return .prefix(String(decoding: UnsafeBufferPointer(rebasing: b.dropFirst()), as: UTF8.self))
     }
 
     /// Whether PCRE gives `c` a meaning outside a class: one of `\^$.|?*+()[]{}`.

@@ -56,6 +56,10 @@ public struct ConditionFeatures: OptionSet, Hashable, Sendable {
     /// pattern ending in `%` that starts with neither `%` nor `_` (or is all
     /// `%`), a `regexp` pattern starting with `^` with no option but `s`.
     public static let prefixPattern = ConditionFeatures(rawValue: 1 << 12)
+    /// A geo test with a GeoPoint, box, polygon or distance operand, which
+    /// ``CompileTimeChecks`` must check (no rule triggers on it): the
+    /// optimizer skips that second walk of the tree on queries without one.
+    static let geoOperand = ConditionFeatures(rawValue: 1 << 13)
 
     /// The features of `query`'s condition and of its subqueries' conditions.
     public init(_ query: Query) {
@@ -100,6 +104,7 @@ public struct ConditionFeatures: OptionSet, Hashable, Sendable {
         case .regex(_, let pattern, let options):
             if ConditionFeatures.mayBeRegexPrefix(pattern, options) { insert(.prefixPattern) }
         case .elementMatch(_, let inner): _ = visit(inner)
+        case .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects: insert(.geoOperand)
         case .select(_, _, let query, _), .inQuery(_, let query, _):
             if let inner = query.condition { _ = visit(inner) }
         default: break
@@ -215,6 +220,9 @@ extension Predicate {
     static let andKind: UInt64 = 1 << 0
     static let orKind: UInt64 = 1 << 1
     static let notKind: UInt64 = 1 << 2
+    static let regexKind: UInt64 = 1 << 17
+    static let likeKind: UInt64 = 1 << 18
+    static let nearKind: UInt64 = 1 << 31
     /// `>`, `>=`; `<`, `<=`; `=`, `in`; `!=`, `not in`.
     static let lowerBoundKinds: UInt64 = (1 << 9) | (1 << 10)
     static let upperBoundKinds: UInt64 = (1 << 7) | (1 << 8)

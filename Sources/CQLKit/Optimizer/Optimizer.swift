@@ -76,15 +76,23 @@ public struct Optimizer: Sendable {
 
     /// The optimized query; each change appended to `steps` when `recordingSteps`.
     private func run(_ query: Query, recordingSteps: Bool, into steps: inout [Step]) throws(QueryError) -> Query {
-        try CompileTimeChecks.check(query)
-        var current = query
-        // What the current query contains: a rule none of whose triggers
-        // occur cannot change it, and is skipped without walking the tree.
-        // Recomputed after each change (rare), so it is always exact.
+        // What the query contains: a rule none of whose triggers occur
+        // cannot change it, and is skipped without walking the tree.
+        // Recomputed after each change (rare), so it is always exact. The
+        // same walk tells whether there is a geo operand to check at all.
         var features = ConditionFeatures(query)
-        for _ in 0..<maxIterations {
-            var changed = false
-            for i in rules.indices {
+        if features.contains(.geoOperand) { try CompileTimeChecks.check(query) }
+        // Most queries are already optimal: the first round looks for a
+        // change on the caller's query itself, and only a change is copied.
+        var first: Query?
+        guard maxIterations > 0, let index = firstRewrite(of: query, features: features, into: &first) else { return query }
+        var current = first.take()!
+        if recordingSteps { steps.append(Step(rule: rules[index].name, before: query, after: current)) }
+        features = ConditionFeatures(current)
+        // The rest of the first round, then whole rounds until one changes nothing.
+        var start = index + 1, changed = true, round = 1
+        while true {
+            for i in start..<rules.count {
                 if skipsUntriggeredRules, let t = triggers[i], features.isDisjoint(with: t) { continue }
                 let rule = rules[i]
                 // Most rules leave most queries alone: `rewritten` says so
@@ -96,11 +104,28 @@ public struct Optimizer: Sendable {
                     changed = true
                 }
             }
-            if !changed { break }
+            if !changed || round >= maxIterations { break }
+            start = 0
+            changed = false
+            round += 1
         }
         current.source = query.source
         current.range = query.range
         return current
+    }
+
+    /// The index of the first rule (in order) that changes `query`, with
+    /// its result stored in `result` (an `inout` rather than a returned
+    /// tuple, which Swift copies out of its optional).
+    private func firstRewrite(of query: Query, features: ConditionFeatures, into result: inout Query?) -> Int? {
+        for i in rules.indices {
+            if skipsUntriggeredRules, let t = triggers[i], features.isDisjoint(with: t) { continue }
+            if let next = rules[i].rewritten(query), next != query {
+                result = next
+                return i
+            }
+        }
+        return nil
     }
 }
 
@@ -199,9 +224,18 @@ enum NearOrder {
     }
 
     static func containsNear(_ c: Condition) -> Bool {
+        // The node's kind first: binding a case's payload copies it out of
+        // its box, which only the logic nodes need.
+        let kind = c.predicate.featureKind
+        if kind == Predicate.nearKind { return true }
+        guard kind & (Predicate.andKind | Predicate.orKind | Predicate.notKind) != 0 else { return false }
         switch c.predicate {
         case .near: return true
-        case .and(let items), .or(let items): return items.contains(where: containsNear)
+        case .and(let items), .or(let items):
+            // A loop rather than `contains(where:)`: every condition rule asks,
+            // and the closure costs more than the walk itself.
+            for item in items where containsNear(item) { return true }
+            return false
         case .not(let inner): return containsNear(inner)
         default: return false
         }

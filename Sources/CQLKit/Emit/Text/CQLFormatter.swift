@@ -110,7 +110,7 @@ struct CQLWriter {
     // MARK: Conditions
 
     /// `or` < `and` < `not` < predicate: only an `or` inside an `and` needs
-    /// parentheses; `not` always writes them.
+    /// parentheses; `not` writes them around anything but another `not`.
     mutating func condition(_ c: Condition, depth: Int) throws(QueryError) {
         guard depth < CQLWriter.maxDepth else {
             throw QueryError(.limit, "the condition is nested more than \(CQLWriter.maxDepth) levels deep", range: c.range)
@@ -135,9 +135,17 @@ struct CQLWriter {
                 try condition(item, depth: depth + 1)
             }
         case .not(let inner):
-            out += "not ("
-            try condition(inner, depth: depth + 1)
-            out += ")"
+            // A `not` of a `not` is written without parentheses (`not not (a = 1)`):
+            // each pair would be one more nesting level for the reader, and a chain
+            // of NSPredicate's 128 `!`s would not read back under CQL's 200.
+            if case .not = inner.predicate {
+                out += "not "
+                try condition(inner, depth: depth + 1)
+            } else {
+                out += "not ("
+                try condition(inner, depth: depth + 1)
+                out += ")"
+            }
         default:
             try predicate(c, depth: depth)
         }
