@@ -18,7 +18,7 @@ final class WhereJSONWriteDifferentialTests: XCTestCase {
         for n in 0..<6000 {
             let q = g.query()
             written += compare(q, "hard #\(n)")
-            var entries: [DirectConditionEntry] = []
+            var entries = DirectEntryBuffer(capacity: 8)
             if let c = q.condition, case .direct? = try? writer.prepare(c, .top, depth: 0, &entries) { direct += 1 }
         }
         // Not a test that cannot fail: many queries must be written, and
@@ -79,7 +79,7 @@ final class WhereJSONWriteDifferentialTests: XCTestCase {
             let writer = DirectConditionWriter(emitter: ConditionEmitter(table: dialect.table))
             for text in conditions {
                 let c = try XCTUnwrap(try CQLParser.parse("select * from T where " + text).condition)
-                var entries: [DirectConditionEntry] = []
+                var entries = DirectEntryBuffer(capacity: 8)
                 guard case .direct = try writer.prepare(c, .top, depth: 0, &entries) else {
                     XCTFail("\(text) [\(dialect)]: rendered through the Value path")
                     continue

@@ -14,7 +14,7 @@ extension DirectConditionWriter {
     /// `or()` and `false`: `{"objectId": {"$in": []}}`, as ``WhereDoc/matchesNothing``.
     static let matchesNothing = DirectConditionEntry(key: "objectId", kind: .in, .plainList([]))
 
-    func collect(_ c: Condition, _ ctx: ConditionEmitter.Context, depth: Int, into entries: inout [DirectConditionEntry]) throws(QueryError) -> Bool {
+    func collect(_ c: Condition, _ ctx: ConditionEmitter.Context, depth: Int, into entries: inout DirectEntryBuffer) throws(QueryError) -> Bool {
         guard depth < ConditionEmitter.maxDepth else { return false }
         let d = depth + 1
         switch c.predicate {
@@ -42,7 +42,7 @@ extension DirectConditionWriter {
     /// `not inner` without an exact rewrite (so `inner` is a leaf): MongoDB's
     /// field `$not` of the leaf's operator object, else one `$nor` item.
     /// The operands are small Values here: this form is rare.
-    private func negation(of inner: Condition, depth: Int, into entries: inout [DirectConditionEntry]) throws(QueryError) -> Bool {
+    private func negation(of inner: Condition, depth: Int, into entries: inout DirectEntryBuffer) throws(QueryError) -> Bool {
         let table = emitter.table
         guard depth < ConditionEmitter.maxDepth, table.supports(.nor) || table.supports(.fieldNot) else { return false }
         // The leaf's operators, appended and taken back off the shared buffer.
@@ -50,8 +50,8 @@ extension DirectConditionWriter {
         guard try leaf(inner, into: &entries) else { return false }
         let key = entries[start].key
         var body = [String: Value](minimumCapacity: entries.count - start)
-        for op in entries[start...] { body[op.kind.name.description] = try value(of: op.operand) }
-        entries.removeSubrange(start...)
+        for i in start..<entries.count { body[entries[i].kind.name.description] = try value(of: entries[i].operand) }
+        entries.removeAll(from: start)
         if table.supports(.fieldNot) {
             entries.append(DirectConditionEntry(key: key, kind: .not, .value(.object(body))))
         } else {
@@ -63,7 +63,7 @@ extension DirectConditionWriter {
     /// A predicate on one key, as its operator entries (`$regex` with its
     /// `$options`). Every leaf this handles yields operators on one key
     /// (equality only for `=`, which a `not` has always rewritten away).
-    private func leaf(_ c: Condition, into entries: inout [DirectConditionEntry]) throws(QueryError) -> Bool {
+    private func leaf(_ c: Condition, into entries: inout DirectEntryBuffer) throws(QueryError) -> Bool {
         let r = c.range
         switch c.predicate {
         case .compare(let path, let op, let term):
@@ -117,7 +117,7 @@ extension DirectConditionWriter {
     }
 
     /// `{"$regex": p}` plus `"$options"` only when there are any.
-    private func regex(_ key: String, _ pattern: String, _ options: String, into entries: inout [DirectConditionEntry]) {
+    private func regex(_ key: String, _ pattern: String, _ options: String, into entries: inout DirectEntryBuffer) {
         entries.append(DirectConditionEntry(key: key, kind: .regex, .value(.string(pattern))))
         if !options.isEmpty { entries.append(DirectConditionEntry(key: key, kind: .options, .value(.string(options)))) }
     }

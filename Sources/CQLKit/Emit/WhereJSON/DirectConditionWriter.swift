@@ -15,10 +15,10 @@
 /// ``collect(_:_:depth:into:)`` declines are rendered the Value way for
 /// that group alone, as ``ConditionEmitter/object(_:_:depth:)`` does.
 ///
-/// All groups of a request share one entry buffer: a group's entries are
-/// appended, sorted in place and written before the next group (an `$or`
-/// branch) is appended after them — one allocation per request instead of
-/// one array per group.
+/// All groups of a request share one entry buffer (``DirectEntryBuffer``):
+/// a group's entries are appended, sorted in place and written before the
+/// next group (an `$or` branch) is appended after them — one allocation per
+/// request instead of one array per group.
 struct DirectConditionWriter {
     let emitter: ConditionEmitter
 
@@ -40,14 +40,14 @@ struct DirectConditionWriter {
     }
 
     /// The where object of the AND group `c`, its entries appended to `entries`.
-    func prepare(_ c: Condition, _ ctx: ConditionEmitter.Context, depth: Int, _ entries: inout [DirectConditionEntry]) throws(QueryError) -> Prepared {
+    func prepare(_ c: Condition, _ ctx: ConditionEmitter.Context, depth: Int, _ entries: inout DirectEntryBuffer) throws(QueryError) -> Prepared {
         let start = entries.count
         if try collect(c, ctx, depth: depth, into: &entries), arrange(&entries, from: start) { return .direct(start..<entries.count) }
-        entries.removeSubrange(start...)
+        entries.removeAll(from: start)
         return .value(try emitter.object(c, ctx, depth: depth))
     }
 
-    func write(_ p: Prepared, _ entries: inout [DirectConditionEntry], to out: inout [UInt8]) throws(QueryError) {
+    func write(_ p: Prepared, _ entries: inout DirectEntryBuffer, to out: inout [UInt8]) throws(QueryError) {
         switch p {
         case .direct(let r): try writeObject(r, &entries, to: &out)
         case .value(let v): JSONWriter.write(v, to: &out)
@@ -57,7 +57,7 @@ struct DirectConditionWriter {
     /// Sorts `entries[start...]` into member order and marks where each
     /// key's run starts; `false` when some key needs a merge this writer
     /// leaves to the Value path (see the type's comment).
-    private func arrange(_ entries: inout [DirectConditionEntry], from start: Int) -> Bool {
+    private func arrange(_ entries: inout DirectEntryBuffer, from start: Int) -> Bool {
         let end = entries.count
         // One entry (an `$or` branch's lone leaf): nothing to sort or merge.
         if end - start <= 1 { return true }
@@ -67,8 +67,9 @@ struct DirectConditionWriter {
         if ors > 1 { for i in start..<end where entries[i].kind == .or { entries[i].key = "$and" } }
         // Insertion sort: few entries, and stable (the `$and` / `$nor` items
         // keep their order). Through the buffer, whose swaps move entries
-        // (the Array's copied and released each one's references).
-        return entries.withUnsafeMutableBufferPointer { buffer -> Bool in
+        // (an Array's copied and released each one's references).
+        do {
+            let buffer = entries.buffer(0..<end)
             guard let base = buffer.baseAddress else { return true }
             for i in (start + 1)..<end {
                 var j = i
@@ -117,7 +118,7 @@ struct DirectConditionWriter {
     }
 
     /// `{...}` of arranged entries.
-    private func writeObject(_ r: Range<Int>, _ entries: inout [DirectConditionEntry], to out: inout [UInt8]) throws(QueryError) {
+    private func writeObject(_ r: Range<Int>, _ entries: inout DirectEntryBuffer, to out: inout [UInt8]) throws(QueryError) {
         out.append(UInt8(ascii: "{"))
         var i = r.lowerBound
         while i < r.upperBound {
@@ -133,7 +134,7 @@ struct DirectConditionWriter {
     }
 
     /// The value of one member: the entries of one key.
-    private func writeMember(_ run: Range<Int>, _ entries: inout [DirectConditionEntry], to out: inout [UInt8]) throws(QueryError) {
+    private func writeMember(_ run: Range<Int>, _ entries: inout DirectEntryBuffer, to out: inout [UInt8]) throws(QueryError) {
         let first = run.lowerBound
         switch entries[first].kind {
         case .or where run.count > 1:
@@ -142,7 +143,7 @@ struct DirectConditionWriter {
             for k in run {
                 if k > first { out.append(UInt8(ascii: ",")) }
                 out.append(contentsOf: "{\"$or\":".utf8)
-                try writeOperand(entries[k].operand, &entries, to: &out)
+                try writeOperand(k, &entries, to: &out)
                 out.append(UInt8(ascii: "}"))
             }
             out.append(UInt8(ascii: "]"))
@@ -150,13 +151,13 @@ struct DirectConditionWriter {
             out.append(UInt8(ascii: "["))
             for k in run {
                 if k > first { out.append(UInt8(ascii: ",")) }
-                try writeOperand(entries[k].operand, &entries, to: &out)
+                try writeOperand(k, &entries, to: &out)
             }
             out.append(UInt8(ascii: "]"))
         case .or:
-            try writeOperand(entries[first].operand, &entries, to: &out)
+            try writeOperand(first, &entries, to: &out)
         case .equality where run.count == 1:
-            try writeOperand(entries[first].operand, &entries, to: &out)
+            try writeOperand(first, &entries, to: &out)
         default:
             out.append(UInt8(ascii: "{"))
             for k in run {
@@ -166,14 +167,16 @@ struct DirectConditionWriter {
                 out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
                 out.append(UInt8(ascii: "\""))
                 out.append(UInt8(ascii: ":"))
-                try writeOperand(entries[k].operand, &entries, to: &out)
+                try writeOperand(k, &entries, to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
     }
 
-    private func writeOperand(_ operand: DirectConditionEntry.Operand, _ entries: inout [DirectConditionEntry], to out: inout [UInt8]) throws(QueryError) {
-        switch operand {
+    /// The operand of `entries[k]`, switched on in place: passing the
+    /// Operand itself copied it (and released it after) for every member.
+    private func writeOperand(_ k: Int, _ entries: inout DirectEntryBuffer, to out: inout [UInt8]) throws(QueryError) {
+        switch entries[k].operand {
         case .value(let v):
             Self.writeValue(v, to: &out)
         case .plainList(let terms):
@@ -193,12 +196,16 @@ struct DirectConditionWriter {
         switch v {
         case .int(let i): JSONWriter.appendInteger(i, &out)
         case .string(let s): JSONWriter.writeString(s, &out)
+        case .bool(let b): out.append(contentsOf: b ? Self.trueBytes : Self.falseBytes)
         default: JSONWriter.write(v, to: &out)
         }
     }
 
+    private static let trueBytes = Array("true".utf8)
+    private static let falseBytes = Array("false".utf8)
+
     /// `[...]` of an `$or` entry's branches.
-    private func writeBranches(_ branches: [Condition], depth: Int, _ entries: inout [DirectConditionEntry], to out: inout [UInt8]) throws(QueryError) {
+    private func writeBranches(_ branches: [Condition], depth: Int, _ entries: inout DirectEntryBuffer, to out: inout [UInt8]) throws(QueryError) {
         out.append(UInt8(ascii: "["))
         var first = true
         try writeItems(branches, depth: depth, first: &first, &entries, to: &out)
@@ -209,7 +216,7 @@ struct DirectConditionWriter {
     /// that is itself only an `$or` (De Morgan under a `not`) is spliced in,
     /// as ``ConditionEmitter/doc(_:_:depth:)`` does.
     private func writeItems(
-        _ branches: [Condition], depth: Int, first: inout Bool, _ entries: inout [DirectConditionEntry], to out: inout [UInt8]
+        _ branches: [Condition], depth: Int, first: inout Bool, _ entries: inout DirectEntryBuffer, to out: inout [UInt8]
     ) throws(QueryError) {
         for branch in branches {
             // The branch's entries stay in the buffer after it (dropping

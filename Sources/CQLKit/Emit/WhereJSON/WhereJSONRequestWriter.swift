@@ -17,8 +17,21 @@ extension WhereJSONEmitter {
     /// // {"className":"GameScore","limit":10,"order":"-score","where":{"score":{"$gt":80}}}
     /// ```
     public static func write(_ query: Query, dialect: WhereJSONDialect, objectIdAsMongoId: Bool = false, to out: inout [UInt8]) throws(QueryError) {
+        guard objectIdAsMongoId && dialect == .mongo else {
+            // The static tables passed as they are: copying one out of its
+            // global retained and released each of its members.
+            switch dialect {
+            case .leancloud: return try write(query, table: .leancloud, to: &out)
+            case .parse: return try write(query, table: .parse, to: &out)
+            case .mongo: return try write(query, table: .mongo, to: &out)
+            }
+        }
         var table = dialect.table
-        if objectIdAsMongoId && dialect == .mongo { table.objectIdKey = "_id" }
+        table.objectIdKey = "_id"
+        try write(query, table: table, to: &out)
+    }
+
+    private static func write(_ query: Query, table: WhereJSONDialectTable, to out: inout [UInt8]) throws(QueryError) {
         let start = out.count
         do throws(QueryError) {
             try DirectRequestWriter.write(query, table: table, to: &out)

@@ -1,0 +1,63 @@
+/// The entry buffer ``DirectConditionWriter`` shares across a request's
+/// where objects: a growable run of ``DirectConditionEntry``s in memory it
+/// owns, freed when the buffer goes.
+///
+/// An `Array` cost some 500 instructions a request to create its storage
+/// (the generic grow path) and a uniqueness check on every write; entries
+/// here live in one allocation that grows by doubling, and the writer's
+/// in-place sort works on the pointer directly.
+struct DirectEntryBuffer: ~Copyable {
+    private var base: UnsafeMutablePointer<DirectConditionEntry>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        self.capacity = Swift.max(capacity, 1)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        // One entry at a time: `deinitialize(count:)` took the runtime's
+        // generic array destroy, a witness call an entry.
+        for i in 0..<count { (base + i).deinitialize(count: 1) }
+        base.deallocate()
+    }
+
+    mutating func append(_ entry: DirectConditionEntry) {
+        if count == capacity { grow() }
+        (base + count).initialize(to: entry)
+        count += 1
+    }
+
+    /// Drops the entries from `start` on.
+    mutating func removeAll(from start: Int) {
+        precondition(start >= 0 && start <= count)
+        (base + start).deinitialize(count: count - start)
+        count = start
+    }
+
+    subscript(i: Int) -> DirectConditionEntry {
+        _read {
+            precondition(i >= 0 && i < count)
+            yield base[i]
+        }
+        _modify {
+            precondition(i >= 0 && i < count)
+            yield &base[i]
+        }
+    }
+
+    /// The entries `range` as a buffer (valid until the next append).
+    func buffer(_ range: Range<Int>) -> UnsafeMutableBufferPointer<DirectConditionEntry> {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count)
+        return UnsafeMutableBufferPointer(start: base + range.lowerBound, count: range.count)
+    }
+
+    private mutating func grow() {
+        let bigger = UnsafeMutablePointer<DirectConditionEntry>.allocate(capacity: capacity * 2)
+        bigger.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = bigger
+        capacity *= 2
+    }
+}
