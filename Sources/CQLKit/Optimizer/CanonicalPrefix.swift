@@ -118,7 +118,7 @@ public struct CanonicalPrefix: ConditionRule {
                 i += 2
                 continue
             }
-            if CanonicalPrefix.isSpecial(c) { return nil }
+            if LikePattern.isMetacharacter(c) { return nil }
             out.append(c)
             i += 1
         }
@@ -133,21 +133,9 @@ public struct CanonicalPrefix: ConditionRule {
         guard b.first == UInt8(ascii: "^") else { return .notPrefix }
         for c in b.dropFirst() {
             if c == UInt8(ascii: "\\") { return .escaped }
-            if isSpecial(c) { return .notPrefix }
+            if LikePattern.isMetacharacter(c) { return .notPrefix }
         }
         return .prefix(String(decoding: UnsafeBufferPointer(rebasing: b.dropFirst()), as: UTF8.self))
-    }
-
-    /// Whether PCRE gives `c` a meaning outside a class: one of `\^$.|?*+()[]{}`.
-    private static func isSpecial(_ c: UInt8) -> Bool {
-        switch c {
-        case UInt8(ascii: "\\"), UInt8(ascii: "^"), UInt8(ascii: "$"), UInt8(ascii: "."), UInt8(ascii: "|"), UInt8(ascii: "?"),
-             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "["), UInt8(ascii: "]"),
-             UInt8(ascii: "{"), UInt8(ascii: "}"):
-            return true
-        default:
-            return false
-        }
     }
 
     private static func isAlphanumeric(_ c: UInt8) -> Bool {

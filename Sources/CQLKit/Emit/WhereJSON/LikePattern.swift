@@ -22,8 +22,9 @@ package enum LikePattern {
     package static let options = "s"
 
     /// Whether `c` is special in a PCRE pattern outside a class: `\^$.|?*+()[]{}`
-    /// (a switch: a `Set<UInt8>` hashed every byte of every pattern).
-    private static func isMetacharacter(_ c: UInt8) -> Bool {
+    /// (a switch: a `Set<UInt8>` hashed every byte of every pattern). Also
+    /// how ``CanonicalPrefix`` tells a literal regexp prefix.
+    static func isMetacharacter(_ c: UInt8) -> Bool {
         switch c {
         case UInt8(ascii: "\\"), UInt8(ascii: "^"), UInt8(ascii: "$"), UInt8(ascii: "."), UInt8(ascii: "|"), UInt8(ascii: "?"),
              UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "["), UInt8(ascii: "]"),
