@@ -45,7 +45,11 @@ enum Main {
     /// one subcommand they name skips the other six. Anything that does not
     /// parse cleanly this way — `--help`, a bad option, a validation error —
     /// returns nil, and the full parse reads it again and gives the usual
-    /// message and usage (parsing has no side effects).
+    /// message and usage (parsing has no side effects). ``Translate`` names
+    /// `cql` as its super-command, so help read this way still says
+    /// `cql translate`, and argument-parser skips its check for
+    /// `--generate-completion-script` (another two commands reflected), which
+    /// only the root `cql` answers: through the full parse.
     static func parseTranslateDirectly() -> ParsableCommand? {
         let arguments = CommandLine.arguments.dropFirst()
         guard arguments.first == "translate" else { return nil }

@@ -24,6 +24,7 @@ enum OutputDialect: String, ExpressibleByArgument, CaseIterable {
 
 struct Translate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        _superCommandName: "cql",
         abstract: "Translate a query to REST where-JSON, SQL (SQLite, PostgreSQL), CQL, Usergrid or NSPredicate text.",
         discussion: """
             Examples:

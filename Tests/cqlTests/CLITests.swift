@@ -143,6 +143,17 @@ final class CLITests: XCTestCase {
         }
     }
 
+    /// `cql translate` is read with ``Translate`` as the root command (the
+    /// fast path for start-up); its help must still name the whole command,
+    /// as `cql help translate` does.
+    func testTranslateHelpNamesTheWholeCommand() throws {
+        let direct = try cql(["translate", "--help"])
+        let viaHelp = try cql(["help", "translate"])
+        XCTAssertEqual(direct.status, 0, direct.stderr)
+        XCTAssertTrue(direct.stdout.contains("USAGE: cql translate [<options>] [<query>]"), direct.stdout)
+        XCTAssertEqual(direct.stdout, viaHelp.stdout)
+    }
+
     func testDialectsAndUnsupportedConstruct() throws {
         let q = "select * from T where not (name regexp 'a.c')"
         let lc = try cql(["translate", "--dialect", "leancloud", q])
