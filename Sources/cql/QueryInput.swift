@@ -58,7 +58,8 @@ struct QueryInput: ParsableArguments {
     }
 
     /// Binds placeholders (and, with `resolveTime`, time functions) when needed.
-    func bind(_ query: Query, source: String, resolveTime: Bool) throws(CommandFailure) -> Query {
+    /// The query is consumed: when nothing changes, it is moved back out.
+    func bind(_ query: consuming Query, source: String, resolveTime: Bool) throws(CommandFailure) -> Query {
         try settings.bind(query, source: source, resolveTime: resolveTime)
     }
 }
@@ -170,7 +171,8 @@ struct QuerySettings {
     }
 
     /// Binds placeholders (and, with `resolveTime`, time functions) when needed.
-    func bind(_ query: Query, source: String, resolveTime: Bool) throws(CommandFailure) -> Query {
+    /// The query is consumed: when nothing changes, it is moved back out.
+    func bind(_ query: consuming Query, source: String, resolveTime: Bool) throws(CommandFailure) -> Query {
         let values = try parameters()
         if values == nil && !resolveTime { return query }
         do {

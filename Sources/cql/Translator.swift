@@ -26,7 +26,7 @@ struct Translator {
         case .select(let q): parsed = q
         case let write: return out.append(contentsOf: try translateWrite(write, language, text, warnings: &warnings).utf8)
         }
-        let query = try optimizer(try input.bind(parsed, source: text, resolveTime: true), source: text)
+        let query = try optimizer(try input.bind(consume parsed, source: text, resolveTime: true), source: text)
         let dialect = self.dialect?.whereJSON ?? (language == .cql ? .leancloud : .parse)
         do {
             try WhereJSONEmitter.write(query, dialect: dialect, objectIdAsMongoId: mongoId, to: &out)

@@ -26,9 +26,10 @@ public enum Binder {
     ///   the placeholder or construct concerned, with the query's source;
     ///   `.limit` when a bound list or pattern exceeds `limits`.
     public static func bind(
-        _ query: Query, parameters: [Value], now: DateValue? = nil, limits: QueryLimits = .default
+        _ query: consuming Query, parameters: [Value], now: DateValue? = nil, limits: QueryLimits = .default
     ) throws(QueryError) -> Query {
-        // Nothing to bind: the query as it is, without rebuilding the tree
+        // Nothing to bind: the query as it is (consumed, so moved out rather
+        // than copied field by field), without rebuilding the tree
         // (see UnchangedByBinding for when that is exactly what binding gives).
         if parameters.isEmpty && UnchangedByBinding.check(query) { return query }
         do throws(QueryError) {

@@ -206,12 +206,13 @@ extension CQLParserState {
     func parseSubquery(_ path: FieldPath, negated: Bool) throws -> Predicate {
         try enter()
         skip()
-        var result = SelectResult()
-        try parseSelect(into: &result)
-        guard kind == .rightParen else { throw clauseEndError(result.state, closing: "')'") }
+        var query = Query.empty
+        var state = SelectState()
+        try parseSelect(into: &query, &state)
+        guard kind == .rightParen else { throw clauseEndError(state, closing: "')'") }
         skip()
         leave()
-        return try CQLParserState.subqueryPredicate(path, result.query, negated: negated)
+        return try CQLParserState.subqueryPredicate(path, query, negated: negated)
     }
 
     /// `select` of a subquery: its keyword's range is where errors about the field list point.

@@ -6,37 +6,37 @@ extension CQLParserState {
     /// the state in `result` saying what could have come next. (The query is
     /// built in place in `result`, not copied from frame to frame.)
     @inline(never)
-    func parseSelect(into result: inout SelectResult) throws {
+    func parseSelect(into query: inout Query, _ state: inout SelectState) throws {
         let selectStart = start
-        try parseSelectHead(into: &result)
+        try parseSelectHead(into: &query, &state)
         while true {
-            if isKeyword(.where) && !result.state.hasWhere && !result.state.hasLimit && !result.state.hasOrder {
+            if isKeyword(.where) && !state.hasWhere && !state.hasLimit && !state.hasOrder {
                 skip()
-                result.query.condition = try parseCondition()
-                result.state.hasWhere = true
-                result.state.last = .condition
-            } else if isKeyword(.limit) && !result.state.hasLimit {
-                try parseLimit(into: &result)
-            } else if isKeyword(.order) && !result.state.hasOrder {
-                try parseOrder(into: &result)
+                query.condition = try parseCondition()
+                state.hasWhere = true
+                state.last = .condition
+            } else if isKeyword(.limit) && !state.hasLimit {
+                try parseLimit(into: &query, &state)
+            } else if isKeyword(.order) && !state.hasOrder {
+                try parseOrder(into: &query, &state)
             } else {
                 break
             }
         }
-        result.query.range = SourceRange(selectStart, prevEnd)
+        query.range = SourceRange(selectStart, prevEnd)
     }
 
     /// `select <fields> from <Class>`; the query's range starts at `select`.
     @inline(never)
-    func parseSelectHead(into result: inout SelectResult) throws {
+    func parseSelectHead(into query: inout Query, _ state: inout SelectState) throws {
         let selectStart = start
         skip()
-        try parseFieldList(into: &result)
+        try parseFieldList(into: &query, &state)
         guard isKeyword(.from) else { throw fail(expected: "'from' after the field list") }
         skip()
         guard isName() else { throw failName(expected: "a class name after 'from'") }
-        result.query.className = advanceName()
-        result.query.range = SourceRange(selectStart, prevEnd)
+        query.className = advanceName()
+        query.range = SourceRange(selectStart, prevEnd)
     }
 
     /// The error for a token that cannot follow a `select` (at `closing`:
@@ -88,7 +88,7 @@ extension CQLParserState {
     // MARK: Field list
 
     /// `*`, keys, `count(*)` / `count(objectId)` and `include k`, comma-separated.
-    func parseFieldList(into result: inout SelectResult) throws {
+    func parseFieldList(into query: inout Query, _ state: inout SelectState) throws {
         var keys: [SelectedKey] = []
         var includes: [FieldPath] = []
         var star = false
@@ -126,9 +126,9 @@ extension CQLParserState {
         if star { keys = [] }
         var count = CountMode.none
         if counted { count = (star || !keys.isEmpty) ? .withResults : .only }
-        result.query.keys = keys
-        result.query.includes = includes
-        result.query.count = count
+        query.keys = keys
+        query.includes = includes
+        query.count = count
     }
 
     /// A dotted key: `name`, `` `order` ``, `post.author.name`, `tags.0`.
@@ -155,19 +155,19 @@ extension CQLParserState {
 
     /// `limit n` or `limit skip, n`: non-negative integers or `?`.
     @inline(never)
-    func parseLimit(into result: inout SelectResult) throws {
+    func parseLimit(into query: inout Query, _ state: inout SelectState) throws {
         skip()
         let (a, ra) = try parseTerm(expected: "a number or '?'")
         if kind == .comma {
             skip()
             let (b, rb) = try parseTerm(expected: "a number or '?'")
-            result.query.skip = try checkCount(a, range: ra, what: "skip")
-            result.query.limit = try checkCount(b, range: rb, what: "limit")
+            query.skip = try checkCount(a, range: ra, what: "skip")
+            query.limit = try checkCount(b, range: rb, what: "limit")
         } else {
-            result.query.limit = try checkCount(a, range: ra, what: "limit")
+            query.limit = try checkCount(a, range: ra, what: "limit")
         }
-        result.state.hasLimit = true
-        result.state.last = .limit
+        state.hasLimit = true
+        state.last = .limit
     }
 
     func checkCount(_ t: Term, range: SourceRange, what: String) throws -> Term {
@@ -187,7 +187,7 @@ extension CQLParserState {
     /// the trailing `asc`/`desc` (default asc) applies to every unsigned key
     /// (cql.md: `score,+name desc` == `-score,name`).
     @inline(never)
-    func parseOrder(into result: inout SelectResult) throws {
+    func parseOrder(into query: inout Query, _ state: inout SelectState) throws {
         skip()
         guard isWord(.by) else { throw fail(expected: "'by' after 'order'") }
         skip()
@@ -206,8 +206,8 @@ extension CQLParserState {
             skip()
             hasDirection = true
         }
-        result.query.order = keys.map { OrderKey($0.0, descending: $0.1 ?? descending) }
-        result.state.hasOrder = true
-        result.state.last = hasDirection ? .orderDirection : .orderKeys
+        query.order = keys.map { OrderKey($0.0, descending: $0.1 ?? descending) }
+        state.hasOrder = true
+        state.last = hasDirection ? .orderDirection : .orderKeys
     }
 }

@@ -150,7 +150,8 @@ enum CQLWord: String, CaseIterable {
 }
 
 /// Where a `select` stopped, so the error for an unexpected token can list
-/// exactly what could have come next.
+/// exactly what could have come next. (The select's query is built beside
+/// it, in the caller's local, through `inout`.)
 struct SelectState {
     enum Last { case className, condition, limit, orderKeys, orderDirection }
     var last = Last.className
@@ -159,13 +160,6 @@ struct SelectState {
     var hasOrder = false
 }
 
-/// A `select` being parsed and how it ended: a local of the caller, filled
-/// through `inout` (the recursive frames pass its address, and the caller
-/// moves the query out when done; a class's query could only be copied out).
-struct SelectResult {
-    var query = Query(className: "")
-    var state = SelectState()
-}
 
 /// The parsing state. Recursive functions keep their frames small, so the
 /// nesting limit holds on 512 KiB thread stacks:
@@ -345,11 +339,15 @@ final class CQLParserState {
     func parseStatement() throws -> Statement {
         let statement: Statement
         if isKeyword(.select) {
-            var result = SelectResult()
-            try parseSelect(into: &result)
-            if kind != .semicolon && kind != .end { throw clauseEndError(result.state, closing: "end of input") }
-            result.query.source = source
-            statement = .select(result.query)
+            // The query is a local of this frame, filled through `inout` (the
+            // recursive frames pass its address) and consumed into the
+            // statement: no copy (a retain per field) and no destroy after.
+            var query = Query.empty
+            var state = SelectState()
+            try parseSelect(into: &query, &state)
+            if kind != .semicolon && kind != .end { throw clauseEndError(state, closing: "end of input") }
+            query.source = source
+            statement = .select(query)
         } else if isWord(.insert) {
             var s = try parseInsert()
             s.source = source
