@@ -12,21 +12,81 @@
 /// index.dotted      // "tags.0"
 /// ```
 public struct FieldPath: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
-    public var components: [String]
+    // A path of one component (almost every key) keeps its String, which
+    // needs no allocation when short (up to 15 UTF-8 bytes) and no retain to
+    // copy; only a dotted path allocates an array. A path of exactly one
+    // component is always `.one`, so the synthesized `==` and hash compare
+    // paths by their components.
+    private enum Storage: Hashable, Sendable {
+        case one(String)
+        case many([String])
+    }
 
-    public init(_ components: [String]) { self.components = components }
+    private var storage: Storage
+
+    /// The path's keys, outermost first. (Reading it builds an array for a
+    /// one-component path: hot code reads ``singleComponent`` first.)
+    public var components: [String] {
+        get {
+            switch storage {
+            case .one(let c): return [c]
+            case .many(let cs): return cs
+            }
+        }
+        set { self = FieldPath(newValue) }
+    }
+
+    public init(_ components: [String]) {
+        storage = components.count == 1 ? .one(components[0]) : .many(components)
+    }
+
+    /// A one-component path.
+    init(single component: String) { storage = .one(component) }
 
     /// Splits `dotted` at each `.`: every U+002E, even one a combining mark
     /// follows (as Characters, `".\u{6D8}"` is not `"."`; found by fuzzing).
     public init(dotted: String) {
-        components = dotted.unicodeScalars.split(separator: ".", omittingEmptySubsequences: false)
-            .map { String(String.UnicodeScalarView($0)) }
+        if !dotted.utf8.contains(UInt8(ascii: ".")) {
+            self.init(single: dotted)
+            return
+        }
+        self.init(dotted.unicodeScalars.split(separator: ".", omittingEmptySubsequences: false)
+            .map { String(String.UnicodeScalarView($0)) })
     }
 
     public init(stringLiteral value: String) { self.init(dotted: value) }
 
+    /// The number of components (`a.b.c`: 3).
+    ///
+    /// ```swift
+    /// FieldPath(dotted: "post.author").componentCount   // 2
+    /// ```
+    public var componentCount: Int {
+        switch storage {
+        case .one: return 1
+        case .many(let cs): return cs.count
+        }
+    }
+
+    /// The component of a one-component path (`nil` for any other), read
+    /// without building ``components``.
+    ///
+    /// ```swift
+    /// FieldPath(dotted: "score").singleComponent   // "score"
+    /// FieldPath(dotted: "a.b").singleComponent     // nil
+    /// ```
+    public var singleComponent: String? {
+        if case .one(let c) = storage { return c }
+        return nil
+    }
+
     /// `a.b.c`
-    public var dotted: String { components.joined(separator: ".") }
+    public var dotted: String {
+        switch storage {
+        case .one(let c): return c
+        case .many(let cs): return cs.joined(separator: ".")
+        }
+    }
     public var description: String { dotted }
 }
 

@@ -143,18 +143,18 @@ struct PathKey: Hashable {
     /// Whether two paths are the same by their bytes, as their `PathKey`s
     /// compare, without building them.
     static func sameBytes(_ a: FieldPath, _ b: FieldPath) -> Bool {
-        a.components.count == b.components.count
+        if let x = a.singleComponent, let y = b.singleComponent { return x.utf8.elementsEqual(y.utf8) }
+        return a.componentCount == b.componentCount
             && zip(a.components, b.components).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
     }
 
     /// Whether `path` is one of ``Operands/arrayFreePaths`` by its bytes,
     /// as `PathKey(path).isArrayFree` answers, without building the key.
     static func isArrayFree(_ path: FieldPath) -> Bool {
-        guard path.components.count == 1 else { return false }
+        guard let s = path.singleComponent else { return false }
         // The length first (8 or 9 bytes), then Swift's `==` (cheap for
         // short ASCII strings, and true for every byte-equal pair), and the
         // bytes only then.
-        let s = path.components[0]
         let n = s.utf8.count
         guard n == 8 || n == 9, s == "objectId" || s == "createdAt" || s == "updatedAt" else { return false }
         let c = s.utf8

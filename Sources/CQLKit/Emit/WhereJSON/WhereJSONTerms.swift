@@ -8,11 +8,11 @@ extension ConditionEmitter {
     /// The dotted key of `path`. Dotted where-JSON cannot express a component
     /// that holds a `.` or is empty, and a `$` at the start would read as an operator.
     func key(_ path: FieldPath, _ range: SourceRange?) throws(QueryError) -> String {
-        let components = path.components
         // The usual key, one plain ASCII component, judged over its bytes at once.
-        if components.count == 1, let isObjectId = ConditionEmitter.plainASCIIIsObjectId(components[0]) {
-            return isObjectId ? table.objectIdKey : components[0]
+        if let only = path.singleComponent, let isObjectId = ConditionEmitter.plainASCIIIsObjectId(only) {
+            return isObjectId ? table.objectIdKey : only
         }
+        let components = path.components
         if components.isEmpty || (components.count == 1 && components[0].isEmpty) { return ConditionEmitter.elementKey }
         // An ASCII component is checked by its bytes (its Characters are its
         // bytes); any other through the Character tests below.

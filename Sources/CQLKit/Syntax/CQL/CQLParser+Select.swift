@@ -136,7 +136,10 @@ extension CQLParserState {
     /// `afterPrevious` appends `after <previous token>` to `what` in the error.
     func parsePath(expected what: String, afterPrevious: Bool = false) throws -> FieldPath {
         guard isName() else { throw failName(expected: afterPrevious ? "\(what) after \(previousText)" : what) }
-        var components = [advanceName()]
+        let first = advanceName()
+        // A plain key (the usual path) allocates no array.
+        guard kind == .dot else { return FieldPath(single: first) }
+        var components = [first]
         while kind == .dot {
             skip()
             let k = kind
