@@ -119,4 +119,36 @@ final class CQLLexerTests: XCTestCase {
             XCTAssertEqual(classify(other), .none, other)
         }
     }
+
+    /// The scanner packs a word's bytes while it reads them (and tests word
+    /// bytes with a bit set): its words must be what `classify` says of the
+    /// same bytes, and end where the word bytes `[0-9A-Z_a-z]` end.
+    func testScannerWordsMatchClassification() throws {
+        var words = CQLWord.allCases.filter { $0 != .none }.flatMap { [$0.rawValue, $0.rawValue.uppercased(), $0.rawValue + "_9"] }
+        words += ["x", "_", "selected", "kms", "abcdefgh", "abcdefghi", "Order", "wHeRe"]
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789")
+        for _ in 0..<2000 {
+            let n = Int.random(in: 1...10, using: &generator)
+            words.append(String([alphabet[Int.random(in: 0..<52, using: &generator)]]
+                + (1..<n).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }))
+        }
+        for w in words {
+            let bytes = Array((w + "(").utf8)
+            let scanned = try bytes.withUnsafeBufferPointer { buffer throws(QueryError) in
+                var scanner = CQLScanner(buffer)
+                return try scanner.run().tokens
+            }
+            let expected = bytes.withUnsafeBufferPointer { CQLWord.classify($0, 0, w.utf8.count) }
+            XCTAssertEqual(scanned.first?.word, expected, w)
+            XCTAssertEqual(scanned.first?.end, w.utf8.count, w)
+            XCTAssertEqual(scanned.first?.kind, expected.isReserved ? .keyword : .identifier, w)
+        }
+        // Every byte value: word bytes are exactly [0-9A-Z_a-z].
+        for b in 0...255 {
+            let c = UInt8(b)
+            let expected = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || c == 0x5F || (c >= 0x61 && c <= 0x7A)
+            XCTAssertEqual(CQLScanner.isWordByte(c), expected, "byte \(b)")
+        }
+    }
 }

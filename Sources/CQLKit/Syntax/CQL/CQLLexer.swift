@@ -129,7 +129,17 @@ struct CQLScanner {
     static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D || b == 0x0C || b == 0x0B }
     static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
     static func isWordStart(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A || b == 0x5F }
-    static func isWordByte(_ b: UInt8) -> Bool { isWordStart(b) || isDigit(b) }
+
+    /// `[0-9A-Z_a-z]`: one bit test in a 128-bit set (two 64-bit halves),
+    /// fewer instructions per byte of a word than a chain of range checks.
+    @inline(__always)
+    static func isWordByte(_ b: UInt8) -> Bool {
+        // Bits 0x30-0x39 ('0'-'9') of the low half; bits 0x41-0x5A ('A'-'Z'),
+        // 0x5F ('_') and 0x61-0x7A ('a'-'z'), less 64, of the high half.
+        let low: UInt64 = 0x03FF_0000_0000_0000
+        let high: UInt64 = 0x07FF_FFFE_87FF_FFFE
+        return b < 0x80 && ((b < 0x40 ? low : high) >> UInt64(b & 0x3F)) & 1 != 0
+    }
 
     func byte(_ i: Int) -> UInt8? { i < bytes.count ? bytes[i] : nil }
 
@@ -246,9 +256,19 @@ struct CQLScanner {
     mutating func scanWord() {
         let start = pos
         var end = pos
-        while end < bytes.count && CQLScanner.isWordByte(bytes[end]) { end += 1 }
+        // The first 8 bytes are packed as they are read (what
+        // ``packedLowercase(_:_:_:)`` gives), so classifying takes no second pass.
+        var packed: UInt64 = 0
+        var shift: UInt64 = 0
+        while end < bytes.count {
+            let b = bytes[end]
+            guard CQLScanner.isWordByte(b) else { break }
+            if shift < 64 { packed |= UInt64(b | 0x20) << shift }
+            shift &+= 8
+            end += 1
+        }
         pos = end
-        let word = CQLWord.classify(bytes, start, pos)
+        let word = end - start <= 8 ? CQLWord.classify(packed: packed) : .none
         tokens.append(CQLScannedToken(kind: word.isReserved ? .keyword : .identifier, word: word, start: start, end: pos))
     }
 

@@ -98,7 +98,14 @@ enum CQLWord: String, CaseIterable {
     /// `CQLLexerTests.testWordClassification` checks it against `allCases`.
     static func classify(_ bytes: UnsafeBufferPointer<UInt8>, _ a: Int, _ b: Int) -> CQLWord {
         guard b - a >= 1 && b - a <= 8 else { return .none }
-        switch CQLScanner.packedLowercase(bytes, a, b) {
+        return classify(packed: CQLScanner.packedLowercase(bytes, a, b))
+    }
+
+    /// The word whose bytes (1 to 8 of them) pack to `packed`
+    /// (``CQLScanner/packedLowercase(_:_:_:)``); the scanner packs a word's
+    /// bytes as it reads them.
+    static func classify(packed: UInt64) -> CQLWord {
+        switch packed {
         case 0x6D6B: return .km  // km
         case 0x6E69: return .`in`  // in
         case 0x6F74: return .to  // to
