@@ -9,75 +9,70 @@ import Darwin
 /// `translate --lines`: every line of a text translated as its own query,
 /// on every core.
 ///
-/// The text is taken in blocks of about `blockSize` bytes of whole lines;
-/// each block is cut into one part per core (``LineParts``), the parts are
-/// translated at once, each into its own buffer, and the buffers are written
-/// in input order. So the output, the error messages (each with its line
-/// number, in line order) and the exit status are those of translating the
-/// lines one after the other; memory is a block's output, whatever the
-/// text's size. A block under `parallelFrom` bytes stays on one thread,
-/// where a thread would cost more than it saves.
+/// The input is read in blocks of about `blockSize` bytes of whole lines
+/// (``LineBlockReader``: memory is a block and its output, whatever the
+/// input's size). Each block is cut into `piecesPerCore` pieces per core
+/// (``LineParts``); the cores take the pieces one after another
+/// (``ForkJoin/forEach(items:threads:_:)``), each piece translated into its
+/// own buffer, and the buffers are written in input order. So the output,
+/// the messages (each with its line number, in line order) and the exit
+/// status are those of translating the lines one after the other. A block
+/// under `parallelFrom` bytes stays on one thread, where a thread would cost
+/// more than it saves.
 struct LineTranslation {
     let translator: Translator
     /// The input's name in error messages (`queries.txt`, `<stdin>`).
     let name: String
     var blockSize = 1 << 20
     var parallelFrom = 16 << 10
+    /// Small pieces let a core that is ahead take over the work of one that
+    /// is held up (this machine is shared), instead of waiting for it at the
+    /// block's end; 8 per core is ~64 KiB, 800 lines, per piece.
+    var piecesPerCore = 8
 
-    /// What one part of a block gave: its output lines, its messages for
+    /// What one piece of a block gave: its output lines, its messages for
     /// stderr (errors and warnings, in line order) and its counts.
-    private final class PartResult: @unchecked Sendable {
+    private final class PieceResult: @unchecked Sendable {
         var output: [UInt8] = []
         var messages: [String] = []
         var lines = 0
         var failures = 0
     }
 
-    /// Translates every line of `text`, writes the results with ``Output``,
-    /// and returns how many lines there were and how many failed.
-    func run(_ text: UnsafeBufferPointer<UInt8>) -> (lines: Int, failures: Int) {
+    /// Translates every line that `reader` reads, writes the results with
+    /// ``Output``, and returns how many lines there were and how many failed.
+    func run(_ reader: LineBlockReader) throws(CommandFailure) -> (lines: Int, failures: Int) {
         let cores = max(1, min(8, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        let results = (0..<cores).map { _ in PartResult() }
+        var results: [PieceResult] = []
         var lines = 0, failures = 0
-        var start = 0
-        while start < text.count {
-            // A block ends after the last `\n` within blockSize bytes (or at
-            // the next `\n` when one line is longer, or at the text's end).
-            var end = min(text.count, start + blockSize)
-            if end < text.count {
-                let window = UnsafeBufferPointer(rebasing: text[start..<end])
-                if let cut = window.lastIndex(of: 0x0A) {
-                    end = start + cut + 1
-                } else if let base = text.baseAddress, let hit = memchr(base + end, 0x0A, text.count - end) {
-                    end = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit)) + 1
-                } else {
-                    end = text.count
+        do {
+            try reader.forEachBlock { block, firstLine in
+                let parts = LineParts(block, count: block.count < parallelFrom ? 1 : cores * piecesPerCore, firstLine: firstLine)
+                while results.count < parts.ranges.count { results.append(PieceResult()) }
+                ForkJoin.forEach(items: parts.ranges.count, threads: cores) { [results] i in
+                    translate(parts.ranges[i], firstLine: parts.firstLines[i], into: results[i])
+                }
+                for result in results.prefix(parts.ranges.count) {
+                    Output.bytes(result.output)
+                    for message in result.messages { Output.error(message) }
+                    failures += result.failures
+                    lines += result.lines
+                    result.output.removeAll(keepingCapacity: true)
+                    result.messages.removeAll()
+                    result.lines = 0
+                    result.failures = 0
                 }
             }
-            let block = UnsafeBufferPointer(rebasing: text[start..<end])
-            let parts = LineParts(block, count: block.count < parallelFrom ? 1 : cores, firstLine: lines + 1)
-            ForkJoin.run(count: parts.ranges.count) { i in
-                translate(parts.ranges[i], firstLine: parts.firstLines[i], into: results[i])
-            }
-            for result in results.prefix(parts.ranges.count) {
-                Output.bytes(result.output)
-                for message in result.messages { Output.error(message) }
-                failures += result.failures
-                lines += result.lines
-                result.output.removeAll(keepingCapacity: true)
-                result.messages.removeAll()
-                result.lines = 0
-                result.failures = 0
-            }
-            start = end
+        } catch {
+            throw CommandFailure("error: " + error.message)
         }
         return (lines, failures)
     }
 
-    /// One part's lines, numbered from `firstLine`: a blank line and a line
+    /// One piece's lines, numbered from `firstLine`: a blank line and a line
     /// that fails both give an empty output line; a failure's message gets
     /// the input's name and the line's number.
-    private func translate(_ part: UnsafeBufferPointer<UInt8>, firstLine: Int, into result: PartResult) {
+    private func translate(_ part: UnsafeBufferPointer<UInt8>, firstLine: Int, into result: PieceResult) {
         var lineNumber = firstLine - 1
         LineSplitter.forEachLine(part) { line in
             lineNumber += 1
@@ -86,11 +81,11 @@ struct LineTranslation {
                 result.output.append(0x0A)
                 return
             }
-            let text = String(decoding: line, as: UTF8.self)
             let mark = result.output.count
             var warnings: [String] = []
             var failed: CommandFailure?
             do throws(CommandFailure) {
+                let text = try Self.text(of: line)
                 try translator.write(text, to: &result.output, warnings: &warnings)
             } catch let failure {
                 result.output.removeSubrange(mark...)
@@ -105,5 +100,23 @@ struct LineTranslation {
             }
             result.output.append(0x0A)
         }
+    }
+
+    /// A line's text; a line that is not UTF-8 is that line's error, at its
+    /// first bad byte (its text shown with U+FFFD in place of the bad bytes).
+    static func text(of line: UnsafeBufferPointer<UInt8>) throws(CommandFailure) -> String {
+        var text = String(decoding: line, as: UTF8.self)
+        // Decoding replaced nothing exactly when it gave the same bytes back;
+        // otherwise the first byte that differs is where the first
+        // replacement starts.
+        let firstBad: Int? = text.withUTF8 { decoded in
+            if decoded.count == line.count, line.isEmpty || memcmp(decoded.baseAddress!, line.baseAddress!, line.count) == 0 {
+                return nil
+            }
+            return zip(decoded, line).prefix { $0 == $1 }.count
+        }
+        guard let firstBad else { return text }
+        let error = QueryError(.syntax, "the line is not valid UTF-8", range: SourceRange(firstBad, firstBad + 1), source: text)
+        throw CommandFailure(error)
     }
 }

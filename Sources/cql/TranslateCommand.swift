@@ -91,18 +91,9 @@ struct Translate: ParsableCommand {
     /// CRLF file as a single line. ``LineTranslation`` shares the lines out
     /// among the cores and writes the results in input order.
     private func runLines(_ path: String) throws {
-        let content: String
-        if path == "-" {
-            content = readStandardInput()
-        } else {
-            do { content = try String(contentsOfFile: path, encoding: .utf8) } catch {
-                throw CommandFailure("error: cannot read \(path): \(error.localizedDescription)")
-            }
-        }
-        let run = LineTranslation(translator: translator, name: path == "-" ? "<stdin>" : path)
-        var utf8 = content
-        utf8.makeContiguousUTF8()
-        let (lines, failures) = utf8.utf8.withContiguousStorageIfAvailable { run.run($0) } ?? (0, 0)
+        let reader = LineBlockReader(path: path == "-" ? "<stdin>" : path, standardInput: path == "-")
+        let run = LineTranslation(translator: translator, name: reader.path)
+        let (lines, failures) = try run.run(reader)
         if failures > 0 {
             throw CommandFailure("error: \(failures) of \(lines) lines failed")
         }
