@@ -32,7 +32,8 @@ package struct LineBlockReader {
             throw QueryError(.data, "\(path): cannot open the file (\(String(cString: strerror(errno))))")
         }
         defer { fclose(file) }
-        var buffer = [UInt8](repeating: 0, count: blockSize)
+        // Not zeroed first: only the bytes `fread` wrote (`..<filled`) are read.
+        var buffer = [UInt8](unsafeUninitializedCapacity: blockSize) { _, count in count = blockSize }
         var filled = 0
         var firstLine = 1
         var atStart = true
@@ -49,7 +50,7 @@ package struct LineBlockReader {
                 if atStart, filled >= 3, all[0] == 0xEF, all[1] == 0xBB, all[2] == 0xBF { start = 3 }
                 guard let end = atEnd ? filled : LineBlockReader.lastNewline(all, filled).map({ $0 + 1 }) else { return }
                 atStart = false
-                let block = UnsafeBufferPointer(rebasing: all[start..<end])
+                let block = UnsafeBufferPointer(start: all.baseAddress! + start, count: end - start)
                 do throws(QueryError) {
                     try body(block, firstLine)
                 } catch {
