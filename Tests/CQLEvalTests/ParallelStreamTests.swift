@@ -3,7 +3,7 @@ import XCTest
 
 @testable import CQLEval
 
-/// The parallel NDJSON scan (blocks of whole lines, one part per core) must
+/// The parallel NDJSON scan (blocks of whole lines, 8 pieces per core) must
 /// give the one-thread scan's lines, count and first error, whatever the
 /// block size: tiny blocks put line boundaries, long lines, a byte order mark
 /// and CRLF endings at every position a block or part can start or end.

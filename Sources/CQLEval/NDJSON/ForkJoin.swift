@@ -73,11 +73,18 @@ package enum ForkJoin {
     /// they take over its remaining work. Which thread runs an item is
     /// unspecified: `body` must write only to the item's own state.
     package static func forEach(items: Int, threads: Int, _ body: (Int) -> Void) {
+        forEach(items: items, threads: threads) { item, _ in body(item) }
+    }
+
+    /// ``forEach(items:threads:_:)`` that also tells `body` which thread
+    /// (`0..<threads`) runs the item, for state a thread reuses across its
+    /// items (a parser, buffers).
+    package static func forEach(items: Int, threads: Int, _ body: (_ item: Int, _ thread: Int) -> Void) {
         guard items > 0 else { return }
         let next = NextItem(count: items)
         defer { next.close() }
-        run(count: max(1, min(threads, items))) { _ in
-            while let item = next.take() { body(item) }
+        run(count: max(1, min(threads, items))) { thread in
+            while let item = next.take() { body(item, thread) }
         }
     }
 
