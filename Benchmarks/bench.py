@@ -341,8 +341,8 @@ percent between runs; compare ratios within one run.
   `jq -n 'reduce (inputs | select(...)) as $o (0; . + 1)'` / `jq -c 'select(...)'`. The filters:
 {chr(10).join(f"  - {x['label']}: `{x['cql']}`" for x in results['ndjson']['filters'])}
 - How `cql eval` streams an NDJSON file: in blocks of about 1 MiB of whole lines, each cut
-  into 8 pieces per core that the cores take one after another (so a held-up core's work is
-  taken over), results joined in input order (a query with
+  into pieces of about 16 KiB that the cores take one after another (so a held-up core's work
+  is taken over), results joined in input order (a query with
   `skip` or `limit` and no `order` runs on one thread, since those count across the file).
   Each line is checked by a structural scan (`JSONLineScan`: a word at a time, no values
   built) and each conjunct of the condition reads the one value it needs from it (a root

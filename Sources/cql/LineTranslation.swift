@@ -11,7 +11,7 @@ import Darwin
 ///
 /// The input is read in blocks of about `blockSize` bytes of whole lines
 /// (``LineBlockReader``: memory is a block and its output, whatever the
-/// input's size). Each block is cut into `piecesPerCore` pieces per core
+/// input's size). Each block is cut into pieces of about `pieceSize` bytes
 /// (``LineParts``); the cores take the pieces one after another
 /// (``ForkJoin/forEach(items:threads:_:)``), each piece translated into its
 /// own buffer, and the buffers are written in input order. So the output,
@@ -26,9 +26,11 @@ struct LineTranslation {
     var blockSize = 1 << 20
     var parallelFrom = 16 << 10
     /// Small pieces let a core that is ahead take over the work of one that
-    /// is held up (this machine is shared), instead of waiting for it at the
-    /// block's end; 8 per core is ~64 KiB, 800 lines, per piece.
-    var piecesPerCore = 8
+    /// is held up (this machine is shared), and keep the wait at a block's
+    /// end short (a core that finishes first waits at most for one piece);
+    /// 16 KiB is ~200 lines, well under a millisecond of work, and 64 pieces
+    /// to a 1 MiB block cost nothing to hand out.
+    var pieceSize = 16 << 10
 
     /// What one piece of a block gave: its output lines, its messages for
     /// stderr (errors and warnings, in line order) and its counts.
@@ -47,7 +49,7 @@ struct LineTranslation {
         var lines = 0, failures = 0
         do {
             try reader.forEachBlock { block, firstLine in
-                let parts = LineParts(block, count: block.count < parallelFrom ? 1 : cores * piecesPerCore, firstLine: firstLine)
+                let parts = LineParts(block, count: block.count < parallelFrom ? 1 : max(cores, block.count / pieceSize), firstLine: firstLine)
                 while results.count < parts.ranges.count { results.append(PieceResult()) }
                 ForkJoin.forEach(items: parts.ranges.count, threads: cores) { [results] i in
                     translate(parts.ranges[i], firstLine: parts.firstLines[i], into: results[i])

@@ -7,8 +7,9 @@ import CQLKit
 
 /// Streaming an NDJSON file on every core: the file is read in blocks of
 /// whole lines (``LineBlockReader``), each block is cut at line boundaries
-/// into `piecesPerCore` pieces per core, the cores take the pieces one after
-/// another (a core that is ahead takes over the work of one held up), and
+/// into pieces of about `pieceSize` bytes, the cores take the pieces one
+/// after another (a core that is ahead takes over the work of one held up,
+/// and waits at a block's end for one piece at most), and
 /// the pieces' results are joined in input order. Memory is a block and its
 /// results, whatever the file's size.
 ///
@@ -25,14 +26,14 @@ extension QueryPlan {
     /// Evaluates every line of `path`, appends the results to `spool` in
     /// input order, and returns the number of matches.
     func filterInParallel(
-        stream path: String, keys: JSONKeyFilter?, emits: Bool, spool: Spool, blockSize: Int = 1 << 20, piecesPerCore: Int = 8
+        stream path: String, keys: JSONKeyFilter?, emits: Bool, spool: Spool, blockSize: Int = 1 << 20, pieceSize: Int = 16 << 10
     ) throws(QueryError) -> Int {
         let cores = max(1, min(8, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let workers = (0..<cores).map { _ in StreamWorker(plan: self, path: path, keys: keys, emits: emits) }
         var pieces: [StreamPiece] = []
         var total = 0
         try LineBlockReader(path: path, blockSize: blockSize).forEachBlock { (block, firstLine) throws(QueryError) in
-            let parts = LineParts(block, count: cores * piecesPerCore, firstLine: firstLine)
+            let parts = LineParts(block, count: max(cores, block.count / pieceSize), firstLine: firstLine)
             while pieces.count < parts.ranges.count { pieces.append(StreamPiece()) }
             ForkJoin.forEach(items: parts.ranges.count, threads: cores) { [pieces] i, thread in
                 workers[thread].run(parts.ranges[i], firstLine: parts.firstLines[i], into: pieces[i])
