@@ -10,11 +10,12 @@ import Darwin
 /// on every core.
 ///
 /// The input is read in blocks of about `blockSize` bytes of whole lines
-/// (``LineBlockReader``: memory is a block and its output, whatever the
-/// input's size). Each block is cut into pieces of about `pieceSize` bytes
+/// (``LineBlockReader``: memory is a block and the output of two, whatever
+/// the input's size). Each block is cut into pieces of about `pieceSize` bytes
 /// (``LineParts``); the cores take the pieces one after another
 /// (``ForkJoin/forEach(items:threads:_:)``), each piece translated into its
-/// own buffer, and the buffers are written in input order. So the output,
+/// own buffer, and the buffers are written in input order, while the next
+/// block is translated. So the output,
 /// the messages (each with its line number, in line order) and the exit
 /// status are those of translating the lines one after the other. A block
 /// under `parallelFrom` bytes stays on one thread, where a thread would cost
@@ -45,29 +46,54 @@ struct LineTranslation {
     /// ``Output``, and returns how many lines there were and how many failed.
     func run(_ reader: LineBlockReader) throws(CommandFailure) -> (lines: Int, failures: Int) {
         let cores = max(1, min(8, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        var results: [PieceResult] = []
+        // Two sets of piece results, used in turn: while one block's pieces
+        // are translated into one set, the previous block's results, in the
+        // other, are written (the first item of the block's work), so the
+        // other core does not wait for the writing.
+        var sets: [[PieceResult]] = [[], []]
+        var current = 0
+        var unwritten: ArraySlice<PieceResult> = []
         var lines = 0, failures = 0
+        /// Writes results to stdout and stderr, in order.
+        func write(_ results: ArraySlice<PieceResult>) {
+            for result in results {
+                Output.bytes(result.output)
+                for message in result.messages { Output.error(message) }
+            }
+        }
+        /// Counts written results and empties them for reuse.
+        func done(_ results: ArraySlice<PieceResult>) {
+            for result in results {
+                failures += result.failures
+                lines += result.lines
+                result.output.removeAll(keepingCapacity: true)
+                result.messages.removeAll()
+                result.lines = 0
+                result.failures = 0
+            }
+        }
         do {
             try reader.forEachBlock { block, firstLine in
                 let parts = LineParts(block, count: block.count < parallelFrom ? 1 : max(cores, block.count / pieceSize), firstLine: firstLine)
-                while results.count < parts.ranges.count { results.append(PieceResult()) }
-                ForkJoin.forEach(items: parts.ranges.count, threads: cores) { [results] i in
+                while sets[current].count < parts.ranges.count { sets[current].append(PieceResult()) }
+                let results = sets[current]
+                let previous = unwritten
+                let first = previous.isEmpty ? 0 : 1
+                ForkJoin.forEach(items: first + parts.ranges.count, threads: cores) { item in
+                    if item < first { return write(previous) }
+                    let i = item - first
                     translate(parts.ranges[i], firstLine: parts.firstLines[i], into: results[i])
                 }
-                for result in results.prefix(parts.ranges.count) {
-                    Output.bytes(result.output)
-                    for message in result.messages { Output.error(message) }
-                    failures += result.failures
-                    lines += result.lines
-                    result.output.removeAll(keepingCapacity: true)
-                    result.messages.removeAll()
-                    result.lines = 0
-                    result.failures = 0
-                }
+                done(previous)
+                unwritten = results.prefix(parts.ranges.count)
+                current = 1 - current
             }
         } catch {
+            write(unwritten)  // the lines read before the input failed
             throw CommandFailure("error: " + error.message)
         }
+        write(unwritten)
+        done(unwritten)
         return (lines, failures)
     }
 
