@@ -57,7 +57,18 @@ struct CQLTokenList {
     var tokens: [CQLScannedToken]
     var decoded: [String]
 
-    func text(_ a: Int, _ b: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[a..<b]), as: UTF8.self) }
+    /// Bytes `a..<b` as a String. Up to 15 bytes (names, most strings) are
+    /// written straight into a small String, which takes ASCII without
+    /// validating it (`String(decoding:)` validates every byte first);
+    /// anything else is decoded.
+    func text(_ a: Int, _ b: Int) -> String {
+        let slice = UnsafeBufferPointer(rebasing: bytes[a..<b])
+        guard slice.count <= 15, let base = slice.baseAddress else { return String(decoding: slice, as: UTF8.self) }
+        return String(unsafeUninitializedCapacity: slice.count) { out in
+            out.baseAddress!.initialize(from: base, count: slice.count)
+            return slice.count
+        }
+    }
 
     /// The exact source text of token `i`.
     func text(at i: Int) -> String { text(tokens[i].start, tokens[i].end) }
