@@ -113,6 +113,8 @@ extension CQLParserState {
                 skip()
                 includes.append(try parsePath(expected: "a key to include after 'include'"))
             } else if isName() {
+                // Room for a few keys at once, instead of growing 1, 2, 4.
+                if keys.isEmpty { keys.reserveCapacity(4) }
                 keys.append(SelectedKey(try parsePath(expected: "a key")))
             } else if first {
                 throw failName(expected: "a field list after 'select' ('*', keys, count(*) or include k)")
@@ -123,12 +125,11 @@ extension CQLParserState {
             guard kind == .comma else { break }
             skip()
         }
-        if star { keys = [] }
-        var count = CountMode.none
-        if counted { count = (star || !keys.isEmpty) ? .withResults : .only }
-        query.keys = keys
-        query.includes = includes
-        query.count = count
+        // Only what is there is written: the query starts with no keys, no
+        // includes and no count (`select *` writes nothing).
+        if !star && !keys.isEmpty { query.keys = keys }
+        if !includes.isEmpty { query.includes = includes }
+        if counted { query.count = (star || !keys.isEmpty) ? .withResults : .only }
     }
 
     /// A dotted key: `name`, `` `order` ``, `post.author.name`, `tags.0`.
@@ -194,22 +195,34 @@ extension CQLParserState {
         skip()
         guard isWord(.by) else { throw fail(expected: "'by' after 'order'") }
         skip()
-        var keys: [(FieldPath, Bool?)] = []
+        // The keys are built as they come (a `-key` descending, any other
+        // ascending); a trailing `desc` then turns the unsigned ones, noted
+        // in a bit set (an array only past 64 keys).
+        var keys: [OrderKey] = []
+        keys.reserveCapacity(4)
+        var unsigned: UInt64 = 0
+        var unsignedPast64: [Int] = []
         while true {
             var forced: Bool?
             if kind == .minus { skip(); forced = true } else if kind == .plus { skip(); forced = false }
-            keys.append((try parsePath(expected: keys.isEmpty ? "a key to order by" : "a key", afterPrevious: true), forced))
+            let path = try parsePath(expected: keys.isEmpty ? "a key to order by" : "a key", afterPrevious: true)
+            if forced == nil {
+                if keys.count < 64 { unsigned |= 1 << UInt64(keys.count) } else { unsignedPast64.append(keys.count) }
+            }
+            keys.append(OrderKey(path, descending: forced ?? false))
             guard kind == .comma else { break }
             skip()
         }
-        var descending = false
         var hasDirection = false
         if isWord(.asc) || isWord(.desc) {
-            descending = isWord(.desc)
+            if isWord(.desc) {
+                for i in 0..<min(keys.count, 64) where unsigned & (1 << UInt64(i)) != 0 { keys[i].descending = true }
+                for i in unsignedPast64 { keys[i].descending = true }
+            }
             skip()
             hasDirection = true
         }
-        query.order = keys.map { OrderKey($0.0, descending: $0.1 ?? descending) }
+        query.order = keys
         state.hasOrder = true
         state.last = hasDirection ? .orderDirection : .orderKeys
     }
