@@ -120,9 +120,10 @@ final class CQLLexerTests: XCTestCase {
         }
     }
 
-    /// The scanner packs a word's bytes while it reads them (and tests word
-    /// bytes with a bit set): its words must be what `classify` says of the
-    /// same bytes, and end where the word bytes `[0-9A-Z_a-z]` end.
+    /// The scanner packs a word's bytes with one 8-byte load where the text
+    /// allows (and tests word bytes with a bit set): its words must be what
+    /// `classify` says of the same bytes, and end where the word bytes
+    /// `[0-9A-Z_a-z]` end.
     func testScannerWordsMatchClassification() throws {
         var words = CQLWord.allCases.filter { $0 != .none }.flatMap { [$0.rawValue, $0.rawValue.uppercased(), $0.rawValue + "_9"] }
         words += ["x", "_", "selected", "kms", "abcdefgh", "abcdefghi", "Order", "wHeRe"]
@@ -133,16 +134,20 @@ final class CQLLexerTests: XCTestCase {
             words.append(String([alphabet[Int.random(in: 0..<52, using: &generator)]]
                 + (1..<n).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }))
         }
+        // A word with fewer than 8 bytes of text from its start is packed
+        // byte by byte, any other is read 8 bytes at once: both must agree.
         for w in words {
-            let bytes = Array((w + "(").utf8)
-            let scanned = try bytes.withUnsafeBufferPointer { buffer throws(QueryError) in
-                var scanner = CQLScanner(buffer)
-                return try scanner.run().tokens
+            for after in ["", "(", "( and more text after"] {
+                let bytes = Array((w + after).utf8)
+                let scanned = try bytes.withUnsafeBufferPointer { buffer throws(QueryError) in
+                    var scanner = CQLScanner(buffer)
+                    return try scanner.run().tokens
+                }
+                let expected = bytes.withUnsafeBufferPointer { CQLWord.classify($0, 0, w.utf8.count) }
+                XCTAssertEqual(scanned.first?.word, expected, w + after)
+                XCTAssertEqual(scanned.first?.end, w.utf8.count, w + after)
+                XCTAssertEqual(scanned.first?.kind, expected.isReserved ? .keyword : .identifier, w + after)
             }
-            let expected = bytes.withUnsafeBufferPointer { CQLWord.classify($0, 0, w.utf8.count) }
-            XCTAssertEqual(scanned.first?.word, expected, w)
-            XCTAssertEqual(scanned.first?.end, w.utf8.count, w)
-            XCTAssertEqual(scanned.first?.kind, expected.isReserved ? .keyword : .identifier, w)
         }
         // Every byte value: word bytes are exactly [0-9A-Z_a-z].
         for b in 0...255 {

@@ -267,19 +267,21 @@ struct CQLScanner {
     mutating func scanWord() {
         let start = pos
         var end = pos
-        // The first 8 bytes are packed as they are read (what
-        // ``packedLowercase(_:_:_:)`` gives), so classifying takes no second pass.
-        var packed: UInt64 = 0
-        var shift: UInt64 = 0
-        while end < bytes.count {
-            let b = bytes[end]
-            guard CQLScanner.isWordByte(b) else { break }
-            if shift < 64 { packed |= UInt64(b | 0x20) << shift }
-            shift &+= 8
-            end += 1
-        }
+        while end < bytes.count && CQLScanner.isWordByte(bytes[end]) { end += 1 }
         pos = end
-        let word = end - start <= 8 ? CQLWord.classify(packed: packed) : .none
+        let length = end - start
+        let word: CQLWord
+        if length > 8 {
+            word = .none
+        } else if start + 8 <= bytes.count, let base = bytes.baseAddress {
+            // Eight bytes read at once (in bounds), the word's kept and
+            // lowercased: what packedLowercase gives, without a byte loop.
+            let raw = UInt64(littleEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))
+            let mask: UInt64 = length == 8 ? ~0 : (1 << UInt64(8 * length)) &- 1
+            word = CQLWord.classify(packed: (raw | 0x2020_2020_2020_2020) & mask)
+        } else {
+            word = CQLWord.classify(bytes, start, end)
+        }
         tokens.append(CQLScannedToken(kind: word.isReserved ? .keyword : .identifier, word: word, start: start, end: pos))
     }
 
