@@ -9,6 +9,56 @@ final class DocCommentExampleTests: XCTestCase {
         XCTAssertEqual(path.components, ["post", "author", "name"])
         let index: FieldPath = "tags.0"
         XCTAssertEqual(index.dotted, "tags.0")
+        XCTAssertEqual(FieldPath(dotted: "post.author").componentCount, 2)
+        XCTAssertEqual(FieldPath(dotted: "score").singleComponent, "score")
+        XCTAssertNil(FieldPath(dotted: "a.b").singleComponent)
+    }
+
+    /// A one-component path is stored apart from a longer one: however it
+    /// is made, paths with the same components are equal and hash alike,
+    /// and `components` gives them back.
+    func testFieldPathStorageIsInvisible() {
+        let made: [[String]] = [[], [""], ["a"], ["a", "b"], ["", ""], ["x.y"], ["tags", "0"]]
+        for components in made {
+            let direct = FieldPath(components)
+            var assigned = FieldPath(["placeholder", "path"])
+            assigned.components = components
+            var appended = FieldPath([])
+            for c in components { appended.components.append(c) }
+            for p in [direct, assigned, appended] {
+                XCTAssertEqual(p.components, components)
+                XCTAssertEqual(p, direct)
+                XCTAssertEqual(p.hashValue, direct.hashValue)
+                XCTAssertEqual(p.componentCount, components.count)
+                XCTAssertEqual(p.singleComponent, components.count == 1 ? components[0] : nil)
+                XCTAssertEqual(p.dotted, components.joined(separator: "."))
+            }
+        }
+        XCTAssertEqual(FieldPath(dotted: "a"), FieldPath(["a"]))
+        XCTAssertEqual(FieldPath(dotted: "a.b"), FieldPath(["a", "b"]))
+        XCTAssertEqual(FieldPath(dotted: ""), FieldPath([""]))
+        XCTAssertNotEqual(FieldPath(["a"]), FieldPath(["a", ""]))
+    }
+
+    /// Copies of a query share one box until one is written: a write never
+    /// shows through another copy.
+    func testQueryCopiesAreIndependent() throws {
+        let original = try CQLParser.parse("select * from T where a = 1 order by b limit 3")
+        var copy = original
+        copy.className = "U"
+        copy.limit = nil
+        copy.order.append(OrderKey("c"))
+        XCTAssertEqual(original.className, "T")
+        XCTAssertEqual(original.limit, .value(.int(3)))
+        XCTAssertEqual(original.order, [OrderKey("b")])
+        XCTAssertEqual(copy.order, [OrderKey("b"), OrderKey("c")])
+        XCTAssertNotEqual(copy, original)
+        var back = copy
+        back.className = "T"
+        back.limit = .value(.int(3))
+        back.order.removeLast()
+        XCTAssertEqual(back, original)
+        XCTAssertEqual(back.hashValue, original.hashValue)
     }
 
     func testTerm() throws {
