@@ -184,8 +184,12 @@ extension CQLParserState {
             let s = try OperandChecks.pattern(v, what: what, range: r)
             if !isLike {
                 let lifted = OperandChecks.liftRegexOptions(s)
-                pattern = .value(.string(lifted.pattern))
-                options = lifted.options
+                // A pattern changes only when a group was lifted (its options
+                // are then not empty): the usual pattern keeps its term.
+                if !lifted.options.isEmpty {
+                    pattern = .value(.string(lifted.pattern))
+                    options = lifted.options
+                }
             }
         default:
             throw QueryError(.invalidValue, "the pattern of \(what) must be a string or '?', found \(sourceText(r))", range: r)
