@@ -106,7 +106,7 @@ public struct FieldPath: Hashable, Sendable, CustomStringConvertible, Expressibl
 /// bound.condition?.predicate
 /// // .compare("at", .greaterThan, .value(.date(DateValue(millisecondsSince1970: 1577836800000))))
 /// ```
-public indirect enum Term: Hashable, Sendable {
+public enum Term: Hashable, Sendable {
     case value(Value)
     /// The `index`-th `?` of the statement (0-based, in order of appearance).
     case placeholder(index: Int, range: SourceRange?)
@@ -114,7 +114,7 @@ public indirect enum Term: Hashable, Sendable {
     case array([Term])
     /// A typed-value function whose arguments are not all constants yet:
     /// `date(?)`, `pointer('Post', ?)`, `geopoint(?, ?)`, `file(?)`, `base64(?)`.
-    case call(Function, [Term], range: SourceRange?)
+    indirect case call(Function, [Term], range: SourceRange?)
     /// `current_timestamp()`: the instant the query is bound.
     case currentTimestamp
     /// Parse Server's `{"$relativeTime": "in 2 days"}`, resolved when bound.

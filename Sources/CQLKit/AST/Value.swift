@@ -26,13 +26,13 @@ public enum Value: Hashable, Sendable {
     /// `{"__type":"Date","iso":...}`; millisecond precision, UTC.
     case date(DateValue)
     /// `{"__type":"Pointer","className":...,"objectId":...}`
-    case pointer(Pointer)
+    indirect case pointer(Pointer)
     /// `{"__type":"GeoPoint","latitude":...,"longitude":...}`
     case geoPoint(GeoPoint)
     /// `{"__type":"Bytes","base64":...}`; the base64 text as given.
     case bytes(base64: String)
     /// `{"__type":"File","id":...}` (LeanCloud) or `{"__type":"File","name":...}` (Parse).
-    case file(FileReference)
+    indirect case file(FileReference)
     /// `{"__type":"Relation","className":...}`
     case relation(className: String)
     /// `{"__type":"Object","className":...,...fields}`: an included pointer.
