@@ -16,10 +16,13 @@
 /// }
 /// ```
 public enum Statement: Hashable, Sendable {
+    // The writes are boxed (a Query is one reference already): a statement
+    // is then a word and a tag, not the largest write's 130 bytes copied
+    // through every layer a parsed select is returned from.
     case select(Query)
-    case insert(InsertStatement)
-    case update(UpdateStatement)
-    case delete(DeleteStatement)
+    indirect case insert(InsertStatement)
+    indirect case update(UpdateStatement)
+    indirect case delete(DeleteStatement)
 
     /// The class the statement reads or writes.
     public var className: String {
