@@ -66,7 +66,10 @@ public struct Optimizer: Sendable {
     }
 
     /// The optimized query with the default rules (no steps recorded by the caller).
-    public static func optimize(_ query: Query) throws(QueryError) -> Query {
+    /// The query is consumed: most queries are already optimal and come
+    /// back as they are, moved rather than copied (a copy retained each of
+    /// the query's members).
+    public static func optimize(_ query: consuming Query) throws(QueryError) -> Query {
         var none: [Step] = []
         return try standard.run(query, recordingSteps: false, into: &none)
     }
@@ -75,7 +78,7 @@ public struct Optimizer: Sendable {
     private static let standard = Optimizer()
 
     /// The optimized query; each change appended to `steps` when `recordingSteps`.
-    private func run(_ query: Query, recordingSteps: Bool, into steps: inout [Step]) throws(QueryError) -> Query {
+    private func run(_ query: consuming Query, recordingSteps: Bool, into steps: inout [Step]) throws(QueryError) -> Query {
         // What the query contains: a rule none of whose triggers occur
         // cannot change it, and is skipped without walking the tree.
         // Recomputed after each change (rare), so it is always exact. The
@@ -87,7 +90,7 @@ public struct Optimizer: Sendable {
         var first: Query?
         guard maxIterations > 0, let index = firstRewrite(of: query, features: features, into: &first) else { return query }
         var current = first.take()!
-        if recordingSteps { steps.append(Step(rule: rules[index].name, before: query, after: current)) }
+        if recordingSteps { steps.append(Step(rule: rules[index].name, before: copy query, after: current)) }
         features = ConditionFeatures(current)
         // The rest of the first round, then whole rounds until one changes nothing.
         var start = index + 1, changed = true, round = 1

@@ -156,8 +156,22 @@ struct PathKey: Hashable {
         // bytes only then.
         let s = path.components[0]
         let n = s.utf8.count
-        guard n == 8 || n == 9, s == "objectId" || s == "createdAt" || s == "updatedAt" else { return false }
+        guard n == 8 || n == 9 else { return false }
+        // The bytes as one 8-byte word (and the 9th): two String `==` and
+        // `elementsEqual`s cost some 50 instructions on every 8- or 9-byte key.
+        if let answer = s.utf8.withContiguousStorageIfAvailable({ b -> Bool in
+            let word = UInt64(littleEndian: UnsafeRawPointer(b.baseAddress!).loadUnaligned(as: UInt64.self))
+            if n == 8 { return word == PathKey.objectIdWord }
+            return b[8] == UInt8(ascii: "t") && (word == PathKey.createdAWord || word == PathKey.updatedAWord)
+        }) {
+            return answer
+        }
         let c = s.utf8
         return c.elementsEqual("objectId".utf8) || c.elementsEqual("createdAt".utf8) || c.elementsEqual("updatedAt".utf8)
     }
+
+    /// `objectId`, `createdA`, `updatedA` as little-endian words (first byte lowest).
+    private static let objectIdWord: UInt64 = 0x6449_7463_656A_626F
+    private static let createdAWord: UInt64 = 0x4164_6574_6165_7263
+    private static let updatedAWord: UInt64 = 0x4164_6574_6164_7075
 }
