@@ -96,10 +96,18 @@ extension DirectConditionWriter {
             regex(k, try emitter.string(pattern, "regexp", at: r), options, into: &entries)
         case .like(let path, let pattern):
             guard let k = try key(path, r) else { return false }
-            regex(k, LikePattern.regex(try emitter.string(pattern, "like", at: r)), LikePattern.options, into: &entries)
+            // A string constant is its own value (the emitter's `string` converts nothing).
+            let like: String
+            if case .value(.string(let s)) = pattern { like = s } else { like = try emitter.string(pattern, "like", at: r) }
+            entries.append(DirectConditionEntry(key: k, kind: .regex, .likeRegex(like)))
+            entries.append(DirectConditionEntry(key: k, kind: .options, .value(.string(LikePattern.options))))
         case .prefix(let path, let prefix):
             guard let k = try key(path, r) else { return false }
-            regex(k, LikePattern.prefixRegex(prefix), "", into: &entries)
+            if LikePattern.isPlainPrefix(prefix) {
+                entries.append(DirectConditionEntry(key: k, kind: .regex, .plainPrefixRegex(prefix)))
+            } else {
+                regex(k, LikePattern.prefixRegex(prefix), "", into: &entries)
+            }
         case .text(let path, let match, let text):
             guard let (pattern, options) = TextRegex.regex(match, text), let k = try key(path, r) else { return false }
             regex(k, pattern, options, into: &entries)
@@ -139,6 +147,8 @@ extension DirectConditionWriter {
         case .value(let v): return v
         case .plainList(let terms): return try emitter.list(terms, at: nil)
         case .branches: return .null  // not an operator's operand
+        case .likeRegex(let like): return .string(LikePattern.regex(like))
+        case .plainPrefixRegex(let prefix): return .string(LikePattern.prefixRegex(prefix))
         }
     }
 
