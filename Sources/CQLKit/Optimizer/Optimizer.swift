@@ -184,7 +184,9 @@ extension ConditionRule {
     public func apply(_ query: Query) -> Query { rewritten(query) ?? query }
 
     public func rewritten(_ query: Query) -> Query? {
-        guard !NearOrder.fixesOrder(query), let condition = query.condition, let new = walk(condition) else { return nil }
+        // The walk first: most walks find nothing, and the `near` test
+        // (another walk of the tree) is then not needed.
+        guard let condition = query.condition, let new = walk(condition), !NearOrder.fixesOrder(query) else { return nil }
         var q = query
         q.condition = new
         return q

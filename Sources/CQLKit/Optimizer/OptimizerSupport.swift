@@ -126,7 +126,17 @@ struct ExactTerm: Hashable {
     init(_ t: Term) { term = t }
 
     static func == (a: ExactTerm, b: ExactTerm) -> Bool {
-        a.term == b.term && ASTPrinter.term(a.term).utf8.elementsEqual(ASTPrinter.term(b.term).utf8)
+        // Integer, boolean and null constants print as their value: equal
+        // ones are byte-exact without printing both (some 800 instructions).
+        if case .value(let x) = a.term, case .value(let y) = b.term {
+            switch (x, y) {
+            case (.int(let i), .int(let j)): return i == j
+            case (.bool(let p), .bool(let q)): return p == q
+            case (.null, .null): return true
+            default: break
+            }
+        }
+        return a.term == b.term && ASTPrinter.term(a.term).utf8.elementsEqual(ASTPrinter.term(b.term).utf8)
     }
     func hash(into h: inout Hasher) { h.combine(term) }
 }
