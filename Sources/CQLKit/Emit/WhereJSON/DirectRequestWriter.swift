@@ -10,12 +10,21 @@
 /// is the one thrown.
 enum DirectRequestWriter {
     static func write(_ query: Query, table: WhereJSONDialectTable, to out: inout [UInt8]) throws(QueryError) {
-        let emitter = ConditionEmitter(table: table)
         guard query.direct.isEmpty else { throw table.unsupported("direct", range: query.range) }
+        // The entries of the request's where objects: room for a few on the
+        // stack (most requests need a few); more move to the heap. At most
+        // 1,024 bytes: a larger temporary allocation asks the runtime whether
+        // the stack has room, and is refused (a larger malloc than the heap's).
+        let room = 1024 / MemoryLayout<DirectConditionEntry>.stride
+        try withUnsafeTemporaryAllocation(of: DirectConditionEntry.self, capacity: room) { stack throws(QueryError) in
+            var entries = DirectEntryBuffer(stack: stack)
+            try write(query, table: table, &entries, to: &out)
+        }
+    }
+
+    private static func write(_ query: Query, table: WhereJSONDialectTable, _ entries: inout DirectEntryBuffer, to out: inout [UInt8]) throws(QueryError) {
+        let emitter = ConditionEmitter(table: table)
         let conditions = DirectConditionWriter(emitter: emitter)
-        // 8 entries stay within malloc's small-size cache (16 cost some 400
-        // instructions more to allocate); more grow the buffer.
-        var entries = DirectEntryBuffer(capacity: 8)
         var whereObject: DirectConditionWriter.Prepared?
         if query.condition != nil {
             // Not `if let`: binding the condition copied it (and released it after).

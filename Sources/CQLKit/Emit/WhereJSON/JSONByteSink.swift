@@ -182,10 +182,42 @@ struct JSONByteSink: ~Copyable {
     }
 
     /// `bytes` escaped into `to` (room for 6 bytes each); the count written.
+    /// Eight bytes at a time while none needs an escape (one word's test
+    /// and copy instead of eight), byte by byte from the first word that may.
     private static func escape(_ bytes: UnsafeBufferPointer<UInt8>, into to: UnsafeMutablePointer<UInt8>) -> Int {
-        var k = 0
-        for c in bytes { k += escape(c, into: to + k) }
+        guard let from = bytes.baseAddress else { return 0 }
+        let n = bytes.count
+        var i = 0
+        while i + 8 <= n {
+            let w = UnsafeRawPointer(from + i).loadUnaligned(as: UInt64.self)
+            if mayNeedEscape(w) { break }
+            UnsafeMutableRawPointer(to + i).storeBytes(of: w, as: UInt64.self)
+            i += 8
+        }
+        // Then four (most keys and values are shorter than eight bytes).
+        if i + 4 <= n {
+            let w = UInt64(UnsafeRawPointer(from + i).loadUnaligned(as: UInt32.self)) | 0x4141_4141_0000_0000
+            if !mayNeedEscape(w) {
+                UnsafeMutableRawPointer(to + i).storeBytes(of: UInt32(truncatingIfNeeded: w), as: UInt32.self)
+                i += 4
+            }
+        }
+        var k = i
+        while i < n {
+            k += escape(from[i], into: to + k)
+            i += 1
+        }
         return k
+    }
+
+    /// Whether one of the word's bytes is below 0x20, `"`, `\` or DEL
+    /// (exact: the borrows of the tests only follow a byte they flag).
+    @inline(__always)
+    private static func mayNeedEscape(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ x: UInt64) -> Bool { (x &- ones) & ~x & highs != 0 }
+        return (w &- 0x20 &* ones) & ~w & highs != 0 || hasZeroByte(w ^ (0x22 &* ones)) || hasZeroByte(w ^ (0x5C &* ones))
+            || hasZeroByte(w ^ (0x7F &* ones))
     }
 
     /// One byte as JSON writes it in a string (itself, `\"`, `\n`,
