@@ -341,7 +341,8 @@ percent between runs; compare ratios within one run.
   `jq -n 'reduce (inputs | select(...)) as $o (0; . + 1)'` / `jq -c 'select(...)'`. The filters:
 {chr(10).join(f"  - {x['label']}: `{x['cql']}`" for x in results['ndjson']['filters'])}
 - How `cql eval` streams an NDJSON file: in blocks of about 1 MiB of whole lines, each cut
-  into one part per core and evaluated at once, results joined in input order (a query with
+  into pieces of about 16 KiB that the cores take one after another (so a held-up core's work
+  is taken over), results joined in input order (a query with
   `skip` or `limit` and no `order` runs on one thread, since those count across the file).
   Each line is checked by a structural scan (`JSONLineScan`: a word at a time, no values
   built) and each conjunct of the condition reads the one value it needs from it (a root
@@ -357,8 +358,10 @@ percent between runs; compare ratios within one run.
   otherwise it is read whole and re-serialized. Both give the same bytes (`eval` and `run`
   print the same lines), so the choice shows only in the time.
 - `translate --lines`: {QUERIES:,} generated SELECTs (in the subset CQL and MySQL share) through
-  `cql translate --lines` (to where-JSON; the lines are shared out among the cores in blocks
-  and written in input order, and the release `cql` links the Swift runtime statically)
+  `cql translate --lines` (to where-JSON; the input is read in 1 MiB blocks whose lines are
+  shared out among the cores in pieces and written in input order; `cql translate` in its
+  plain forms reads its arguments without argument-parser's reflection, and the release `cql`
+  links the Swift runtime statically, at a fixed address)
   vs a Python process running `sqlglot.transpile(line, read="mysql", write="postgres")`
   per line (one core: sqlglot has no parallel mode).
 - in-memory rows: `QueryPlan.run(over:)` over `[[String: Value]]` vs a closure written by hand

@@ -16,8 +16,16 @@ struct CQL: ParsableCommand {
 enum Main {
     static func main() {
         do {
-            var command = try parseTranslateDirectly() ?? CQL.parseAsRoot()
-            try command.run()
+            // `cql translate` in its plain forms skips argument-parser's
+            // reflection (TranslateInvocation.read says why); other forms of
+            // it are read with Translate as the root; the rest by CQL.
+            let arguments = CommandLine.arguments.dropFirst()
+            if arguments.first == "translate", let invocation = TranslateInvocation.read(arguments.dropFirst()) {
+                try invocation.run()
+            } else {
+                var command = try parseTranslateDirectly() ?? CQL.parseAsRoot()
+                try command.run()
+            }
         } catch let failure as CommandFailure {
             Output.flush()
             Output.error(failure.text)

@@ -9,59 +9,61 @@ import Darwin
 /// `translate --lines`: every line of a text translated as its own query,
 /// on every core.
 ///
-/// The text is taken in blocks of about `blockSize` bytes of whole lines;
-/// each block is cut into one part per core (``LineParts``), the parts are
-/// translated at once, each into its own buffer, and the buffers are written
-/// in input order. So the output, the error messages (each with its line
-/// number, in line order) and the exit status are those of translating the
-/// lines one after the other; memory is a block's output, whatever the
-/// text's size. A block under `parallelFrom` bytes stays on one thread,
-/// where a thread would cost more than it saves.
+/// The input is read in blocks of about `blockSize` bytes of whole lines
+/// (``LineBlockReader``: memory is a block and the output of two, whatever
+/// the input's size). Each block is cut into pieces of about `pieceSize` bytes
+/// (``LineParts``); the cores take the pieces one after another
+/// (``ForkJoin/forEach(items:threads:_:)``), each piece translated into its
+/// own buffer, and the buffers are written in input order, while the next
+/// block is translated. So the output,
+/// the messages (each with its line number, in line order) and the exit
+/// status are those of translating the lines one after the other. A block
+/// under `parallelFrom` bytes stays on one thread, where a thread would cost
+/// more than it saves.
 struct LineTranslation {
     let translator: Translator
     /// The input's name in error messages (`queries.txt`, `<stdin>`).
     let name: String
     var blockSize = 1 << 20
     var parallelFrom = 16 << 10
+    /// Small pieces let a core that is ahead take over the work of one that
+    /// is held up (this machine is shared), and keep the wait at a block's
+    /// end short (a core that finishes first waits at most for one piece);
+    /// 16 KiB is ~200 lines, well under a millisecond of work, and 64 pieces
+    /// to a 1 MiB block cost nothing to hand out.
+    var pieceSize = 16 << 10
 
-    /// What one part of a block gave: its output lines, its messages for
+    /// What one piece of a block gave: its output lines, its messages for
     /// stderr (errors and warnings, in line order) and its counts.
-    private final class PartResult: @unchecked Sendable {
+    private final class PieceResult: @unchecked Sendable {
         var output: [UInt8] = []
         var messages: [String] = []
         var lines = 0
         var failures = 0
     }
 
-    /// Translates every line of `text`, writes the results with ``Output``,
-    /// and returns how many lines there were and how many failed.
-    func run(_ text: UnsafeBufferPointer<UInt8>) -> (lines: Int, failures: Int) {
+    /// Translates every line that `reader` reads, writes the results with
+    /// ``Output``, and returns how many lines there were and how many failed.
+    func run(_ reader: LineBlockReader) throws(CommandFailure) -> (lines: Int, failures: Int) {
         let cores = max(1, min(8, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        let results = (0..<cores).map { _ in PartResult() }
+        // Two sets of piece results, used in turn: while one block's pieces
+        // are translated into one set, the previous block's results, in the
+        // other, are written (the first item of the block's work), so the
+        // other core does not wait for the writing.
+        var sets: [[PieceResult]] = [[], []]
+        var current = 0
+        var unwritten: ArraySlice<PieceResult> = []
         var lines = 0, failures = 0
-        var start = 0
-        while start < text.count {
-            // A block ends after the last `\n` within blockSize bytes (or at
-            // the next `\n` when one line is longer, or at the text's end).
-            var end = min(text.count, start + blockSize)
-            if end < text.count {
-                let window = UnsafeBufferPointer(rebasing: text[start..<end])
-                if let cut = window.lastIndex(of: 0x0A) {
-                    end = start + cut + 1
-                } else if let base = text.baseAddress, let hit = memchr(base + end, 0x0A, text.count - end) {
-                    end = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit)) + 1
-                } else {
-                    end = text.count
-                }
-            }
-            let block = UnsafeBufferPointer(rebasing: text[start..<end])
-            let parts = LineParts(block, count: block.count < parallelFrom ? 1 : cores, firstLine: lines + 1)
-            ForkJoin.run(count: parts.ranges.count) { i in
-                translate(parts.ranges[i], firstLine: parts.firstLines[i], into: results[i])
-            }
-            for result in results.prefix(parts.ranges.count) {
+        /// Writes results to stdout and stderr, in order.
+        func write(_ results: ArraySlice<PieceResult>) {
+            for result in results {
                 Output.bytes(result.output)
                 for message in result.messages { Output.error(message) }
+            }
+        }
+        /// Counts written results and empties them for reuse.
+        func done(_ results: ArraySlice<PieceResult>) {
+            for result in results {
                 failures += result.failures
                 lines += result.lines
                 result.output.removeAll(keepingCapacity: true)
@@ -69,15 +71,36 @@ struct LineTranslation {
                 result.lines = 0
                 result.failures = 0
             }
-            start = end
         }
+        do {
+            try reader.forEachBlock { block, firstLine in
+                let parts = LineParts(block, count: block.count < parallelFrom ? 1 : max(cores, block.count / pieceSize), firstLine: firstLine)
+                while sets[current].count < parts.ranges.count { sets[current].append(PieceResult()) }
+                let results = sets[current]
+                let previous = unwritten
+                let first = previous.isEmpty ? 0 : 1
+                ForkJoin.forEach(items: first + parts.ranges.count, threads: cores) { item in
+                    if item < first { return write(previous) }
+                    let i = item - first
+                    translate(parts.ranges[i], firstLine: parts.firstLines[i], into: results[i])
+                }
+                done(previous)
+                unwritten = results.prefix(parts.ranges.count)
+                current = 1 - current
+            }
+        } catch {
+            write(unwritten)  // the lines read before the input failed
+            throw CommandFailure("error: " + error.message)
+        }
+        write(unwritten)
+        done(unwritten)
         return (lines, failures)
     }
 
-    /// One part's lines, numbered from `firstLine`: a blank line and a line
+    /// One piece's lines, numbered from `firstLine`: a blank line and a line
     /// that fails both give an empty output line; a failure's message gets
     /// the input's name and the line's number.
-    private func translate(_ part: UnsafeBufferPointer<UInt8>, firstLine: Int, into result: PartResult) {
+    private func translate(_ part: UnsafeBufferPointer<UInt8>, firstLine: Int, into result: PieceResult) {
         var lineNumber = firstLine - 1
         LineSplitter.forEachLine(part) { line in
             lineNumber += 1
@@ -86,11 +109,11 @@ struct LineTranslation {
                 result.output.append(0x0A)
                 return
             }
-            let text = String(decoding: line, as: UTF8.self)
             let mark = result.output.count
             var warnings: [String] = []
             var failed: CommandFailure?
             do throws(CommandFailure) {
+                let text = try Self.text(of: line)
                 try translator.write(text, to: &result.output, warnings: &warnings)
             } catch let failure {
                 result.output.removeSubrange(mark...)
@@ -105,5 +128,23 @@ struct LineTranslation {
             }
             result.output.append(0x0A)
         }
+    }
+
+    /// A line's text; a line that is not UTF-8 is that line's error, at its
+    /// first bad byte (its text shown with U+FFFD in place of the bad bytes).
+    static func text(of line: UnsafeBufferPointer<UInt8>) throws(CommandFailure) -> String {
+        var text = String(decoding: line, as: UTF8.self)
+        // Decoding replaced nothing exactly when it gave the same bytes back;
+        // otherwise the first byte that differs is where the first
+        // replacement starts.
+        let firstBad: Int? = text.withUTF8 { decoded in
+            if decoded.count == line.count, line.isEmpty || memcmp(decoded.baseAddress!, line.baseAddress!, line.count) == 0 {
+                return nil
+            }
+            return zip(decoded, line).prefix { $0 == $1 }.count
+        }
+        guard let firstBad else { return text }
+        let error = QueryError(.syntax, "the line is not valid UTF-8", range: SourceRange(firstBad, firstBad + 1), source: text)
+        throw CommandFailure(error)
     }
 }

@@ -65,7 +65,7 @@ struct QueryInput: ParsableArguments {
 
 /// The query options of ``QueryInput`` as plain values, and what they do:
 /// parse in the chosen (or detected) language, bind the parameters.
-struct QuerySettings {
+struct QuerySettings: Equatable {
     var language: QueryLanguage?
     var params: String?
     var args: String?

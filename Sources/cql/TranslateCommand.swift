@@ -61,51 +61,20 @@ struct Translate: ParsableCommand {
     var lines: String?
 
     func validate() throws {
-        if let dialect {
-            if to == .sql && dialect.sql == nil { throw ValidationError("--to sql takes --dialect sqlite or postgres") }
-            if (to == .where || to == .rest) && dialect.whereJSON == nil { throw ValidationError("--to \(to.rawValue) takes --dialect leancloud, parse or mongo") }
-        }
-        if conditionOnly && to != .nspredicate { throw ValidationError("--condition-only applies to --to nspredicate.") }
-        if lines != nil && input.query != nil { throw ValidationError("Give either a QUERY or --lines FILE, not both.") }
-        if lines == nil && input.query == nil { throw ValidationError("Missing expected argument '<query>' (or --lines FILE).") }
+        if let problem = invocation.problem { throw ValidationError(problem) }
     }
 
     func run() throws {
-        if let lines { return try runLines(lines) }
-        let text = try input.text()
-        var warnings: [String] = []
-        defer { warnings.forEach(Output.warning) }  // before an error's message, as they arose
-        Output.line(try translator.translate(text, warnings: &warnings))
+        try invocation.run()
     }
 
-    /// The options as plain values, read once for every query of a run.
-    var translator: Translator {
-        Translator(input: input.settings, optimize: optimizer.optimize, to: to, dialect: dialect,
-                   conditionOnly: conditionOnly, pretty: pretty, mongoId: mongoId)
-    }
-
-    /// `--lines`: a bad line reports its error (with its line number) and
-    /// leaves an empty output line; the run goes on and exits 1 at the end.
-    /// Lines end at `\n` (a `\r` before it is dropped), found by byte, not
-    /// by Character: `"\r\n"` is one Character, so a Character split read a
-    /// CRLF file as a single line. ``LineTranslation`` shares the lines out
-    /// among the cores and writes the results in input order.
-    private func runLines(_ path: String) throws {
-        let content: String
-        if path == "-" {
-            content = readStandardInput()
-        } else {
-            do { content = try String(contentsOfFile: path, encoding: .utf8) } catch {
-                throw CommandFailure("error: cannot read \(path): \(error.localizedDescription)")
-            }
-        }
-        let run = LineTranslation(translator: translator, name: path == "-" ? "<stdin>" : path)
-        var utf8 = content
-        utf8.makeContiguousUTF8()
-        let (lines, failures) = utf8.utf8.withContiguousStorageIfAvailable { run.run($0) } ?? (0, 0)
-        if failures > 0 {
-            throw CommandFailure("error: \(failures) of \(lines) lines failed")
-        }
+    /// The options as plain values, read once for every query of a run
+    /// (a property wrapper's getter costs a lookup on every read).
+    var invocation: TranslateInvocation {
+        TranslateInvocation(
+            translator: Translator(input: input.settings, optimize: optimizer.optimize, to: to, dialect: dialect,
+                                   conditionOnly: conditionOnly, pretty: pretty, mongoId: mongoId),
+            query: input.query, lines: lines)
     }
 }
 

@@ -4,7 +4,7 @@ import CQLKit
 /// What `translate` does to one query, with its options as plain values
 /// (``Translate`` reads them from the command line once; `--lines` runs
 /// this for every line).
-struct Translator {
+struct Translator: Equatable {
     var input: QuerySettings
     var optimize: Bool
     var to: TargetLanguage

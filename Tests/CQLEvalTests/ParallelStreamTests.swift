@@ -3,7 +3,7 @@ import XCTest
 
 @testable import CQLEval
 
-/// The parallel NDJSON scan (blocks of whole lines, one part per core) must
+/// The parallel NDJSON scan (blocks of whole lines, pieces of ~16 KiB) must
 /// give the one-thread scan's lines, count and first error, whatever the
 /// block size: tiny blocks put line boundaries, long lines, a byte order mark
 /// and CRLF endings at every position a block or part can start or end.
@@ -30,10 +30,10 @@ final class ParallelStreamTests: XCTestCase {
     }
 
     /// The lines the parallel scan writes, and its count.
-    private func parallel(_ plan: QueryPlan, _ path: String, blockSize: Int, emits: Bool = true) throws -> ([String], Int) {
+    private func parallel(_ plan: QueryPlan, _ path: String, blockSize: Int, pieceSize: Int = 16 << 10, emits: Bool = true) throws -> ([String], Int) {
         let spool = Spool()
         let keys = plan.condition.rootKeys.map(JSONKeyFilter.init)
-        let total = try plan.filterInParallel(stream: path, keys: keys, emits: emits, spool: spool, blockSize: blockSize)
+        let total = try plan.filterInParallel(stream: path, keys: keys, emits: emits, spool: spool, blockSize: blockSize, pieceSize: pieceSize)
         var lines: [String] = []
         try spool.replay { lines.append($0) }
         return (lines, total)
@@ -52,11 +52,15 @@ final class ParallelStreamTests: XCTestCase {
         try DataLoader.forEachObject(inNDJSON: path) { (o, _) throws(QueryError) in objects.append(o) }
         let expected = try plan.run(over: objects).objects.map { JSONWriter.string(.object($0)) }
         XCTAssertEqual(expected.count, 96)
+        // Pieces of 16 KiB (the default: one per core here), of 300 bytes
+        // (tens per block) and of a byte (a piece per line).
         for blockSize in [1, 16, 64, 200, 1000, 1 << 20] {
-            let (lines, total) = try parallel(plan, path, blockSize: blockSize)
-            XCTAssertEqual(lines, expected, "block size \(blockSize)")
-            XCTAssertEqual(total, expected.count)
-            XCTAssertEqual(try parallel(plan, path, blockSize: blockSize, emits: false).1, expected.count)
+            for pieceSize in [16 << 10, 300, 1] {
+                let (lines, total) = try parallel(plan, path, blockSize: blockSize, pieceSize: pieceSize)
+                XCTAssertEqual(lines, expected, "block size \(blockSize), piece size \(pieceSize)")
+                XCTAssertEqual(total, expected.count)
+                XCTAssertEqual(try parallel(plan, path, blockSize: blockSize, pieceSize: pieceSize, emits: false).1, expected.count)
+            }
         }
     }
 
@@ -67,7 +71,7 @@ final class ParallelStreamTests: XCTestCase {
         let path = try write(lines.joined(separator: "\n"))
         let plan = try plan("select * from T where i > 5")
         for blockSize in [8, 100, 1 << 20] {
-            XCTAssertThrowsError(try parallel(plan, path, blockSize: blockSize)) { error in
+            XCTAssertThrowsError(try parallel(plan, path, blockSize: blockSize, pieceSize: 50)) { error in
                 let message = (error as? QueryError)?.message ?? ""
                 XCTAssertTrue(message.hasPrefix("\(path):151:"), "block size \(blockSize): \(message)")
             }

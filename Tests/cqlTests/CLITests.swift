@@ -21,6 +21,10 @@ final class CLITests: XCTestCase {
     static var repositoryRoot: URL { Corpus.repositoryRoot }
 
     func cql(_ arguments: [String], stdin: String? = nil) throws -> Run {
+        try cql(arguments, stdinBytes: stdin.map { Data($0.utf8) })
+    }
+
+    func cql(_ arguments: [String], stdinBytes: Data?) throws -> Run {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
@@ -36,9 +40,18 @@ final class CLITests: XCTestCase {
         process.standardError = errHandle
         process.standardInput = inp
         try process.run()
-        if let stdin { inp.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try inp.fileHandleForWriting.close()
+        // Standard input is written from another thread while stdout is
+        // read here: `cql` streams (`translate --lines` writes a block's
+        // output before it reads the next), so writing all of a large input
+        // first would fill the output pipe and stop both sides.
+        let written = DispatchSemaphore(value: 0)
+        Thread { [inp] in
+            if let stdinBytes { inp.fileHandleForWriting.write(stdinBytes) }
+            try? inp.fileHandleForWriting.close()
+            written.signal()
+        }.start()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
+        written.wait()
         process.waitUntilExit()
         try errHandle.close()
         let errData = try Data(contentsOf: errURL)
@@ -104,6 +117,29 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(r.stdout, #"{"className":"A","where":{"x":1}}"# + "\n\n" + #"{"className":"B"}"# + "\n")
     }
 
+    /// `--lines` reads its input in blocks rather than whole, so it cannot
+    /// reject a file for bad UTF-8 up front: a line that is not UTF-8 is that
+    /// line's error, at its first bad byte, and the other lines go on. A
+    /// byte order mark at the start is left out; a missing file is one error.
+    func testLinesModeBadUTF8IsTheLinesErrorAndAByteOrderMarkIsSkipped() throws {
+        var input = Data([0xEF, 0xBB, 0xBF])
+        input.append(contentsOf: Array("select * from A\nselect * from B where y = '".utf8) + [0xFF, 0xFE] + Array("'\nselect * from C\n".utf8))
+        let r = try cql(["translate", "--lines", "-"], stdinBytes: input)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stdout, #"{"className":"A"}"# + "\n\n" + #"{"className":"C"}"# + "\n")
+        XCTAssertEqual(r.stderr, """
+            error: <stdin>:2:28: the line is not valid UTF-8
+            select * from B where y = '\u{FFFD}\u{FFFD}'
+                                       ^
+            error: 1 of 3 lines failed
+
+            """)
+        let missing = try cql(["translate", "--lines", "/nonexistent/queries.txt"])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertEqual(missing.stderr, "error: /nonexistent/queries.txt: cannot open the file (No such file or directory)\n")
+        XCTAssertEqual(missing.stdout, "")
+    }
+
     /// A `--lines` input of several blocks, each shared out among the cores,
     /// gives what its lines give one at a time: the same output lines in
     /// order, and the same warnings and errors, in line order, with each
@@ -140,6 +176,15 @@ final class CLITests: XCTestCase {
             XCTAssertEqual(all.stdout.split(separator: "\n", omittingEmptySubsequences: false).count, picks.count + 1)
             XCTAssertTrue(all.stdout == expectedOut, "\(options): output differs from the one-line runs")
             XCTAssertTrue(all.stderr == expectedErr, "\(options): messages differ from the one-line runs")
+            // The same lines from a file: the same output, the messages naming the file.
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("cql-lines-\(UUID().uuidString).txt")
+            try Data(input.utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let fromFile = try cql(["translate"] + options + ["--lines", file.path])
+            XCTAssertEqual(fromFile.status, all.status)
+            XCTAssertTrue(fromFile.stdout == expectedOut, "\(options): output from the file differs")
+            XCTAssertTrue(fromFile.stderr == expectedErr.replacingOccurrences(of: "<stdin>:", with: file.path + ":"),
+                          "\(options): messages from the file differ")
         }
     }
 

@@ -62,4 +62,57 @@ package enum ForkJoin {
             #endif
         }
     }
+
+    /// Runs `body(0)`, …, `body(items - 1)` on `threads` threads (the
+    /// caller's among them), each thread taking the next item no thread has
+    /// started, and returns when all are done.
+    ///
+    /// Why items rather than one share per thread: on a shared machine a
+    /// thread can be held up (another process, a busy core), and with fixed
+    /// shares the others would wait for it at the end; with many small items
+    /// they take over its remaining work. Which thread runs an item is
+    /// unspecified: `body` must write only to the item's own state.
+    package static func forEach(items: Int, threads: Int, _ body: (Int) -> Void) {
+        forEach(items: items, threads: threads) { item, _ in body(item) }
+    }
+
+    /// ``forEach(items:threads:_:)`` that also tells `body` which thread
+    /// (`0..<threads`) runs the item, for state a thread reuses across its
+    /// items (a parser, buffers).
+    package static func forEach(items: Int, threads: Int, _ body: (_ item: Int, _ thread: Int) -> Void) {
+        guard items > 0 else { return }
+        let next = NextItem(count: items)
+        defer { next.close() }
+        run(count: max(1, min(threads, items))) { thread in
+            while let item = next.take() { body(item, thread) }
+        }
+    }
+
+    /// The items' counter ``forEach(items:threads:_:)`` shares among its
+    /// threads, under a lock (taken once per item: negligible beside an
+    /// item's work).
+    private final class NextItem: @unchecked Sendable {
+        private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        private var next = 0
+        private let count: Int
+
+        init(count: Int) {
+            self.count = count
+            lock.initialize(to: pthread_mutex_t())
+            pthread_mutex_init(lock, nil)
+        }
+
+        func take() -> Int? {
+            pthread_mutex_lock(lock)
+            defer { pthread_mutex_unlock(lock) }
+            guard next < count else { return nil }
+            next += 1
+            return next - 1
+        }
+
+        func close() {
+            pthread_mutex_destroy(lock)
+            lock.deallocate()
+        }
+    }
 }

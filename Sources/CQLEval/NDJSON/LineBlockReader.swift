@@ -8,19 +8,32 @@ import CQLKit
 /// Reads a file in blocks of whole lines (about `blockSize` bytes each, more
 /// when one line is longer), so several threads can share out a block's lines
 /// while memory stays bounded by the block size, whatever the file's size.
-struct LineBlockReader {
-    let path: String
-    var blockSize = 1 << 20
+/// Used by `eval` over NDJSON and by `translate --lines`.
+package struct LineBlockReader {
+    /// The file to open; with `standardInput`, only the name in messages.
+    package let path: String
+    package var blockSize: Int
+    /// Read standard input instead of opening `path`.
+    package var standardInput: Bool
+
+    package init(path: String, blockSize: Int = 1 << 20, standardInput: Bool = false) {
+        self.path = path
+        self.blockSize = blockSize
+        self.standardInput = standardInput
+    }
 
     /// Calls `body` with each block (every line of it ends with `\n`, except
     /// perhaps the file's last) and the 1-based number of its first line. A
     /// UTF-8 byte order mark at the start of the file is left out.
-    func forEachBlock(_ body: (UnsafeBufferPointer<UInt8>, Int) throws(QueryError) -> Void) throws(QueryError) {
-        guard let file = fopen(path, "rb") else {
+    package func forEachBlock(_ body: (UnsafeBufferPointer<UInt8>, Int) throws(QueryError) -> Void) throws(QueryError) {
+        // Standard input through a stream of its own (on a copy of fd 0), so
+        // it is closed like a file.
+        guard let file = standardInput ? fdopen(dup(0), "rb") : fopen(path, "rb") else {
             throw QueryError(.data, "\(path): cannot open the file (\(String(cString: strerror(errno))))")
         }
         defer { fclose(file) }
-        var buffer = [UInt8](repeating: 0, count: blockSize)
+        // Not zeroed first: only the bytes `fread` wrote (`..<filled`) are read.
+        var buffer = [UInt8](unsafeUninitializedCapacity: blockSize) { _, count in count = blockSize }
         var filled = 0
         var firstLine = 1
         var atStart = true
@@ -37,7 +50,7 @@ struct LineBlockReader {
                 if atStart, filled >= 3, all[0] == 0xEF, all[1] == 0xBB, all[2] == 0xBF { start = 3 }
                 guard let end = atEnd ? filled : LineBlockReader.lastNewline(all, filled).map({ $0 + 1 }) else { return }
                 atStart = false
-                let block = UnsafeBufferPointer(rebasing: all[start..<end])
+                let block = UnsafeBufferPointer(start: all.baseAddress! + start, count: end - start)
                 do throws(QueryError) {
                     try body(block, firstLine)
                 } catch {
@@ -59,7 +72,7 @@ struct LineBlockReader {
     }
 
     /// The index of the last `\n` among the first `count` bytes.
-    static func lastNewline(_ bytes: UnsafeBufferPointer<UInt8>, _ count: Int) -> Int? {
+    package static func lastNewline(_ bytes: UnsafeBufferPointer<UInt8>, _ count: Int) -> Int? {
         var i = count - 1
         while i >= 0 {
             if bytes[i] == 0x0A { return i }
@@ -69,7 +82,7 @@ struct LineBlockReader {
     }
 
     /// How many `\n` `bytes` holds.
-    static func newlines(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    package static func newlines(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         guard let base = bytes.baseAddress else { return 0 }
         var count = 0
         var start = 0
@@ -80,3 +93,4 @@ struct LineBlockReader {
         return count
     }
 }
+

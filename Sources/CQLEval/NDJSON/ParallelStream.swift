@@ -7,9 +7,11 @@ import CQLKit
 
 /// Streaming an NDJSON file on every core: the file is read in blocks of
 /// whole lines (``LineBlockReader``), each block is cut at line boundaries
-/// into one part per core, the parts are evaluated at once, and their
-/// results are joined in input order. Memory is a block and its results,
-/// whatever the file's size.
+/// into pieces of about `pieceSize` bytes, the cores take the pieces one
+/// after another (a core that is ahead takes over the work of one held up,
+/// and waits at a block's end for one piece at most), and
+/// the pieces' results are joined in input order. Memory is a block and its
+/// results, whatever the file's size.
 ///
 /// Used when the written lines do not depend on a running count across the
 /// file: the query only counts, or writes every match (no `skip`, no
@@ -24,29 +26,46 @@ extension QueryPlan {
     /// Evaluates every line of `path`, appends the results to `spool` in
     /// input order, and returns the number of matches.
     func filterInParallel(
-        stream path: String, keys: JSONKeyFilter?, emits: Bool, spool: Spool, blockSize: Int = 1 << 20
+        stream path: String, keys: JSONKeyFilter?, emits: Bool, spool: Spool, blockSize: Int = 1 << 20, pieceSize: Int = 16 << 10
     ) throws(QueryError) -> Int {
         let cores = max(1, min(8, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let workers = (0..<cores).map { _ in StreamWorker(plan: self, path: path, keys: keys, emits: emits) }
+        var pieces: [StreamPiece] = []
         var total = 0
         try LineBlockReader(path: path, blockSize: blockSize).forEachBlock { (block, firstLine) throws(QueryError) in
-            let parts = LineParts(block, count: workers.count, firstLine: firstLine)
-            ForkJoin.run(count: parts.ranges.count) { i in
-                workers[i].run(parts.ranges[i], firstLine: parts.firstLines[i])
+            let parts = LineParts(block, count: max(cores, block.count / pieceSize), firstLine: firstLine)
+            while pieces.count < parts.ranges.count { pieces.append(StreamPiece()) }
+            ForkJoin.forEach(items: parts.ranges.count, threads: cores) { [pieces] i, thread in
+                workers[thread].run(parts.ranges[i], firstLine: parts.firstLines[i], into: pieces[i])
             }
-            for w in workers.prefix(parts.ranges.count) {
-                if let failure = w.failure { throw failure }
-                total += w.matched
-                if w.written > 0 { try spool.append(lines: w.output, count: w.written) }
-                w.reset()
+            for piece in pieces.prefix(parts.ranges.count) {
+                if let failure = piece.failure { throw failure }
+                total += piece.matched
+                if piece.written > 0 { try spool.append(lines: piece.output, count: piece.written) }
+                piece.reset()
             }
         }
         return total
     }
 }
 
-/// One thread's share of a block: its own parser and evaluation context,
-/// and the results of its part (compact JSON lines, each with its newline).
+/// One piece of a block's results: its matches as compact JSON lines (each
+/// with its newline), their counts, and the first error in it.
+private final class StreamPiece: @unchecked Sendable {
+    var output: [UInt8] = []
+    var written = 0
+    var matched = 0
+    var failure: QueryError?
+
+    func reset() {
+        output.removeAll(keepingCapacity: true)
+        written = 0
+        matched = 0
+    }
+}
+
+/// One thread's means of evaluating lines: its own parser, scanners and
+/// evaluation context, reused for every piece the thread takes.
 private final class StreamWorker: @unchecked Sendable {
     let plan: QueryPlan
     let path: String
@@ -59,10 +78,6 @@ private final class StreamWorker: @unchecked Sendable {
     let inner = JSONLineScan()
     let context = EvalContext()
     let condition: ScanCondition
-    var output: [UInt8] = []
-    var written = 0
-    var matched = 0
-    var failure: QueryError?
 
     init(plan: QueryPlan, path: String, keys: JSONKeyFilter?, emits: Bool) {
         self.plan = plan
@@ -73,13 +88,7 @@ private final class StreamWorker: @unchecked Sendable {
         condition = ScanCondition(plan.condition)
     }
 
-    func reset() {
-        output.removeAll(keepingCapacity: true)
-        written = 0
-        matched = 0
-    }
-
-    func run(_ part: UnsafeBufferPointer<UInt8>, firstLine: Int) {
+    func run(_ part: UnsafeBufferPointer<UInt8>, firstLine: Int, into piece: StreamPiece) {
         guard let base = part.baseAddress else { return }
         var start = 0
         var number = firstLine
@@ -91,17 +100,17 @@ private final class StreamWorker: @unchecked Sendable {
                 }
                 var stop = end
                 if stop > start && base[stop - 1] == 0x0D { stop -= 1 }
-                try line(UnsafeBufferPointer(rebasing: part[start..<stop]), number)
+                try line(UnsafeBufferPointer(rebasing: part[start..<stop]), number, into: piece)
                 number += 1
                 start = end + 1
             }
         } catch {
-            failure = error
+            piece.failure = error
         }
     }
 
     /// The sequential scan's work for one line (`QueryPlan.filter(stream:output:)`).
-    private func line(_ bytes: UnsafeBufferPointer<UInt8>, _ number: Int) throws(QueryError) {
+    private func line(_ bytes: UnsafeBufferPointer<UInt8>, _ number: Int, into piece: StreamPiece) throws(QueryError) {
         guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
         // The scan checks the line and the condition reads the members it
         // needs from it (ScanCondition); a line the scan leaves (an error, a
@@ -120,19 +129,19 @@ private final class StreamWorker: @unchecked Sendable {
         }
         let isMatch = result!
         guard isMatch else { return }
-        matched += 1
+        piece.matched += 1
         guard emits else { return }
         // An unshaped object's line is rewritten in the writer's form from its
         // bytes when that is certain to give the same text (JSONCanonicalCopy).
-        if copiesLines, (object == nil && scan.writeSorted(to: &output)) || JSONCanonicalCopy.write(bytes, to: &output) {
-            output.append(0x0A)
-            written += 1
+        if copiesLines, (object == nil && scan.writeSorted(to: &piece.output)) || JSONCanonicalCopy.write(bytes, to: &piece.output) {
+            piece.output.append(0x0A)
+            piece.written += 1
             return
         }
         let whole = keys == nil ? object! : try DataLoader.object(line: bytes, number: number, file: path, parser: parser)
-        JSONWriter.write(.object(plan.shape(whole)), to: &output)
-        output.append(0x0A)
-        written += 1
+        JSONWriter.write(.object(plan.shape(whole)), to: &piece.output)
+        piece.output.append(0x0A)
+        piece.written += 1
     }
 
     /// `body`'s result; an error it throws names the file and line.
