@@ -38,7 +38,19 @@ extension ConditionEmitter {
         // a `Bool?` inside the Optional the call returns cost more).
         let answer: UInt8? = c.utf8.withContiguousStorageIfAvailable { b -> UInt8 in
             guard let p = b.baseAddress, b.count > 0, p[0] != UInt8(ascii: "$") else { return 0 }
-            for i in 0..<b.count where p[i] >= 0x80 || p[i] == UInt8(ascii: ".") { return 0 }
+            // Eight bytes at a time: a high bit, or a `.` (a zero byte of the
+            // word xor dots), in any of them.
+            var i = 0
+            while i + 8 <= b.count {
+                let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+                let x = w ^ 0x2E2E_2E2E_2E2E_2E2E
+                if (w | ((x &- 0x0101_0101_0101_0101) & ~x)) & 0x8080_8080_8080_8080 != 0 { return 0 }
+                i += 8
+            }
+            while i < b.count {
+                if p[i] >= 0x80 || p[i] == UInt8(ascii: ".") { return 0 }
+                i += 1
+            }
             guard b.count == 8 else { return 1 }
             return UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)) == objectIdBytes ? 2 : 1
         }
