@@ -93,6 +93,9 @@ struct DirectConditionEntry {
     var operand: Operand
     /// Set when sorted: the entry has the key of the one before it (same member).
     var continuesKey = false
+    /// The key is known to be ASCII (a plain one-component key): the
+    /// writer's test for keys that are equal Strings with other bytes skips it.
+    var keyIsASCII = false
 
     init(key: String, kind: Kind, _ operand: Operand) {
         self.key = key

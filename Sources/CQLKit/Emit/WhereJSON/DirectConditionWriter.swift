@@ -91,7 +91,7 @@ struct DirectConditionWriter {
                     j += 1
                 }
                 if j - i > 1, kind == .equality, !emitter.table.supports(.eq) { return false }
-                if !nonASCII { nonASCII = Self.mayBeNonASCII(base[i].key) }
+                if !nonASCII && !base[i].keyIsASCII { nonASCII = Self.mayBeNonASCII(base[i].key) }
                 i = j
             }
             return !nonASCII || !Self.hasEquivalentKeys(UnsafeBufferPointer(rebasing: buffer[start..<end]))
