@@ -268,6 +268,8 @@ extension Predicate {
     /// One bit per node kind: the enum case, split by comparison operator
     /// and by the negated / boolean flag where ``ExactNegation`` flips it.
     /// Equal predicates have the same kind.
+    /// Inlined: every walk asks it of every node (a call each cost more than the switch).
+    @inline(__always)
     var featureKind: UInt64 {
         switch self {
         case .and: return 1 << 0
