@@ -184,9 +184,13 @@ extension ConditionRule {
     public func apply(_ query: Query) -> Query { rewritten(query) ?? query }
 
     public func rewritten(_ query: Query) -> Query? {
-        // The walk first: most walks find nothing, and the `near` test
-        // (another walk of the tree) is then not needed.
-        guard let condition = query.condition, let new = walk(condition), !NearOrder.fixesOrder(query) else { return nil }
+        guard let condition = query.condition else { return nil }
+        // The walk also tells whether the tree has a `near` (the nodes it
+        // visits are those ``NearOrder/containsNear(_:)`` looks at): no
+        // second walk for ``NearOrder/fixesOrder(_:)``.
+        var nears = false
+        guard let new = walk(condition, nears: &nears) else { return nil }
+        if nears && query.order.isEmpty && query.count != .only { return nil }
         var q = query
         q.condition = new
         return q
@@ -195,11 +199,19 @@ extension ConditionRule {
     /// The node after the rule ran bottom-up, or `nil` when no child and not
     /// the node itself was rewritten.
     func walk(_ c: Condition) -> Condition? {
+        var nears = false
+        return walk(c, nears: &nears)
+    }
+
+    /// ``walk(_:)``, setting `nears` when a `near` is among the nodes it
+    /// visits (`and` / `or` / `not` operands; not subqueries, not `$elemMatch`).
+    private func walk(_ c: Condition, nears: inout Bool) -> Condition? {
         var node: Condition?
         switch c.predicate {
-        case .and(let items): if let new = walk(items) { node = c; node!.predicate = .and(new) }
-        case .or(let items): if let new = walk(items) { node = c; node!.predicate = .or(new) }
-        case .not(let inner): if let new = walk(inner) { node = c; node!.predicate = .not(new) }
+        case .and(let items): if let new = walk(items, nears: &nears) { node = c; node!.predicate = .and(new) }
+        case .or(let items): if let new = walk(items, nears: &nears) { node = c; node!.predicate = .or(new) }
+        case .not(let inner): if let new = walk(inner, nears: &nears) { node = c; node!.predicate = .not(new) }
+        case .near: nears = true
         case .select(let path, let key, let query, let negated):
             if let new = rewritten(query) { node = c; node!.predicate = .select(path, key: key, query: new, negated: negated) }
         case .inQuery(let path, let query, let negated):
@@ -210,10 +222,10 @@ extension ConditionRule {
     }
 
     /// The items with each walked, or `nil` when none changed.
-    private func walk(_ items: [Condition]) -> [Condition]? {
+    private func walk(_ items: [Condition], nears: inout Bool) -> [Condition]? {
         var out: [Condition]?
         for (i, item) in items.enumerated() {
-            guard let new = walk(item) else { continue }
+            guard let new = walk(item, nears: &nears) else { continue }
             if out == nil { out = items }
             out![i] = new
         }
