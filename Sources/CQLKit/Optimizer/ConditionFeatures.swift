@@ -60,11 +60,16 @@ public struct ConditionFeatures: OptionSet, Hashable, Sendable {
     /// ``CompileTimeChecks`` must check (no rule triggers on it): the
     /// optimizer skips that second walk of the tree on queries without one.
     static let geoOperand = ConditionFeatures(rawValue: 1 << 13)
+    /// A query (the top level, not a subquery) that asks only for a count
+    /// and has an order: ``DropOrderForCount``'s trigger, so that rule costs
+    /// nothing (no call through its existential) on every other query.
+    static let countOnlyOrder = ConditionFeatures(rawValue: 1 << 14)
 
     /// The features of `query`'s condition and of its subqueries' conditions.
-    public init(_ query: Query) {
+    public init(_ query: borrowing Query) {
         self.init()
-        if let c = query.condition { _ = visit(c) }
+        if query.count == .only && !query.order.isEmpty { insert(.countOnlyOrder) }
+        if query.condition != nil { _ = visit(query.condition!) }
     }
 
     /// The features of `condition` and of the conditions under it.
@@ -118,26 +123,42 @@ public struct ConditionFeatures: OptionSet, Hashable, Sendable {
     private static func isReducible(_ terms: [Term]) -> Bool {
         if terms.count < 2 || terms.count > RemoveDuplicates.linearLimit { return true }
         for i in 1..<terms.count {
-            for j in 0..<i where terms[i] == terms[j] { return true }
+            for j in 0..<i where mayBeEqual(terms[i], terms[j]) && terms[i] == terms[j] { return true }
         }
         return false
+    }
+
+    /// `false` when two integer constants differ: `==` of two Terms (their
+    /// derived equality through two boxes) cost some 200 instructions a pair,
+    /// the usual `in (2, 5, 7)` list three pairs. `true` for anything else,
+    /// which `==` then decides.
+    private static func mayBeEqual(_ a: Term, _ b: Term) -> Bool {
+        if case .value(.int(let x)) = a, case .value(.int(let y)) = b { return x == y }
+        return true
     }
 
     /// Whether CanonicalPrefix may read a `like` pattern as a prefix: a
     /// string ending in `%` that starts with neither wildcard, or is all `%`
     /// (anything else fails its first character).
+    /// Over the pattern's contiguous bytes (the UTF8View's `first`, `last`
+    /// and `allSatisfy` cost some 200 instructions a pattern).
     private static func mayBeLikePrefix(_ pattern: Term) -> Bool {
         guard case .value(.string(let text)) = pattern else { return false }
-        let b = text.utf8
-        guard b.last == UInt8(ascii: "%"), let first = b.first else { return false }
-        return (first != UInt8(ascii: "%") && first != UInt8(ascii: "_")) || b.allSatisfy { $0 == UInt8(ascii: "%") }
+        func judge(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard let first = b.first, b[b.count - 1] == UInt8(ascii: "%") else { return false }
+            if first != UInt8(ascii: "%") && first != UInt8(ascii: "_") { return true }
+            for c in b where c != UInt8(ascii: "%") { return false }
+            return true
+        }
+        if let answer = text.utf8.withContiguousStorageIfAvailable(judge) { return answer }
+        return Array(text.utf8).withUnsafeBufferPointer(judge)
     }
 
     /// Whether CanonicalPrefix may read a `regexp` as a prefix: a string
     /// starting with `^`, with no option but `s`.
     private static func mayBeRegexPrefix(_ pattern: Term, _ options: String) -> Bool {
         guard case .value(.string(let text)) = pattern else { return false }
-        return text.utf8.first == UInt8(ascii: "^") && options.utf8.allSatisfy { $0 == UInt8(ascii: "s") }
+        return text.utf8.first == UInt8(ascii: "^") && (options.isEmpty || options.utf8.allSatisfy { $0 == UInt8(ascii: "s") })
     }
 
     /// Inserts the features of an `and` (`isAnd`) or `or` with `items` and
@@ -151,8 +172,18 @@ public struct ConditionFeatures: OptionSet, Hashable, Sendable {
         var lower = 0, upper = 0, equalities = 0, inequalities = 0, arrayFree = 0
         // The kinds every operand's conjuncts share (an `or`'s common conjunct).
         var sharedConjuncts: UInt64 = ~0
+        // The first two operands' inner kinds as ``hasSubsetOperand(_:isAnd:)``
+        // reads them, kept from this pass: a pair (the usual `or`) is
+        // judged from them without reading the tree again.
+        var inner0: UInt64 = 0, inner1: UInt64 = 0
+        var n = 0
         for item in items {
             let o = visit(item)
+            if n < 2 {
+                let k = o.kind == other ? o.operandKinds : o.kind
+                if n == 0 { inner0 = k } else { inner1 = k }
+                n += 1
+            }
             if kinds & o.kind != 0 { repeatedKind = true }
             kinds |= o.kind
             if o.kind == own { insert(.nestedLogic) }
@@ -164,8 +195,11 @@ public struct ConditionFeatures: OptionSet, Hashable, Sendable {
             if o.kind & Predicate.inequalityKinds != 0 { inequalities += 1 }
             if o.arrayFreeTest { arrayFree += 1 }
         }
-        if repeatedKind || (mixed && ConditionFeatures.hasSubsetOperand(items, isAnd: isAnd)) { insert(.absorbableOperand) }
-        if kinds & Predicate.notKind != 0 || ConditionFeatures.complementary.contains(where: { kinds & $0 == $0 }) {
+        if repeatedKind || (mixed && (items.count == 2 ? inner0 & ~inner1 == 0 || inner1 & ~inner0 == 0
+                                                      : ConditionFeatures.hasSubsetOperand(items, isAnd: isAnd))) {
+            insert(.absorbableOperand)
+        }
+        if kinds & Predicate.notKind != 0 || kinds & (kinds >> 1) & ConditionFeatures.complementaryLow != 0 {
             insert(.complementKinds)
         }
         if lower > 1 || upper > 1 { insert(.boundPair) }
@@ -205,15 +239,17 @@ public struct ConditionFeatures: OptionSet, Hashable, Sendable {
         return k
     }
 
-    /// Pairs of kinds that ``ExactNegation`` maps onto each other.
-    private static let complementary: [UInt64] = [
-        (1 << 3) | (1 << 4),  // true, false
-        (1 << 5) | (1 << 6),  // =, !=
-        (1 << 11) | (1 << 12),  // in, not in
-        (1 << 15) | (1 << 16),  // exists, not exists
-        (1 << 26) | (1 << 27),  // $select, $dontSelect
-        (1 << 28) | (1 << 29),  // $inQuery, $notInQuery
-    ]
+    /// Pairs of kinds that ``ExactNegation`` maps onto each other, each
+    /// two adjacent bits, given by the lower one: a set of kinds holds a
+    /// pair when `kinds & (kinds >> 1)` has one of these bits (one test
+    /// instead of a closure over a list of pairs).
+    private static let complementaryLow: UInt64 =
+        (1 << 3)  // true, false
+        | (1 << 5)  // =, !=
+        | (1 << 11)  // in, not in
+        | (1 << 15)  // exists, not exists
+        | (1 << 26)  // $select, $dontSelect
+        | (1 << 28)  // $inQuery, $notInQuery
 }
 
 extension Predicate {
@@ -232,6 +268,8 @@ extension Predicate {
     /// One bit per node kind: the enum case, split by comparison operator
     /// and by the negated / boolean flag where ``ExactNegation`` flips it.
     /// Equal predicates have the same kind.
+    /// Inlined: every walk asks it of every node (a call each cost more than the switch).
+    @inline(__always)
     var featureKind: UInt64 {
         switch self {
         case .and: return 1 << 0

@@ -15,6 +15,9 @@
 public struct DropOrderForCount: OptimizerRule {
     public init() {}
     public var name: String { "DropOrderForCount" }
+    /// Fires only on a count-only query with an order (a feature of the
+    /// query itself, not of its condition).
+    public var triggers: ConditionFeatures? { .countOnlyOrder }
 
     public func apply(_ query: Query) -> Query { rewritten(query) ?? query }
 

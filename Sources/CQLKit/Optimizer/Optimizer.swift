@@ -66,7 +66,10 @@ public struct Optimizer: Sendable {
     }
 
     /// The optimized query with the default rules (no steps recorded by the caller).
-    public static func optimize(_ query: Query) throws(QueryError) -> Query {
+    /// The query is consumed: most queries are already optimal and come
+    /// back as they are, moved rather than copied (a copy retained each of
+    /// the query's members).
+    public static func optimize(_ query: consuming Query) throws(QueryError) -> Query {
         var none: [Step] = []
         return try standard.run(query, recordingSteps: false, into: &none)
     }
@@ -75,7 +78,7 @@ public struct Optimizer: Sendable {
     private static let standard = Optimizer()
 
     /// The optimized query; each change appended to `steps` when `recordingSteps`.
-    private func run(_ query: Query, recordingSteps: Bool, into steps: inout [Step]) throws(QueryError) -> Query {
+    private func run(_ query: consuming Query, recordingSteps: Bool, into steps: inout [Step]) throws(QueryError) -> Query {
         // What the query contains: a rule none of whose triggers occur
         // cannot change it, and is skipped without walking the tree.
         // Recomputed after each change (rare), so it is always exact. The
@@ -87,7 +90,7 @@ public struct Optimizer: Sendable {
         var first: Query?
         guard maxIterations > 0, let index = firstRewrite(of: query, features: features, into: &first) else { return query }
         var current = first.take()!
-        if recordingSteps { steps.append(Step(rule: rules[index].name, before: query, after: current)) }
+        if recordingSteps { steps.append(Step(rule: rules[index].name, before: copy query, after: current)) }
         features = ConditionFeatures(current)
         // The rest of the first round, then whole rounds until one changes nothing.
         var start = index + 1, changed = true, round = 1
@@ -181,7 +184,13 @@ extension ConditionRule {
     public func apply(_ query: Query) -> Query { rewritten(query) ?? query }
 
     public func rewritten(_ query: Query) -> Query? {
-        guard !NearOrder.fixesOrder(query), let condition = query.condition, let new = walk(condition) else { return nil }
+        guard let condition = query.condition else { return nil }
+        // The walk also tells whether the tree has a `near` (the nodes it
+        // visits are those ``NearOrder/containsNear(_:)`` looks at): no
+        // second walk for ``NearOrder/fixesOrder(_:)``.
+        var nears = false
+        guard let new = walk(condition, nears: &nears) else { return nil }
+        if nears && query.order.isEmpty && query.count != .only { return nil }
         var q = query
         q.condition = new
         return q
@@ -190,11 +199,19 @@ extension ConditionRule {
     /// The node after the rule ran bottom-up, or `nil` when no child and not
     /// the node itself was rewritten.
     func walk(_ c: Condition) -> Condition? {
+        var nears = false
+        return walk(c, nears: &nears)
+    }
+
+    /// ``walk(_:)``, setting `nears` when a `near` is among the nodes it
+    /// visits (`and` / `or` / `not` operands; not subqueries, not `$elemMatch`).
+    private func walk(_ c: Condition, nears: inout Bool) -> Condition? {
         var node: Condition?
         switch c.predicate {
-        case .and(let items): if let new = walk(items) { node = c; node!.predicate = .and(new) }
-        case .or(let items): if let new = walk(items) { node = c; node!.predicate = .or(new) }
-        case .not(let inner): if let new = walk(inner) { node = c; node!.predicate = .not(new) }
+        case .and(let items): if let new = walk(items, nears: &nears) { node = c; node!.predicate = .and(new) }
+        case .or(let items): if let new = walk(items, nears: &nears) { node = c; node!.predicate = .or(new) }
+        case .not(let inner): if let new = walk(inner, nears: &nears) { node = c; node!.predicate = .not(new) }
+        case .near: nears = true
         case .select(let path, let key, let query, let negated):
             if let new = rewritten(query) { node = c; node!.predicate = .select(path, key: key, query: new, negated: negated) }
         case .inQuery(let path, let query, let negated):
@@ -205,10 +222,10 @@ extension ConditionRule {
     }
 
     /// The items with each walked, or `nil` when none changed.
-    private func walk(_ items: [Condition]) -> [Condition]? {
+    private func walk(_ items: [Condition], nears: inout Bool) -> [Condition]? {
         var out: [Condition]?
         for (i, item) in items.enumerated() {
-            guard let new = walk(item) else { continue }
+            guard let new = walk(item, nears: &nears) else { continue }
             if out == nil { out = items }
             out![i] = new
         }

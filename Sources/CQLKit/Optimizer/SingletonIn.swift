@@ -28,7 +28,8 @@ public struct SingletonIn: OptimizerRule {
     /// `nil` (unchanged) when no `in` list is rewritten: the walk below
     /// rebuilds only the nodes above a rewritten list.
     public func rewritten(_ query: Query) -> Query? {
-        guard !NearOrder.fixesOrder(query), let c = query.condition, let new = walk(c, keepPositive: false) else { return nil }
+        // The walk first: the `near` test is needed only for a rewrite.
+        guard let c = query.condition, let new = walk(c, keepPositive: false), !NearOrder.fixesOrder(query) else { return nil }
         var q = query
         q.condition = new
         return q
@@ -50,7 +51,15 @@ public struct SingletonIn: OptimizerRule {
                 var keep = false
                 if case .in(let p, _, _) = item.predicate {
                     if items.count <= RemoveDuplicates.linearLimit {
-                        keep = items.lazy.filter { SingletonIn.path($0).map { PathKey.sameBytes($0, p) } ?? false }.dropFirst().first != nil
+                        // A second test of the key (a loop: the lazy filter's
+                        // `dropFirst().first` cost some 1,000 instructions).
+                        var tests = 0
+                        for x in items {
+                            guard let q = SingletonIn.path(x), PathKey.sameBytes(q, p) else { continue }
+                            tests += 1
+                            if tests > 1 { break }
+                        }
+                        keep = tests > 1
                     } else {
                         if counts == nil {
                             var all: [PathKey: Int] = [:]
@@ -101,6 +110,7 @@ public struct SingletonIn: OptimizerRule {
     /// search in a short list, by a set in a long one.
     static func distinct(_ terms: [Term]) -> [Term] {
         var unique: [Term] = []
+        unique.reserveCapacity(terms.count)
         if terms.count <= RemoveDuplicates.linearLimit {
             for t in terms {
                 let key = ExactTerm(t)

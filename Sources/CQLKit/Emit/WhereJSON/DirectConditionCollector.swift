@@ -64,12 +64,21 @@ extension DirectConditionWriter {
     /// `$options`). Every leaf this handles yields operators on one key
     /// (equality only for `=`, which a `not` has always rewritten away).
     private func leaf(_ c: Condition, into entries: inout DirectEntryBuffer) throws(QueryError) -> Bool {
+        try leafEntries(c, into: &entries, start: entries.count)
+    }
+
+    private func leafEntries(_ c: Condition, into entries: inout DirectEntryBuffer, start: Int) throws(QueryError) -> Bool {
         let r = c.range
+        var ascii = false
+        defer {
+            // Every key this leaf appended is its path's, ASCII or not alike.
+            if ascii { for i in start..<entries.count { entries[i].keyIsASCII = true } }
+        }
         switch c.predicate {
         case .compare(let path, let op, let term):
             // `$`-keyed objects take `$eq` or are refused: the Value path decides.
             if case .value(.object) = term { return false }
-            guard let k = try key(path, r) else { return false }
+            guard let k = try key(path, r, &ascii) else { return false }
             let v: Value
             if case .value(let plain) = term, Self.isPlain(plain) {
                 v = plain
@@ -79,29 +88,37 @@ extension DirectConditionWriter {
             entries.append(DirectConditionEntry(key: k, kind: Self.kind(of: op), .value(v)))
         case .in(let path, let terms, let negated):
             for case .value(.object) in terms { return false }
-            guard let k = try key(path, r) else { return false }
+            guard let k = try key(path, r, &ascii) else { return false }
             let plain = terms.allSatisfy { if case .value(let v) = $0 { return Self.isPlain(v) } else { return false } }
             let list: DirectConditionEntry.Operand = plain ? .plainList(terms) : .value(try emitter.list(terms, at: r))
             entries.append(DirectConditionEntry(key: k, kind: negated ? .nin : .in, list))
         case .exists(let path, let present):
-            guard let k = try key(path, r) else { return false }
+            guard let k = try key(path, r, &ascii) else { return false }
             entries.append(DirectConditionEntry(key: k, kind: .exists, .value(.bool(present))))
         case .size(let path, let term):
-            guard let k = try key(path, r) else { return false }
+            guard let k = try key(path, r, &ascii) else { return false }
             entries.append(DirectConditionEntry(key: k, kind: .size, .value(OperandChecks.wholeCount(try emitter.value(term, at: r)))))
         case .regex(let path, let pattern, let options):
             // `d` (diacritics) is refused by the Value path.
             if options.utf8.contains(UInt8(ascii: "d")) { return false }
-            guard let k = try key(path, r) else { return false }
+            guard let k = try key(path, r, &ascii) else { return false }
             regex(k, try emitter.string(pattern, "regexp", at: r), options, into: &entries)
         case .like(let path, let pattern):
-            guard let k = try key(path, r) else { return false }
-            regex(k, LikePattern.regex(try emitter.string(pattern, "like", at: r)), LikePattern.options, into: &entries)
+            guard let k = try key(path, r, &ascii) else { return false }
+            // A string constant is its own value (the emitter's `string` converts nothing).
+            let like: String
+            if case .value(.string(let s)) = pattern { like = s } else { like = try emitter.string(pattern, "like", at: r) }
+            entries.append(DirectConditionEntry(key: k, kind: .regex, .likeRegex(like)))
+            entries.append(DirectConditionEntry(key: k, kind: .options, .value(.string(LikePattern.options))))
         case .prefix(let path, let prefix):
-            guard let k = try key(path, r) else { return false }
-            regex(k, LikePattern.prefixRegex(prefix), "", into: &entries)
+            guard let k = try key(path, r, &ascii) else { return false }
+            if LikePattern.isPlainPrefix(prefix) {
+                entries.append(DirectConditionEntry(key: k, kind: .regex, .plainPrefixRegex(prefix)))
+            } else {
+                regex(k, LikePattern.prefixRegex(prefix), "", into: &entries)
+            }
         case .text(let path, let match, let text):
-            guard let (pattern, options) = TextRegex.regex(match, text), let k = try key(path, r) else { return false }
+            guard let (pattern, options) = TextRegex.regex(match, text), let k = try key(path, r, &ascii) else { return false }
             regex(k, pattern, options, into: &entries)
         default:
             return false
@@ -111,10 +128,20 @@ extension DirectConditionWriter {
 
     /// The emitter's key, `nil` for the element key (an empty path), which
     /// only `$elemMatch` (not written here) may hold.
-    private func key(_ path: FieldPath, _ r: SourceRange?) throws(QueryError) -> String? {
+    /// `ascii` is set when the key is a plain one-component ASCII key
+    /// (the emitter's own fast path, repeated here to learn that).
+    private func key(_ path: FieldPath, _ r: SourceRange?, _ ascii: inout Bool) throws(QueryError) -> String? {
+        let components = path.components
+        if components.count == 1, let isObjectId = ConditionEmitter.plainASCIIIsObjectId(components[0]) {
+            let k = isObjectId ? emitter.table.objectIdKey : components[0]
+            ascii = isObjectId ? Self.isASCII(k) : true
+            return k
+        }
         let k = try emitter.key(path, r)
         return k.isEmpty ? nil : k
     }
+
+    private static func isASCII(_ s: String) -> Bool { s.utf8.allSatisfy { $0 < 0x80 } }
 
     /// `{"$regex": p}` plus `"$options"` only when there are any.
     private func regex(_ key: String, _ pattern: String, _ options: String, into entries: inout DirectEntryBuffer) {
@@ -139,6 +166,8 @@ extension DirectConditionWriter {
         case .value(let v): return v
         case .plainList(let terms): return try emitter.list(terms, at: nil)
         case .branches: return .null  // not an operator's operand
+        case .likeRegex(let like): return .string(LikePattern.regex(like))
+        case .plainPrefixRegex(let prefix): return .string(LikePattern.prefixRegex(prefix))
         }
     }
 

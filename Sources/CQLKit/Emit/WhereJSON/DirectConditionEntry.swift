@@ -43,6 +43,28 @@ struct DirectConditionEntry {
             }
         }
 
+        /// `"$gt":`: the operator as a member of an operator object, its
+        /// quotes and colon included (one copy per operator).
+        var member: StaticString {
+            switch self {
+            case .equality: return #""$eq":"#
+            case .exists: return #""$exists":"#
+            case .gt: return #""$gt":"#
+            case .gte: return #""$gte":"#
+            case .in: return #""$in":"#
+            case .lt: return #""$lt":"#
+            case .lte: return #""$lte":"#
+            case .ne: return #""$ne":"#
+            case .nin: return #""$nin":"#
+            case .not: return #""$not":"#
+            case .options: return #""$options":"#
+            case .regex: return #""$regex":"#
+            case .size: return #""$size":"#
+            case .or: return #""$or":"#
+            case .nor: return #""$nor":"#
+            }
+        }
+
         /// `$or` and `$nor` are members of the where object itself.
         var isTopLevel: Bool { self == .or || self == .nor }
     }
@@ -56,6 +78,13 @@ struct DirectConditionEntry {
         case plainList([Term])
         /// `$or`: the branches, and the depth the emitter renders them at.
         case branches([Condition], depth: Int)
+        /// `$regex` of a `like`: the LIKE pattern, whose regex
+        /// (``LikePattern/regex(_:)``) is written straight as JSON text
+        /// (``JSONByteSink/appendLikeRegex(_:)``), not built as a String.
+        case likeRegex(String)
+        /// `$regex` of a prefix whose every byte is plain
+        /// (``LikePattern/prefixRegex(_:)`` is then `^` and the prefix).
+        case plainPrefixRegex(String)
     }
 
     /// The member's key: a key path, or `$or` / `$nor` / `$and` for top-level entries.
@@ -64,6 +93,9 @@ struct DirectConditionEntry {
     var operand: Operand
     /// Set when sorted: the entry has the key of the one before it (same member).
     var continuesKey = false
+    /// The key is known to be ASCII (a plain one-component key): the
+    /// writer's test for keys that are equal Strings with other bytes skips it.
+    var keyIsASCII = false
 
     init(key: String, kind: Kind, _ operand: Operand) {
         self.key = key

@@ -47,10 +47,10 @@ struct DirectConditionWriter {
         return .value(try emitter.object(c, ctx, depth: depth))
     }
 
-    func write(_ p: Prepared, _ entries: inout DirectEntryBuffer, to out: inout [UInt8]) throws(QueryError) {
+    func write(_ p: Prepared, _ entries: inout DirectEntryBuffer, to out: inout JSONByteSink) throws(QueryError) {
         switch p {
         case .direct(let r): try writeObject(r, &entries, to: &out)
-        case .value(let v): JSONWriter.write(v, to: &out)
+        case .value(let v): out.appendValue(v)
         }
     }
 
@@ -91,7 +91,7 @@ struct DirectConditionWriter {
                     j += 1
                 }
                 if j - i > 1, kind == .equality, !emitter.table.supports(.eq) { return false }
-                if !nonASCII { nonASCII = Self.mayBeNonASCII(base[i].key) }
+                if !nonASCII && !base[i].keyIsASCII { nonASCII = Self.mayBeNonASCII(base[i].key) }
                 i = j
             }
             return !nonASCII || !Self.hasEquivalentKeys(UnsafeBufferPointer(rebasing: buffer[start..<end]))
@@ -101,7 +101,20 @@ struct DirectConditionWriter {
     /// Whether `key` has a non-ASCII byte (`true` when not contiguous), over
     /// its buffer: iterating a String's UTF8View cost some 20 instructions a byte.
     private static func mayBeNonASCII(_ key: String) -> Bool {
-        key.utf8.withContiguousStorageIfAvailable { $0.contains { $0 >= 0x80 } } ?? true
+        key.utf8.withContiguousStorageIfAvailable { b -> Bool in
+            guard let p = b.baseAddress else { return false }
+            // Eight bytes at a time: a high bit in any of them.
+            var i = 0
+            while i + 8 <= b.count {
+                if UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return true }
+                i += 8
+            }
+            while i < b.count {
+                if p[i] >= 0x80 { return true }
+                i += 1
+            }
+            return false
+        } ?? true
     }
 
     /// Whether two keys with different bytes are equal Strings (canonically
@@ -118,14 +131,14 @@ struct DirectConditionWriter {
     }
 
     /// `{...}` of arranged entries.
-    private func writeObject(_ r: Range<Int>, _ entries: inout DirectEntryBuffer, to out: inout [UInt8]) throws(QueryError) {
+    private func writeObject(_ r: Range<Int>, _ entries: inout DirectEntryBuffer, to out: inout JSONByteSink) throws(QueryError) {
         out.append(UInt8(ascii: "{"))
         var i = r.lowerBound
         while i < r.upperBound {
             var j = i + 1
             while j < r.upperBound, entries[j].continuesKey { j += 1 }
             if i > r.lowerBound { out.append(UInt8(ascii: ",")) }
-            JSONWriter.writeString(entries[i].key, &out)
+            out.appendString(entries[i].key)
             out.append(UInt8(ascii: ":"))
             try writeMember(i..<j, &entries, to: &out)
             i = j
@@ -134,7 +147,7 @@ struct DirectConditionWriter {
     }
 
     /// The value of one member: the entries of one key.
-    private func writeMember(_ run: Range<Int>, _ entries: inout DirectEntryBuffer, to out: inout [UInt8]) throws(QueryError) {
+    private func writeMember(_ run: Range<Int>, _ entries: inout DirectEntryBuffer, to out: inout JSONByteSink) throws(QueryError) {
         let first = run.lowerBound
         switch entries[first].kind {
         case .or where run.count > 1:
@@ -142,7 +155,7 @@ struct DirectConditionWriter {
             out.append(UInt8(ascii: "["))
             for k in run {
                 if k > first { out.append(UInt8(ascii: ",")) }
-                out.append(contentsOf: "{\"$or\":".utf8)
+                out.append(#"{"$or":"#)
                 try writeOperand(k, &entries, to: &out)
                 out.append(UInt8(ascii: "}"))
             }
@@ -162,11 +175,7 @@ struct DirectConditionWriter {
             out.append(UInt8(ascii: "{"))
             for k in run {
                 if k > first { out.append(UInt8(ascii: ",")) }
-                out.append(UInt8(ascii: "\""))
-                let name = entries[k].kind.name
-                out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-                out.append(UInt8(ascii: "\""))
-                out.append(UInt8(ascii: ":"))
+                out.append(entries[k].kind.member)
                 try writeOperand(k, &entries, to: &out)
             }
             out.append(UInt8(ascii: "}"))
@@ -175,37 +184,31 @@ struct DirectConditionWriter {
 
     /// The operand of `entries[k]`, switched on in place: passing the
     /// Operand itself copied it (and released it after) for every member.
-    private func writeOperand(_ k: Int, _ entries: inout DirectEntryBuffer, to out: inout [UInt8]) throws(QueryError) {
+    private func writeOperand(_ k: Int, _ entries: inout DirectEntryBuffer, to out: inout JSONByteSink) throws(QueryError) {
         switch entries[k].operand {
         case .value(let v):
-            Self.writeValue(v, to: &out)
+            out.appendValue(v)
         case .plainList(let terms):
             out.append(UInt8(ascii: "["))
             for (n, t) in terms.enumerated() {
                 if n > 0 { out.append(UInt8(ascii: ",")) }
-                if case .value(let v) = t { Self.writeValue(v, to: &out) }
+                if case .value(let v) = t { out.appendValue(v) }
             }
             out.append(UInt8(ascii: "]"))
         case .branches(let branches, let depth):
             try writeBranches(branches, depth: depth, &entries, to: &out)
+        case .likeRegex(let like):
+            if !out.appendLikeRegex(like) { out.appendString(LikePattern.regex(like)) }
+        case .plainPrefixRegex(let prefix):
+            out.append(UInt8(ascii: "\""))
+            out.append(UInt8(ascii: "^"))
+            out.appendStringBody(prefix)
+            out.append(UInt8(ascii: "\""))
         }
     }
-
-    /// `v` as ``JSONWriter`` writes it, the common scalars without its general switch.
-    static func writeValue(_ v: Value, to out: inout [UInt8]) {
-        switch v {
-        case .int(let i): JSONWriter.appendInteger(i, &out)
-        case .string(let s): JSONWriter.writeString(s, &out)
-        case .bool(let b): out.append(contentsOf: b ? Self.trueBytes : Self.falseBytes)
-        default: JSONWriter.write(v, to: &out)
-        }
-    }
-
-    private static let trueBytes = Array("true".utf8)
-    private static let falseBytes = Array("false".utf8)
 
     /// `[...]` of an `$or` entry's branches.
-    private func writeBranches(_ branches: [Condition], depth: Int, _ entries: inout DirectEntryBuffer, to out: inout [UInt8]) throws(QueryError) {
+    private func writeBranches(_ branches: [Condition], depth: Int, _ entries: inout DirectEntryBuffer, to out: inout JSONByteSink) throws(QueryError) {
         out.append(UInt8(ascii: "["))
         var first = true
         try writeItems(branches, depth: depth, first: &first, &entries, to: &out)
@@ -216,7 +219,7 @@ struct DirectConditionWriter {
     /// that is itself only an `$or` (De Morgan under a `not`) is spliced in,
     /// as ``ConditionEmitter/doc(_:_:depth:)`` does.
     private func writeItems(
-        _ branches: [Condition], depth: Int, first: inout Bool, _ entries: inout DirectEntryBuffer, to out: inout [UInt8]
+        _ branches: [Condition], depth: Int, first: inout Bool, _ entries: inout DirectEntryBuffer, to out: inout JSONByteSink
     ) throws(QueryError) {
         for branch in branches {
             // The branch's entries stay in the buffer after it (dropping
@@ -234,7 +237,7 @@ struct DirectConditionWriter {
                     for item in inner {
                         if !first { out.append(UInt8(ascii: ",")) }
                         first = false
-                        JSONWriter.write(item, to: &out)
+                        out.appendValue(item)
                     }
                     continue
                 }

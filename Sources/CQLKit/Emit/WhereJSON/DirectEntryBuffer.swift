@@ -10,17 +10,33 @@ struct DirectEntryBuffer: ~Copyable {
     private var base: UnsafeMutablePointer<DirectConditionEntry>
     private var capacity: Int
     private(set) var count = 0
+    /// Whether `base` was allocated here (else it is the caller's, on its stack).
+    private var ownsBase = true
 
     init(capacity: Int) {
         self.capacity = Swift.max(capacity, 1)
         base = .allocate(capacity: self.capacity)
     }
 
+    /// Entries in `stack` (uninitialized memory valid as long as the
+    /// buffer) until it is full, then in memory of its own: no allocation
+    /// (some 200 instructions with its free) for a request that fits.
+    init(stack: UnsafeMutableBufferPointer<DirectConditionEntry>) {
+        if let start = stack.baseAddress, stack.count > 0 {
+            base = start
+            capacity = stack.count
+            ownsBase = false
+        } else {
+            capacity = 8
+            base = .allocate(capacity: capacity)
+        }
+    }
+
     deinit {
         // One entry at a time: `deinitialize(count:)` took the runtime's
         // generic array destroy, a witness call an entry.
         for i in 0..<count { (base + i).deinitialize(count: 1) }
-        base.deallocate()
+        if ownsBase { base.deallocate() }
     }
 
     mutating func append(_ entry: DirectConditionEntry) {
@@ -56,8 +72,9 @@ struct DirectEntryBuffer: ~Copyable {
     private mutating func grow() {
         let bigger = UnsafeMutablePointer<DirectConditionEntry>.allocate(capacity: capacity * 2)
         bigger.moveInitialize(from: base, count: count)
-        base.deallocate()
+        if ownsBase { base.deallocate() }
         base = bigger
         capacity *= 2
+        ownsBase = true
     }
 }

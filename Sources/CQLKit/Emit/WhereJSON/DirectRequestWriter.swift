@@ -10,12 +10,21 @@
 /// is the one thrown.
 enum DirectRequestWriter {
     static func write(_ query: Query, table: WhereJSONDialectTable, to out: inout [UInt8]) throws(QueryError) {
-        let emitter = ConditionEmitter(table: table)
         guard query.direct.isEmpty else { throw table.unsupported("direct", range: query.range) }
+        // The entries of the request's where objects: room for a few on the
+        // stack (most requests need a few); more move to the heap. At most
+        // 1,024 bytes: a larger temporary allocation asks the runtime whether
+        // the stack has room, and is refused (a larger malloc than the heap's).
+        let room = 1024 / MemoryLayout<DirectConditionEntry>.stride
+        try withUnsafeTemporaryAllocation(of: DirectConditionEntry.self, capacity: room) { stack throws(QueryError) in
+            var entries = DirectEntryBuffer(stack: stack)
+            try write(query, table: table, &entries, to: &out)
+        }
+    }
+
+    private static func write(_ query: Query, table: WhereJSONDialectTable, _ entries: inout DirectEntryBuffer, to out: inout [UInt8]) throws(QueryError) {
+        let emitter = ConditionEmitter(table: table)
         let conditions = DirectConditionWriter(emitter: emitter)
-        // 8 entries stay within malloc's small-size cache (16 cost some 400
-        // instructions more to allocate); more grow the buffer.
-        var entries = DirectEntryBuffer(capacity: 8)
         var whereObject: DirectConditionWriter.Prepared?
         if query.condition != nil {
             // Not `if let`: binding the condition copied it (and released it after).
@@ -28,90 +37,76 @@ enum DirectRequestWriter {
         if query.count == .only { limit = 0 }  // the count alone: the server's `count=1&limit=0`
         if query.returnACL && !table.supports(.returnACL) { throw table.unsupported("returnACL", range: query.range) }
 
+        // The request in a buffer of its own, copied to `out` once complete
+        // (``JSONByteSink``): 256 bytes on the stack, which most requests
+        // fit (a longer one moves to the heap).
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { stack throws(QueryError) in
+            var sink = JSONByteSink(stack: stack)
+            try members(query, emitter, conditions, whereObject, limit: limit, skip: skip, &entries, &sink)
+            sink.copy(to: &out)
+        }
+    }
+
+    /// The members in the writer's key order.
+    private static func members(
+        _ query: Query, _ emitter: ConditionEmitter, _ conditions: DirectConditionWriter, _ whereObject: DirectConditionWriter.Prepared?,
+        limit: Int64?, skip: Int64?, _ entries: inout DirectEntryBuffer, _ sink: inout JSONByteSink
+    ) throws(QueryError) {
+        let table = emitter.table
         var first = true
-        if !query.className.isEmpty { member(&first, Self.className, &out); JSONWriter.writeString(query.className, &out) }
-        if query.count != .none { member(&first, Self.count, &out) }
+        if !query.className.isEmpty { member(&first, #""className":"#, &sink); sink.appendString(query.className) }
+        if query.count != .none { member(&first, #""count":1"#, &sink) }
         if !query.includes.isEmpty {
-            member(&first, Self.include, &out)
-            try list(query.includes, "include", marks: "", emitter, query.range, &out, path: { $0 }, minus: { _ in false })
+            member(&first, #""include":"#, &sink)
+            try list(query.includes, "include", marks: "", emitter, query.range, &sink, path: { $0 }, minus: { _ in false })
         }
         if !query.keys.isEmpty {
             for k in query.keys where k.alias != nil { throw table.unsupported("alias", range: query.range) }
-            member(&first, Self.keys, &out)
-            try list(query.keys, "keys", marks: "-", emitter, query.range, &out, path: \.path, minus: \.excluded)
+            member(&first, #""keys":"#, &sink)
+            try list(query.keys, "keys", marks: "-", emitter, query.range, &sink, path: { $0.path }, minus: { $0.excluded })
         }
-        if let limit { member(&first, Self.limit, &out); JSONWriter.appendInteger(limit, &out) }
+        if let limit { member(&first, #""limit":"#, &sink); sink.appendInteger(limit) }
         if !query.order.isEmpty {
-            member(&first, Self.order, &out)
-            try list(query.order, "order", marks: "-+", emitter, query.range, &out, path: \.path, minus: \.descending)
+            member(&first, #""order":"#, &sink)
+            try list(query.order, "order", marks: "-+", emitter, query.range, &sink, path: { $0.path }, minus: { $0.descending })
         }
-        if query.returnACL { member(&first, Self.returnACL, &out) }
-        if let skip { member(&first, Self.skip, &out); JSONWriter.appendInteger(skip, &out) }
+        if query.returnACL { member(&first, #""returnACL":"true""#, &sink) }
+        if let skip { member(&first, #""skip":"#, &sink); sink.appendInteger(skip) }
         if let whereObject, !whereObject.isEmpty {
-            member(&first, Self.`where`, &out)
-            try conditions.write(whereObject, &entries, to: &out)
+            member(&first, #""where":"#, &sink)
+            try conditions.write(whereObject, &entries, to: &sink)
         }
-        // Byte by byte: a String's UTF8View went through the generic sequence append.
-        if first { out.append(UInt8(ascii: "{")) }
-        out.append(UInt8(ascii: "}"))
+        if first { sink.append(UInt8(ascii: "{")) }
+        sink.append(UInt8(ascii: "}"))
     }
 
-    /// `{"name":` or `,"name":` (`name` as bytes: appending an Array is a copy,
-    /// a StaticString's buffer went through the generic sequence append).
-    private static func member(_ first: inout Bool, _ name: [UInt8], _ out: inout [UInt8]) {
-        out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+    /// `{"name":` or `,"name":`.
+    private static func member(_ first: inout Bool, _ name: StaticString, _ sink: inout JSONByteSink) {
+        sink.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
         first = false
-        out.append(contentsOf: name)
+        sink.append(name)
     }
-
-    private static let className = Array(#""className":"#.utf8)
-    private static let count = Array(#""count":1"#.utf8)
-    private static let include = Array(#""include":"#.utf8)
-    private static let keys = Array(#""keys":"#.utf8)
-    private static let limit = Array(#""limit":"#.utf8)
-    private static let order = Array(#""order":"#.utf8)
-    private static let returnACL = Array(#""returnACL":"true""#.utf8)
-    private static let skip = Array(#""skip":"#.utf8)
-    private static let `where` = Array(#""where":"#.utf8)
 
     /// A comma-separated key list as one JSON string: `"-a,b"`. Escaping
     /// the keys one by one gives the bytes escaping the joined list gives
     /// (`,` and `-` need none).
     private static func list<Item>(
-        _ items: [Item], _ name: String, marks: String, _ emitter: ConditionEmitter, _ range: SourceRange?,
-        _ out: inout [UInt8], path: (Item) -> FieldPath, minus: (Item) -> Bool
+        _ items: [Item], _ name: String, marks: StaticString, _ emitter: ConditionEmitter, _ range: SourceRange?,
+        _ out: inout JSONByteSink, path: (Item) -> FieldPath, minus: (Item) -> Bool
     ) throws(QueryError) {
         out.append(UInt8(ascii: "\""))
         for (n, item) in items.enumerated() {
             if n > 0 { out.append(UInt8(ascii: ",")) }
             if minus(item) { out.append(UInt8(ascii: "-")) }
             let key = try emitter.key(path(item), range)
-            if !isPlainListItem(key, marks: marks) {
-                _ = try WhereJSONEmitter.listItem(key, name, marks: marks, emitter.table, range)
+            // The usual key is checked and copied in one pass; any other
+            // is checked by `listItem` itself, whose Character tests are the rule.
+            if !out.appendPlainListItem(key, marks: marks) {
+                _ = try WhereJSONEmitter.listItem(key, name, marks: marks.description, emitter.table, range)
+                out.appendStringBody(key)
             }
-            JSONWriter.writeStringBody(key, &out)
         }
         out.append(UInt8(ascii: "\""))
-    }
-
-    /// A key that ``WhereJSONEmitter/listItem(_:_:marks:_:_:)`` accepts,
-    /// judged by its bytes: no `,`, no space at either end, no mark first.
-    /// A key this rejects goes to `listItem` itself, whose Character tests
-    /// are the rule.
-    /// Over the key's buffer: the UTF8View's `first`, `last` and `contains`
-    /// cost some 300 instructions a key.
-    private static func isPlainListItem(_ key: String, marks: String) -> Bool {
-        let plain: Bool? = key.utf8.withContiguousStorageIfAvailable { bytes in
-            guard let first = bytes.first, let last = bytes.last else { return true }
-            if first == UInt8(ascii: " ") || last == UInt8(ascii: " ") { return false }
-            for m in marks.utf8 where m == first { return false }
-            return !bytes.contains(UInt8(ascii: ","))
-        }
-        if let plain { return plain }
-        let bytes = key.utf8
-        guard let first = bytes.first, let last = bytes.last else { return true }
-        if first == UInt8(ascii: " ") || last == UInt8(ascii: " ") || marks.utf8.contains(first) { return false }
-        return !bytes.contains(UInt8(ascii: ","))
     }
 
     /// `skip` / `limit`: a whole number.

@@ -157,9 +157,22 @@ extension LikePattern {
     /// LikePattern.prefixRegex("a.b")   // ^\Qa.b\E
     /// ```
     package static func prefixRegex(_ prefix: String) -> String {
-        let plain = prefix.utf8.allSatisfy { c in
+        "^" + (isPlainPrefix(prefix) ? prefix : TextRegex.quote(prefix))
+    }
+
+    /// Whether ``prefixRegex(_:)`` writes `prefix` as it is: letters, digits,
+    /// `_`, `-` and non-ASCII only. Over the contiguous bytes (the UTF8View's
+    /// `allSatisfy` cost some 250 instructions a prefix).
+    static func isPlainPrefix(_ prefix: String) -> Bool {
+        func plain(_ c: UInt8) -> Bool {
             (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == UInt8(ascii: "_") || c == UInt8(ascii: "-") || c >= 0x80
         }
-        return "^" + (plain ? prefix : TextRegex.quote(prefix))
+        if let answer = prefix.utf8.withContiguousStorageIfAvailable({ b -> Bool in
+            for c in b where !plain(c) { return false }
+            return true
+        }) {
+            return answer
+        }
+        return prefix.utf8.allSatisfy(plain)
     }
 }

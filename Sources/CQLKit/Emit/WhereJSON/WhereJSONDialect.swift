@@ -31,23 +31,35 @@ struct WhereJSONDialectTable: Sendable {
     /// Optional operators; everything not listed here is common to all dialects
     /// (`$ne $lt $lte $gt $gte $in $nin $all $size $exists $regex $or $and`,
     /// `$nearSphere`, box search).
-    enum Feature: Hashable, Sendable {
+    ///
+    /// A bit set rather than a `Set` of an enum: the first use of a table
+    /// instantiated `Set<Feature>`'s generic metadata (demangling its name,
+    /// some 500,000 instructions), and every `supports` hashed.
+    struct Feature: OptionSet, Sendable {
+        let rawValue: UInt32
+
         /// `$eq`: lets equality merge with other operators on the same key.
-        case eq
+        static let eq = Feature(rawValue: 1 << 0)
         /// `$nor`: the general negation of a condition.
-        case nor
+        static let nor = Feature(rawValue: 1 << 1)
         /// Field-level `$not: {...}` (preferred over `$nor` when it fits).
-        case fieldNot
-        case containedBy, elemMatch, type, mod, fullText
-        case polygon, centerSphere, geoIntersects
+        static let fieldNot = Feature(rawValue: 1 << 2)
+        static let containedBy = Feature(rawValue: 1 << 3)
+        static let elemMatch = Feature(rawValue: 1 << 4)
+        static let type = Feature(rawValue: 1 << 5)
+        static let mod = Feature(rawValue: 1 << 6)
+        static let fullText = Feature(rawValue: 1 << 7)
+        static let polygon = Feature(rawValue: 1 << 8)
+        static let centerSphere = Feature(rawValue: 1 << 9)
+        static let geoIntersects = Feature(rawValue: 1 << 10)
         /// `$select`, `$dontSelect`, `$inQuery`, `$notInQuery`.
-        case subqueries
+        static let subqueries = Feature(rawValue: 1 << 11)
         /// Top-level `$relatedTo`.
-        case relatedTo
+        static let relatedTo = Feature(rawValue: 1 << 12)
         /// `{"$relativeTime": "in 2 days"}` as the operand of a range comparison.
-        case relativeTime
+        static let relativeTime = Feature(rawValue: 1 << 13)
         /// LeanCloud's `"returnACL":"true"` request parameter.
-        case returnACL
+        static let returnACL = Feature(rawValue: 1 << 14)
     }
 
     /// How geo points are written.
@@ -75,7 +87,7 @@ struct WhereJSONDialectTable: Sendable {
     }
 
     let name: String
-    let features: Set<Feature>
+    let features: Feature
     let points: PointForm
     let distances: DistanceForm
     let dates: DateForm

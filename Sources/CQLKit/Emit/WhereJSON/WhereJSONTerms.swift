@@ -30,14 +30,39 @@ extension ConditionEmitter {
 
     /// For a component ``isPlainASCIIComponent(_:)`` accepts, whether it is
     /// `objectId`; `nil` for any other component (or a non-contiguous String).
+    /// Over the contiguous bytes in one loop, `objectId` told by one 8-byte
+    /// load (`elementsEqual` with a UTF8View cost some 60 instructions on
+    /// every 8-byte key).
     static func plainASCIIIsObjectId(_ c: String) -> Bool? {
-        let answer: Bool?? = c.utf8.withContiguousStorageIfAvailable { b -> Bool? in
-            guard let first = b.first, first != UInt8(ascii: "$") else { return nil }
-            for x in b where x >= 0x80 || x == UInt8(ascii: ".") { return nil }
-            return b.count == 8 && b.elementsEqual("objectId".utf8)
+        // 0: not plain, 1: plain, 2: plain and `objectId` (a flat answer:
+        // a `Bool?` inside the Optional the call returns cost more).
+        let answer: UInt8? = c.utf8.withContiguousStorageIfAvailable { b -> UInt8 in
+            guard let p = b.baseAddress, b.count > 0, p[0] != UInt8(ascii: "$") else { return 0 }
+            // Eight bytes at a time: a high bit, or a `.` (a zero byte of the
+            // word xor dots), in any of them.
+            var i = 0
+            while i + 8 <= b.count {
+                let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+                let x = w ^ 0x2E2E_2E2E_2E2E_2E2E
+                if (w | ((x &- 0x0101_0101_0101_0101) & ~x)) & 0x8080_8080_8080_8080 != 0 { return 0 }
+                i += 8
+            }
+            while i < b.count {
+                if p[i] >= 0x80 || p[i] == UInt8(ascii: ".") { return 0 }
+                i += 1
+            }
+            guard b.count == 8 else { return 1 }
+            return UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)) == objectIdBytes ? 2 : 1
         }
-        return answer ?? nil
+        switch answer {
+        case 1: return false
+        case 2: return true
+        default: return nil
+        }
     }
+
+    /// The bytes of `objectId` as one little-endian word (`o` lowest).
+    private static let objectIdBytes: UInt64 = 0x6449_7463_656A_626F
 
     /// A non-empty ASCII component without `.` that does not start with `$`.
     static func isPlainASCIIComponent(_ c: String) -> Bool {

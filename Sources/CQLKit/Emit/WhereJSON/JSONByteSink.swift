@@ -1,0 +1,277 @@
+/// The bytes of one request as ``DirectRequestWriter`` writes them: a
+/// buffer it owns, appended to through a pointer, and handed to the
+/// caller's `[UInt8]` in one copy when the request is complete.
+///
+/// Appending to the caller's Array directly cost a uniqueness check per byte
+/// (a runtime call) and some 95 instructions per run of bytes (the generic
+/// `append(contentsOf:)`): a request is some 40 such appends. Here a byte is
+/// a store and a run a short copy; a request that throws leaves the
+/// caller's bytes untouched without taking anything back off them.
+///
+/// Writes the forms ``JSONWriter`` writes, byte for byte: the common
+/// scalars itself, any other ``Value`` through ``JSONWriter/write(_:to:)``.
+struct JSONByteSink: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private(set) var count = 0
+    /// Whether `base` was allocated here (else it is the caller's, on its stack).
+    private var ownsBase: Bool
+
+    init(capacity: Int) {
+        self.capacity = Swift.max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+        ownsBase = true
+    }
+
+    /// Writes into `stack` (valid as long as the sink) until it is full,
+    /// then into memory of its own: no allocation for a request that fits.
+    init(stack: UnsafeMutableBufferPointer<UInt8>) {
+        if let start = stack.baseAddress, stack.count >= 16 {
+            base = start
+            capacity = stack.count
+            ownsBase = false
+        } else {
+            capacity = 256
+            base = .allocate(capacity: capacity)
+            ownsBase = true
+        }
+    }
+
+    deinit { if ownsBase { base.deallocate() } }
+
+    /// Appends the bytes written to `out`.
+    func copy(to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
+    }
+
+    @inline(__always)
+    mutating func append(_ b: UInt8) {
+        if count == capacity { grow(to: count + 1) }
+        base[count] = b
+        count += 1
+    }
+
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let n = bytes.count
+        guard n > 0, let from = bytes.baseAddress else { return }
+        if count + n > capacity { grow(to: count + n) }
+        (base + count).update(from: from, count: n)
+        count += n
+    }
+
+    /// A literal's bytes (`"$gt":`, member names).
+    mutating func append(_ s: StaticString) {
+        append(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
+    mutating func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { append($0) }
+    }
+
+    /// Decimal digits, as ``JSONWriter/appendInteger(_:_:)`` writes them,
+    /// stored from the last one back.
+    mutating func appendInteger(_ i: Int64) {
+        var m = i.magnitude
+        var digits = 1
+        var rest = m
+        while rest >= 10 { rest /= 10; digits += 1 }
+        let sign = i < 0 ? 1 : 0
+        if count + sign + digits > capacity { grow(to: count + sign + digits) }
+        if sign == 1 { base[count] = UInt8(ascii: "-") }
+        count += sign + digits
+        var k = count
+        repeat {
+            k -= 1
+            base[k] = UInt8(truncatingIfNeeded: m % 10) &+ 0x30
+            m /= 10
+        } while m > 0
+    }
+
+    /// `"s"`, escaped as ``JSONWriter/writeString(_:_:)`` escapes it.
+    mutating func appendString(_ s: String) {
+        append(UInt8(ascii: "\""))
+        appendStringBody(s)
+        append(UInt8(ascii: "\""))
+    }
+
+    /// The escaped characters of `s` without the quotes, as
+    /// ``JSONWriter/writeStringBody(_:_:)`` escapes them, in one pass over
+    /// its bytes (room for the longest escape of each reserved first).
+    mutating func appendStringBody(_ s: String) {
+        let n = s.utf8.count
+        if count + 6 * n > capacity { grow(to: count + 6 * n) }
+        let to = base + count
+        if let written = s.utf8.withContiguousStorageIfAvailable({ JSONByteSink.escape($0, into: to) }) {
+            count += written
+            return
+        }
+        var escaped: [UInt8] = []
+        JSONWriter.writeStringBody(s, &escaped)
+        append(escaped)
+    }
+
+    /// A comma-separated list's key (``DirectRequestWriter``): its bytes
+    /// when they need no JSON escape and the list reads them back as they
+    /// are (no `,`, no space at either end, no `marks` byte first), and
+    /// `false` (nothing written) otherwise.
+    mutating func appendPlainListItem(_ key: String, marks: StaticString) -> Bool {
+        let n = key.utf8.count
+        if count + n > capacity { grow(to: count + n) }
+        let to = base + count
+        let marks = UnsafeBufferPointer(start: marks.utf8Start, count: marks.utf8CodeUnitCount)
+        let plain = key.utf8.withContiguousStorageIfAvailable { b -> Bool in
+            guard let first = b.first, let last = b.last else { return true }
+            if first == UInt8(ascii: " ") || last == UInt8(ascii: " ") || marks.contains(first) { return false }
+            for i in 0..<b.count {
+                let c = b[i]
+                guard c >= 0x20 && c != 0x22 && c != 0x5C && c != 0x7F && c != UInt8(ascii: ",") else { return false }
+                to[i] = c
+            }
+            return true
+        }
+        guard plain == true else { return false }
+        count += n
+        return true
+    }
+
+    /// The JSON string of ``LikePattern/regex(_:)`` of `like`, written as the
+    /// pattern is read: each byte's regex form (`%` `.*`, `_` `.`, a PCRE
+    /// metacharacter after `\`) JSON-escaped, between `^` and `\z`. `false`
+    /// (nothing written) for a pattern with a `[` (its classes take
+    /// `regex` itself) or not contiguous.
+    mutating func appendLikeRegex(_ like: String) -> Bool {
+        let n = like.utf8.count
+        // The longest form of a byte is 6 (`\u00XX`); 8 for the quotes and anchors.
+        if count + 6 * n + 8 > capacity { grow(to: count + 6 * n + 8) }
+        let to = base + count
+        let written: Int?? = like.utf8.withContiguousStorageIfAvailable { b -> Int? in
+            to[0] = UInt8(ascii: "\"")
+            to[1] = UInt8(ascii: "^")
+            var k = 2
+            for c in b {
+                switch c {
+                case UInt8(ascii: "["): return nil
+                case UInt8(ascii: "%"):
+                    to[k] = UInt8(ascii: ".")
+                    to[k + 1] = UInt8(ascii: "*")
+                    k += 2
+                case UInt8(ascii: "_"):
+                    to[k] = UInt8(ascii: ".")
+                    k += 1
+                case UInt8(ascii: "\\"):
+                    // `\\` in the regex, each `\` escaped in JSON.
+                    for _ in 0..<4 { to[k] = UInt8(ascii: "\\"); k += 1 }
+                default:
+                    if LikePattern.isMetacharacter(c) {
+                        to[k] = UInt8(ascii: "\\")
+                        to[k + 1] = UInt8(ascii: "\\")
+                        k += 2
+                    }
+                    k += JSONByteSink.escape(c, into: to + k)
+                }
+            }
+            for c in #"\\z""#.utf8 {
+                to[k] = c
+                k += 1
+            }
+            return k
+        }
+        guard let written = written ?? nil else { return false }
+        count += written
+        return true
+    }
+
+    /// `bytes` escaped into `to` (room for 6 bytes each); the count written.
+    /// Eight bytes at a time while none needs an escape (one word's test
+    /// and copy instead of eight), byte by byte from the first word that may.
+    private static func escape(_ bytes: UnsafeBufferPointer<UInt8>, into to: UnsafeMutablePointer<UInt8>) -> Int {
+        guard let from = bytes.baseAddress else { return 0 }
+        let n = bytes.count
+        var i = 0
+        while i + 8 <= n {
+            let w = UnsafeRawPointer(from + i).loadUnaligned(as: UInt64.self)
+            if mayNeedEscape(w) { break }
+            UnsafeMutableRawPointer(to + i).storeBytes(of: w, as: UInt64.self)
+            i += 8
+        }
+        // Then four (most keys and values are shorter than eight bytes).
+        if i + 4 <= n {
+            let w = UInt64(UnsafeRawPointer(from + i).loadUnaligned(as: UInt32.self)) | 0x4141_4141_0000_0000
+            if !mayNeedEscape(w) {
+                UnsafeMutableRawPointer(to + i).storeBytes(of: UInt32(truncatingIfNeeded: w), as: UInt32.self)
+                i += 4
+            }
+        }
+        var k = i
+        while i < n {
+            k += escape(from[i], into: to + k)
+            i += 1
+        }
+        return k
+    }
+
+    /// Whether one of the word's bytes is below 0x20, `"`, `\` or DEL
+    /// (exact: the borrows of the tests only follow a byte they flag).
+    @inline(__always)
+    private static func mayNeedEscape(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ x: UInt64) -> Bool { (x &- ones) & ~x & highs != 0 }
+        return (w &- 0x20 &* ones) & ~w & highs != 0 || hasZeroByte(w ^ (0x22 &* ones)) || hasZeroByte(w ^ (0x5C &* ones))
+            || hasZeroByte(w ^ (0x7F &* ones))
+    }
+
+    /// One byte as JSON writes it in a string (itself, `\"`, `\n`,
+    /// `\u001f`...) into `to` (room for 6); the count written.
+    @inline(__always)
+    private static func escape(_ c: UInt8, into to: UnsafeMutablePointer<UInt8>) -> Int {
+        if c >= 0x20 && c != 0x22 && c != 0x5C && c != 0x7F {
+            to[0] = c
+            return 1
+        }
+        to[0] = 0x5C
+        switch c {
+        case 0x22, 0x5C: to[1] = c
+        case 0x0A: to[1] = UInt8(ascii: "n")
+        case 0x0D: to[1] = UInt8(ascii: "r")
+        case 0x09: to[1] = UInt8(ascii: "t")
+        case 0x08: to[1] = UInt8(ascii: "b")
+        case 0x0C: to[1] = UInt8(ascii: "f")
+        default:
+            // `\u00XX`, lowercase hex: the other controls and DEL.
+            to[1] = UInt8(ascii: "u")
+            to[2] = UInt8(ascii: "0")
+            to[3] = UInt8(ascii: "0")
+            to[4] = hexDigit(c >> 4)
+            to[5] = hexDigit(c & 0xF)
+            return 6
+        }
+        return 2
+    }
+
+    private static func hexDigit(_ d: UInt8) -> UInt8 { d < 10 ? d &+ 0x30 : d &+ (UInt8(ascii: "a") &- 10) }
+
+    /// `v` as ``JSONWriter/write(_:to:)`` writes it: the common scalars here,
+    /// anything else through it.
+    mutating func appendValue(_ v: Value) {
+        switch v {
+        case .int(let i): appendInteger(i)
+        case .string(let s): appendString(s)
+        case .bool(let b): append(b ? "true" : "false")
+        default:
+            var other: [UInt8] = []
+            JSONWriter.write(v, to: &other)
+            append(other)
+        }
+    }
+
+    private mutating func grow(to needed: Int) {
+        var bigger = capacity * 2
+        while bigger < needed { bigger *= 2 }
+        let new = UnsafeMutablePointer<UInt8>.allocate(capacity: bigger)
+        new.moveInitialize(from: base, count: count)
+        if ownsBase { base.deallocate() }
+        base = new
+        capacity = bigger
+        ownsBase = true
+    }
+}
