@@ -103,10 +103,10 @@ struct Translator: Equatable {
     }
 
     /// The query the backend gets (``OptimizeOption/apply(_:source:)``).
-    private func optimizer(_ query: Query, source: String) throws(CommandFailure) -> Query {
+    private func optimizer(_ query: consuming Query, source: String) throws(CommandFailure) -> Query {
         guard optimize else { return query }
         do {
-            return try Optimizer.optimize(query)
+            return try Optimizer.optimize(consume query)
         } catch {
             throw CommandFailure(error.withSource(source))
         }
