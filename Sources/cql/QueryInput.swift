@@ -32,7 +32,10 @@ struct QueryInput: ParsableArguments {
     var cursor: String?
 
     /// The query text (reading standard input for `-`).
-    func text() throws -> String {
+    func text() throws -> String { try Self.text(of: query) }
+
+    /// The text of a `<query>` argument (reading standard input for `-`).
+    static func text(of query: String?) throws -> String {
         guard let query else { throw ValidationError("Missing expected argument '<query>'") }
         if query == "-" { return readStandardInput() }
         return query

@@ -27,8 +27,7 @@ struct TranslateInvocation: Equatable {
 
     func run() throws {
         if let lines { return try runLines(lines) }
-        guard let query else { throw CommandFailure("error: Missing expected argument '<query>'", status: 2) }
-        let text = query == "-" ? readStandardInput() : query
+        let text = try QueryInput.text(of: query)
         var warnings: [String] = []
         defer { warnings.forEach(Output.warning) }  // before an error's message, as they arose
         Output.line(try translator.translate(text, warnings: &warnings))
