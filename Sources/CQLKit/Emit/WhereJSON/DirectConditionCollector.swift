@@ -131,9 +131,10 @@ extension DirectConditionWriter {
     /// `ascii` is set when the key is a plain one-component ASCII key
     /// (the emitter's own fast path, repeated here to learn that).
     private func key(_ path: FieldPath, _ r: SourceRange?, _ ascii: inout Bool) throws(QueryError) -> String? {
-        let components = path.components
-        if components.count == 1, let isObjectId = ConditionEmitter.plainASCIIIsObjectId(components[0]) {
-            let k = isObjectId ? emitter.table.objectIdKey : components[0]
+        // `singleComponent`, not `components`: the usual one-component path
+        // keeps its String, and `components` would build an array per key.
+        if let only = path.singleComponent, let isObjectId = ConditionEmitter.plainASCIIIsObjectId(only) {
+            let k = isObjectId ? emitter.table.objectIdKey : only
             ascii = isObjectId ? Self.isASCII(k) : true
             return k
         }
