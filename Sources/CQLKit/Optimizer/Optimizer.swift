@@ -16,7 +16,11 @@
 public struct Optimizer: Sendable {
     /// The rules, in the order each round runs them.
     public var rules: [any OptimizerRule] {
-        didSet { triggers = rules.map(\.triggers) }
+        didSet {
+            triggers = rules.map(\.triggers)
+            certain = rules.map(Optimizer.isCertain)
+            anyTrigger = Optimizer.union(triggers)
+        }
     }
     /// Rounds at most; a round that changes nothing ends the run earlier.
     public var maxIterations: Int
@@ -24,6 +28,16 @@ public struct Optimizer: Sendable {
     /// Each rule's ``OptimizerRule/triggers``, read once per rule list
     /// rather than through the existential on every round of every query.
     private var triggers: [ConditionFeatures?]
+
+    /// Whether each rule is certain (``isCertain(_:)``: its rewrites always
+    /// differ from their input), read once per rule list: such a rewrite
+    /// is taken without comparing it to the query (some 600 instructions).
+    private var certain: [Bool]
+
+    /// The union of all rules' triggers, `nil` when some rule has none (it
+    /// may fire on any query): a query with none of them is already
+    /// optimal, answered without visiting the rules one by one.
+    private var anyTrigger: ConditionFeatures?
 
     /// Whether rules whose ``OptimizerRule/triggers`` the query lacks are
     /// skipped (the default). Off only in the tests that check that skipping
@@ -35,6 +49,30 @@ public struct Optimizer: Sendable {
         self.rules = rules
         self.maxIterations = maxIterations
         triggers = rules.map(\.triggers)
+        certain = rules.map(Optimizer.isCertain)
+        anyTrigger = Optimizer.union(triggers)
+    }
+
+    /// Whether `rule`'s ``OptimizerRule/rewritten(_:)`` returns `nil`
+    /// whenever it leaves the query unchanged: a non-`nil` result always
+    /// differs from its input (CanonicalPrefix replaces a `like` / `regexp`
+    /// by a `prefix` node, SingletonIn a list by a comparison or a shorter
+    /// list), so the optimizer takes it without comparing the two queries.
+    /// ``OptimizerCertainRewriteTests`` checks the claim over the corpora
+    /// and random queries. Casts to the rules' types, not a marker protocol:
+    /// the first protocol cast scans every conformance of the program
+    /// (some 4.5M instructions, once per process).
+    static func isCertain(_ rule: any OptimizerRule) -> Bool {
+        rule is CanonicalPrefix || rule is SingletonIn
+    }
+
+    private static func union(_ triggers: [ConditionFeatures?]) -> ConditionFeatures? {
+        var all: ConditionFeatures = []
+        for t in triggers {
+            guard let t else { return nil }
+            all.formUnion(t)
+        }
+        return all
     }
 
     /// Every rule of the project, in the order they run: structure first
@@ -95,12 +133,15 @@ public struct Optimizer: Sendable {
         // The rest of the first round, then whole rounds until one changes nothing.
         var start = index + 1, changed = true, round = 1
         while true {
+            // No rule can change the query any more (the usual state after
+            // one rewrite): the rounds left would change nothing.
+            if skipsUntriggeredRules, let anyTrigger, features.isDisjoint(with: anyTrigger) { break }
             for i in start..<rules.count {
                 if skipsUntriggeredRules, let t = triggers[i], features.isDisjoint(with: t) { continue }
                 let rule = rules[i]
                 // Most rules leave most queries alone: `rewritten` says so
                 // without rebuilding the query, and only a rewrite is compared.
-                if let next = rule.rewritten(current), next != current {
+                if let next = rule.rewritten(current), certain[i] || next != current {
                     if recordingSteps { steps.append(Step(rule: rule.name, before: current, after: next)) }
                     current = next
                     features = ConditionFeatures(current)
@@ -121,9 +162,10 @@ public struct Optimizer: Sendable {
     /// its result stored in `result` (an `inout` rather than a returned
     /// tuple, which Swift copies out of its optional).
     private func firstRewrite(of query: Query, features: ConditionFeatures, into result: inout Query?) -> Int? {
+        if skipsUntriggeredRules, let anyTrigger, features.isDisjoint(with: anyTrigger) { return nil }
         for i in rules.indices {
             if skipsUntriggeredRules, let t = triggers[i], features.isDisjoint(with: t) { continue }
-            if let next = rules[i].rewritten(query), next != query {
+            if let next = rules[i].rewritten(query), certain[i] || next != query {
                 result = next
                 return i
             }
