@@ -52,6 +52,59 @@ final class DirectWriteFastPathTests: XCTestCase {
         }
     }
 
+    /// Keys and operands kept as bytes in the scratch sink and written
+    /// later (``JSONByteSink/appendRaw(_:)``, ``JSONByteSink/appendKey(_:)``
+    /// and the copies) give the bytes `appendString` gives for the String,
+    /// at every length around the word-copy boundaries and across growth.
+    func testScratchBytesAreWrittenAsTheirStrings() {
+        var rng = SplitMix64(seed: 26)
+        var samples = ["", "a", "abc", "abcd", "abcdefg", "abcdefgh", "abcdefghijklmnop", "abcdefghijklmnopq", "objectId", "objectIdx", "$a", "a.b"]
+        for _ in 0..<4000 { samples.append(randomString(&rng)) }
+        for s in samples {
+            var expected: [UInt8] = []
+            JSONWriter.writeString(s, &expected)
+            var sink = JSONByteSink(capacity: 16)
+            sink.append("0123456789")
+            let raw = sink.appendRaw(s)
+            XCTAssertEqual(Array(sink.string(raw).utf8), Array(s.utf8), s.debugDescription)
+            let start = sink.count
+            sink.appendString(copyOf: raw)
+            let copied = sink.count
+            sink.append(copyOf: raw)
+            var out: [UInt8] = []
+            sink.copy(start..<copied, to: &out)
+            XCTAssertEqual(out, expected, s.debugDescription)
+            out = []
+            sink.copy(copied..<sink.count, to: &out)
+            XCTAssertEqual(out, Array(s.utf8), s.debugDescription)
+
+            // appendKey against its definition.
+            let b = Array(s.utf8)
+            let plain = !b.isEmpty && b[0] != UInt8(ascii: "$") && !b.contains { $0 >= 0x80 || $0 == UInt8(ascii: ".") }
+            let unescaped = !b.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }
+            var keys = JSONByteSink(capacity: 16)
+            keys.append("xyz")
+            let form = keys.appendKey(s)
+            XCTAssertEqual(form.contains(.plain), plain, s.debugDescription)
+            XCTAssertEqual(ConditionEmitter.plainASCIIIsObjectId(s) != nil, plain, s.debugDescription)
+            guard plain else {
+                XCTAssertTrue(form.isEmpty, s.debugDescription)
+                XCTAssertEqual(keys.count, 3, s.debugDescription)
+                continue
+            }
+            XCTAssertEqual(form.contains(.unescaped), unescaped, s.debugDescription)
+            XCTAssertEqual(form.contains(.objectId), s == "objectId", s.debugDescription)
+            XCTAssertEqual(keys.string(3..<keys.count), s, s.debugDescription)
+            if unescaped {
+                let at = keys.count
+                keys.appendQuoted(copyOf: 3..<at)
+                out = []
+                keys.copy(at..<keys.count, to: &out)
+                XCTAssertEqual(out, expected, s.debugDescription)
+            }
+        }
+    }
+
     func testLikeRegexIsTheJSONOfLikePatternRegex() {
         var rng = SplitMix64(seed: 22)
         var direct = 0

@@ -19,7 +19,8 @@ final class WhereJSONWriteDifferentialTests: XCTestCase {
             let q = g.query()
             written += compare(q, "hard #\(n)")
             var entries = DirectEntryBuffer(capacity: 8)
-            if let c = q.condition, case .direct? = try? writer.prepare(c, .top, depth: 0, &entries) { direct += 1 }
+            var scratch = JSONByteSink(capacity: 16)
+            if let c = q.condition, case .direct? = try? writer.prepare(c, .top, depth: 0, &entries, &scratch) { direct += 1 }
         }
         // Not a test that cannot fail: many queries must be written, and
         // many of their conditions by the direct writer, not its fallback.
@@ -80,12 +81,58 @@ final class WhereJSONWriteDifferentialTests: XCTestCase {
             for text in conditions {
                 let c = try XCTUnwrap(try CQLParser.parse("select * from T where " + text).condition)
                 var entries = DirectEntryBuffer(capacity: 8)
-                guard case .direct = try writer.prepare(c, .top, depth: 0, &entries) else {
+                var scratch = JSONByteSink(capacity: 16)
+                guard case .direct = try writer.prepare(c, .top, depth: 0, &entries, &scratch) else {
                     XCTFail("\(text) [\(dialect)]: rendered through the Value path")
                     continue
                 }
             }
         }
+    }
+
+    /// Large requests: many leaves on long keys, `$or`s nested in `and`s
+    /// and in each other, negations. Their keys, operands and objects
+    /// outgrow the writer's stack room (entries and scratch bytes move to
+    /// the heap mid-request), and nested `$or` branches are written while
+    /// the groups that hold them are still being collected.
+    func testWriteEqualsEmitOnLargeNestedRequests() throws {
+        var rng = SplitMix64(seed: 31)
+        func key() -> String { "key_with_a_rather_long_name_\(rng.next() % 6)" }
+        func leaf() -> String {
+            switch rng.next() % 9 {
+            case 0: return "\(key()) = 'value \(rng.next() % 100) with \\\" quotes'"
+            case 1: return "\(key()) > \(rng.next() % 1000)"
+            case 2: return "\(key()) in (1, 2, 'three', null)"
+            case 3: return "\(key()) like 'ab%'"
+            case 4: return "\(key()) regexp '^x'"
+            case 5: return "not (\(key()) regexp 'y')"
+            case 6: return "\(key()) is exists"
+            case 7: return "\(key()) != 'z'"
+            default: return "\(key()) <= 2.5"
+            }
+        }
+        func condition(_ depth: Int) -> String {
+            let n = 2 + Int(rng.next() % 5)
+            var items: [String] = []
+            for _ in 0..<n {
+                switch rng.next() % 6 {
+                case 0 where depth < 4: items.append("(\(condition(depth + 1)))")
+                case 1 where depth < 4: items.append("not (\(condition(depth + 1)))")
+                default: items.append(leaf())
+                }
+            }
+            return items.joined(separator: rng.next() % 2 == 0 ? " and " : " or ")
+        }
+        var written = 0, large = 0
+        for n in 0..<400 {
+            let text = "select * from T where " + condition(0)
+            let q = try CQLParser.parse(text)
+            written += compare(q, "large #\(n)")
+            var out: [UInt8] = []
+            if (try? WhereJSONEmitter.write(q, dialect: .parse, to: &out)) != nil, out.count > 1024 { large += 1 }
+        }
+        XCTAssertGreaterThan(written, 1000)
+        XCTAssertGreaterThan(large, 50)
     }
 
     /// Compares both paths for every dialect and setting; the number of

@@ -11,143 +11,223 @@
 /// the dialect cannot say, the depth limit). The caller then renders that
 /// group the Value way, which also gives its errors.
 extension DirectConditionWriter {
-    /// `or()` and `false`: `{"objectId": {"$in": []}}`, as ``WhereDoc/matchesNothing``.
-    static let matchesNothing = DirectConditionEntry(key: "objectId", kind: .in, .plainList([]))
-
-    func collect(_ c: Condition, _ ctx: ConditionEmitter.Context, depth: Int, into entries: inout DirectEntryBuffer) throws(QueryError) -> Bool {
+    func collect(
+        _ c: Condition, _ ctx: ConditionEmitter.Context, depth: Int, into entries: inout DirectEntryBuffer, _ scratch: inout JSONByteSink
+    ) throws(QueryError) -> Bool {
         guard depth < ConditionEmitter.maxDepth else { return false }
         let d = depth + 1
         switch c.predicate {
         case .and(let items):
-            for item in items where !(try collect(item, ctx, depth: d, into: &entries)) { return false }
+            for item in items where !(try collect(item, ctx, depth: d, into: &entries, &scratch)) { return false }
             return true
         case .or(let items):
-            if items.isEmpty { entries.append(Self.matchesNothing); return true }
-            if items.count == 1 { return try collect(items[0], ctx, depth: d, into: &entries) }
-            entries.append(DirectConditionEntry(key: "$or", kind: .or, .branches(items, depth: d)))
+            if items.isEmpty { Self.appendMatchesNothing(&entries, &scratch); return true }
+            if items.count == 1 { return try collect(items[0], ctx, depth: d, into: &entries, &scratch) }
+            // The branches are written now, each its own where object (their
+            // entries come after ours in the buffer and go once written),
+            // then gathered into one `[...]`: the bytes of a branch's keys
+            // and operands lie between the objects.
+            let itemsStart = entries.count
+            try writeItems(items, depth: d, &entries, &scratch)
+            let key = scratch.appendRaw("$or")
+            let start = scratch.count
+            scratch.append(UInt8(ascii: "["))
+            for i in itemsStart..<entries.count {
+                if i > itemsStart { scratch.append(UInt8(ascii: ",")) }
+                scratch.append(copyOf: entries[i].operand)
+            }
+            scratch.append(UInt8(ascii: "]"))
+            entries.removeAll(from: itemsStart)
+            entries.append(DirectConditionEntry(key: key, kind: .or, operand: start..<scratch.count, keyIsUnescaped: true))
             return true
         case .not(let inner):
             if let rewritten = NegationRewriter.rewrite(not: inner, range: c.range) {
-                return try collect(rewritten, ctx, depth: d, into: &entries)
+                return try collect(rewritten, ctx, depth: d, into: &entries, &scratch)
             }
-            return try negation(of: inner, depth: d, into: &entries)
+            return try negation(of: inner, depth: d, into: &entries, &scratch)
         case .constant(let b):
-            if !b { entries.append(Self.matchesNothing) }
+            if !b { Self.appendMatchesNothing(&entries, &scratch) }
             return true
         default:
-            return try leaf(c, into: &entries)
+            return try leaf(c, into: &entries, &scratch)
         }
+    }
+
+    /// `or()` and `false`: `{"objectId": {"$in": []}}`, as ``WhereDoc/matchesNothing``.
+    private static func appendMatchesNothing(_ entries: inout DirectEntryBuffer, _ scratch: inout JSONByteSink) {
+        let key = scratch.appendRaw("objectId")
+        let operand = scratch.appendRaw("[]")
+        entries.append(DirectConditionEntry(key: key, kind: .in, operand: operand, keyIsUnescaped: true))
     }
 
     /// `not inner` without an exact rewrite (so `inner` is a leaf): MongoDB's
     /// field `$not` of the leaf's operator object, else one `$nor` item.
-    /// The operands are small Values here: this form is rare.
-    private func negation(of inner: Condition, depth: Int, into entries: inout DirectEntryBuffer) throws(QueryError) -> Bool {
+    private func negation(
+        of inner: Condition, depth: Int, into entries: inout DirectEntryBuffer, _ scratch: inout JSONByteSink
+    ) throws(QueryError) -> Bool {
         let table = emitter.table
         guard depth < ConditionEmitter.maxDepth, table.supports(.nor) || table.supports(.fieldNot) else { return false }
         // The leaf's operators, appended and taken back off the shared buffer.
         let start = entries.count
-        guard try leaf(inner, into: &entries) else { return false }
+        guard try leaf(inner, into: &entries, &scratch) else { return false }
         let key = entries[start].key
-        var body = [String: Value](minimumCapacity: entries.count - start)
-        for i in start..<entries.count { body[entries[i].kind.name.description] = try value(of: entries[i].operand) }
+        let unescaped = entries[start].keyIsUnescaped
+        let fieldNot = table.supports(.fieldNot)
+        // The operator object with its members in operator order (the order
+        // ``JSONWriter`` sorts an object's keys in: see ``DirectConditionEntry/Kind``).
+        let ops = entries.buffer(start..<entries.count)
+        for i in ops.indices.dropFirst() {
+            var j = i
+            while j > 0, ops[j].kind < ops[j - 1].kind {
+                ops.swapAt(j, j - 1)
+                j -= 1
+            }
+        }
+        let operand = scratch.count
+        if !fieldNot {
+            scratch.append(UInt8(ascii: "{"))
+            scratch.appendString(copyOf: key)
+            scratch.append(UInt8(ascii: ":"))
+        }
+        scratch.append(UInt8(ascii: "{"))
+        for i in start..<entries.count {
+            if i > start { scratch.append(UInt8(ascii: ",")) }
+            scratch.append(entries[i].kind.member)
+            scratch.append(copyOf: entries[i].operand)
+        }
+        scratch.append(UInt8(ascii: "}"))
+        if !fieldNot { scratch.append(UInt8(ascii: "}")) }
         entries.removeAll(from: start)
-        if table.supports(.fieldNot) {
-            entries.append(DirectConditionEntry(key: key, kind: .not, .value(.object(body))))
+        let object = operand..<scratch.count
+        if fieldNot {
+            entries.append(DirectConditionEntry(key: key, kind: .not, operand: object, keyIsUnescaped: unescaped))
         } else {
-            entries.append(DirectConditionEntry(key: "$nor", kind: .nor, .value(.object([key: .object(body)]))))
+            entries.append(DirectConditionEntry(key: scratch.appendRaw("$nor"), kind: .nor, operand: object, keyIsUnescaped: true))
         }
         return true
     }
 
     /// A predicate on one key, as its operator entries (`$regex` with its
-    /// `$options`). Every leaf this handles yields operators on one key
-    /// (equality only for `=`, which a `not` has always rewritten away).
-    private func leaf(_ c: Condition, into entries: inout DirectEntryBuffer) throws(QueryError) -> Bool {
-        try leafEntries(c, into: &entries, start: entries.count)
-    }
-
-    private func leafEntries(_ c: Condition, into entries: inout DirectEntryBuffer, start: Int) throws(QueryError) -> Bool {
+    /// `$options`), each operand rendered into `scratch`. Every leaf this
+    /// handles yields operators on one key (equality only for `=`, which a
+    /// `not` has always rewritten away).
+    private func leaf(_ c: Condition, into entries: inout DirectEntryBuffer, _ scratch: inout JSONByteSink) throws(QueryError) -> Bool {
         let r = c.range
-        var ascii = false
-        defer {
-            // Every key this leaf appended is its path's, ASCII or not alike.
-            if ascii { for i in start..<entries.count { entries[i].keyIsASCII = true } }
-        }
         switch c.predicate {
         case .compare(let path, let op, let term):
             // `$`-keyed objects take `$eq` or are refused: the Value path decides.
             if case .value(.object) = term { return false }
-            guard let k = try key(path, r, &ascii) else { return false }
-            let v: Value
+            guard let k = try key(path, r, &scratch) else { return false }
+            let start = scratch.count
             if case .value(let plain) = term, Self.isPlain(plain) {
-                v = plain
+                scratch.appendValue(plain)
             } else {
-                v = try emitter.value(term, at: r, allowRelativeTime: op != .equal && op != .notEqual)
+                scratch.appendValue(try emitter.value(term, at: r, allowRelativeTime: op != .equal && op != .notEqual))
             }
-            entries.append(DirectConditionEntry(key: k, kind: Self.kind(of: op), .value(v)))
+            entries.append(DirectConditionEntry(key: k.bytes, kind: Self.kind(of: op), operand: start..<scratch.count, keyIsUnescaped: k.unescaped))
         case .in(let path, let terms, let negated):
             for case .value(.object) in terms { return false }
-            guard let k = try key(path, r, &ascii) else { return false }
-            let plain = terms.allSatisfy { if case .value(let v) = $0 { return Self.isPlain(v) } else { return false } }
-            let list: DirectConditionEntry.Operand = plain ? .plainList(terms) : .value(try emitter.list(terms, at: r))
-            entries.append(DirectConditionEntry(key: k, kind: negated ? .nin : .in, list))
+            guard let k = try key(path, r, &scratch) else { return false }
+            let start = scratch.count
+            if terms.allSatisfy({ if case .value(let v) = $0 { return Self.isPlain(v) } else { return false } }) {
+                // Constants that are their own JSON form: no list built.
+                scratch.append(UInt8(ascii: "["))
+                for (n, t) in terms.enumerated() {
+                    if n > 0 { scratch.append(UInt8(ascii: ",")) }
+                    if case .value(let v) = t { scratch.appendValue(v) }
+                }
+                scratch.append(UInt8(ascii: "]"))
+            } else {
+                scratch.appendValue(try emitter.list(terms, at: r))
+            }
+            entries.append(DirectConditionEntry(key: k.bytes, kind: negated ? .nin : .in, operand: start..<scratch.count, keyIsUnescaped: k.unescaped))
         case .exists(let path, let present):
-            guard let k = try key(path, r, &ascii) else { return false }
-            entries.append(DirectConditionEntry(key: k, kind: .exists, .value(.bool(present))))
+            guard let k = try key(path, r, &scratch) else { return false }
+            let operand = scratch.appendRaw(present ? "true" : "false")
+            entries.append(DirectConditionEntry(key: k.bytes, kind: .exists, operand: operand, keyIsUnescaped: k.unescaped))
         case .size(let path, let term):
-            guard let k = try key(path, r, &ascii) else { return false }
-            entries.append(DirectConditionEntry(key: k, kind: .size, .value(OperandChecks.wholeCount(try emitter.value(term, at: r)))))
+            guard let k = try key(path, r, &scratch) else { return false }
+            let count = OperandChecks.wholeCount(try emitter.value(term, at: r))
+            let start = scratch.count
+            scratch.appendValue(count)
+            entries.append(DirectConditionEntry(key: k.bytes, kind: .size, operand: start..<scratch.count, keyIsUnescaped: k.unescaped))
         case .regex(let path, let pattern, let options):
             // `d` (diacritics) is refused by the Value path.
             if options.utf8.contains(UInt8(ascii: "d")) { return false }
-            guard let k = try key(path, r, &ascii) else { return false }
-            regex(k, try emitter.string(pattern, "regexp", at: r), options, into: &entries)
+            guard let k = try key(path, r, &scratch) else { return false }
+            regex(k, try emitter.string(pattern, "regexp", at: r), options, into: &entries, &scratch)
         case .like(let path, let pattern):
-            guard let k = try key(path, r, &ascii) else { return false }
+            guard let k = try key(path, r, &scratch) else { return false }
             // A string constant is its own value (the emitter's `string` converts nothing).
             let like: String
             if case .value(.string(let s)) = pattern { like = s } else { like = try emitter.string(pattern, "like", at: r) }
-            entries.append(DirectConditionEntry(key: k, kind: .regex, .likeRegex(like)))
-            entries.append(DirectConditionEntry(key: k, kind: .options, .value(.string(LikePattern.options))))
+            // The regex (``LikePattern/regex(_:)``) written as the pattern is
+            // read, not built as a String, where it can be.
+            let start = scratch.count
+            if !scratch.appendLikeRegex(like) { scratch.appendString(LikePattern.regex(like)) }
+            entries.append(DirectConditionEntry(key: k.bytes, kind: .regex, operand: start..<scratch.count, keyIsUnescaped: k.unescaped))
+            options(k, LikePattern.options, into: &entries, &scratch)
         case .prefix(let path, let prefix):
-            guard let k = try key(path, r, &ascii) else { return false }
+            guard let k = try key(path, r, &scratch) else { return false }
             if LikePattern.isPlainPrefix(prefix) {
-                entries.append(DirectConditionEntry(key: k, kind: .regex, .plainPrefixRegex(prefix)))
+                // Every byte plain: ``LikePattern/prefixRegex(_:)`` is `^` and the prefix.
+                let start = scratch.count
+                scratch.append(UInt8(ascii: "\""))
+                scratch.append(UInt8(ascii: "^"))
+                scratch.appendStringBody(prefix)
+                scratch.append(UInt8(ascii: "\""))
+                entries.append(DirectConditionEntry(key: k.bytes, kind: .regex, operand: start..<scratch.count, keyIsUnescaped: k.unescaped))
             } else {
-                regex(k, LikePattern.prefixRegex(prefix), "", into: &entries)
+                regex(k, LikePattern.prefixRegex(prefix), "", into: &entries, &scratch)
             }
         case .text(let path, let match, let text):
-            guard let (pattern, options) = TextRegex.regex(match, text), let k = try key(path, r, &ascii) else { return false }
-            regex(k, pattern, options, into: &entries)
+            guard let (pattern, options) = TextRegex.regex(match, text), let k = try key(path, r, &scratch) else { return false }
+            regex(k, pattern, options, into: &entries, &scratch)
         default:
             return false
         }
         return true
     }
 
-    /// The emitter's key, `nil` for the element key (an empty path), which
-    /// only `$elemMatch` (not written here) may hold.
-    /// `ascii` is set when the key is a plain one-component ASCII key
-    /// (the emitter's own fast path, repeated here to learn that).
-    private func key(_ path: FieldPath, _ r: SourceRange?, _ ascii: inout Bool) throws(QueryError) -> String? {
+    /// The emitter's key, its bytes appended to `scratch`; `nil` for the
+    /// element key (an empty path), which only `$elemMatch` (not written
+    /// here) may hold.
+    private func key(_ path: FieldPath, _ r: SourceRange?, _ scratch: inout JSONByteSink) throws(QueryError) -> Key? {
         // `singleComponent`, not `components`: the usual one-component path
         // keeps its String, and `components` would build an array per key.
-        if let only = path.singleComponent, let isObjectId = ConditionEmitter.plainASCIIIsObjectId(only) {
-            let k = isObjectId ? emitter.table.objectIdKey : only
-            ascii = isObjectId ? Self.isASCII(k) : true
-            return k
+        // A plain one is the emitter's key as it is (its fast path), checked
+        // and copied in one pass.
+        if let only = path.singleComponent {
+            let start = scratch.count
+            let form = scratch.appendKey(only)
+            if form.contains(.objectId) {
+                scratch.removeLast(8)
+                return Key(bytes: scratch.appendRaw(emitter.table.objectIdKey), unescaped: false)
+            }
+            if !form.isEmpty { return Key(bytes: start..<scratch.count, unescaped: form.contains(.unescaped)) }
         }
         let k = try emitter.key(path, r)
-        return k.isEmpty ? nil : k
+        return k.isEmpty ? nil : Key(bytes: scratch.appendRaw(k), unescaped: false)
     }
 
-    private static func isASCII(_ s: String) -> Bool { s.utf8.allSatisfy { $0 < 0x80 } }
+    /// A leaf's key: its bytes in the scratch sink, and whether they need no JSON escape.
+    private struct Key {
+        var bytes: Range<Int>
+        var unescaped: Bool
+    }
 
     /// `{"$regex": p}` plus `"$options"` only when there are any.
-    private func regex(_ key: String, _ pattern: String, _ options: String, into entries: inout DirectEntryBuffer) {
-        entries.append(DirectConditionEntry(key: key, kind: .regex, .value(.string(pattern))))
-        if !options.isEmpty { entries.append(DirectConditionEntry(key: key, kind: .options, .value(.string(options)))) }
+    private func regex(_ key: Key, _ pattern: String, _ options: String, into entries: inout DirectEntryBuffer, _ scratch: inout JSONByteSink) {
+        let start = scratch.count
+        scratch.appendString(pattern)
+        entries.append(DirectConditionEntry(key: key.bytes, kind: .regex, operand: start..<scratch.count, keyIsUnescaped: key.unescaped))
+        if !options.isEmpty { self.options(key, options, into: &entries, &scratch) }
+    }
+
+    private func options(_ key: Key, _ options: String, into entries: inout DirectEntryBuffer, _ scratch: inout JSONByteSink) {
+        let start = scratch.count
+        scratch.appendString(options)
+        entries.append(DirectConditionEntry(key: key.bytes, kind: .options, operand: start..<scratch.count, keyIsUnescaped: key.unescaped))
     }
 
     /// A constant that ``ConditionEmitter/convert(_:at:)`` returns as it is
@@ -157,18 +237,6 @@ extension DirectConditionWriter {
         case .null, .bool, .int, .string: return true
         case .double(let d): return d.isFinite
         default: return false
-        }
-    }
-
-    /// An operand as the Value the emitter would have made (for the rare
-    /// forms that build one).
-    func value(of operand: DirectConditionEntry.Operand) throws(QueryError) -> Value {
-        switch operand {
-        case .value(let v): return v
-        case .plainList(let terms): return try emitter.list(terms, at: nil)
-        case .branches: return .null  // not an operator's operand
-        case .likeRegex(let like): return .string(LikePattern.regex(like))
-        case .plainPrefixRegex(let prefix): return .string(LikePattern.prefixRegex(prefix))
         }
     }
 

@@ -1,11 +1,11 @@
 /// One member fragment of a where object collected by
 /// ``DirectConditionWriter``: a key's equality, one operator of a key's
-/// operator object, or a top-level `$or` / `$nor` item. It keeps the operand
-/// as the emitter's ``Value`` (a scalar costs nothing to keep), an `$in`
-/// list of plain constants as its terms, and the `$or` branches as the
-/// conditions themselves, so nothing is built per node that
-/// the JSON text does not need: no ``WhereDoc``, no dictionary, no sorting of
-/// a `[String: Value]`.
+/// operator object, or a top-level `$or` / `$nor` item. Its key and its
+/// operand's JSON text live as bytes in the request's scratch sink
+/// (``JSONByteSink``), the operand rendered as it was collected: an entry
+/// holds no reference (it is copied, sorted and dropped without a retain
+/// or release), and nothing is built per node that the JSON text does not
+/// need: no ``WhereDoc``, no ``Value``, no dictionary.
 struct DirectConditionEntry {
     /// What the entry is, in the order members of one operator object are
     /// written (code point order of the operator names, as ``JSONWriter``
@@ -69,43 +69,42 @@ struct DirectConditionEntry {
         var isTopLevel: Bool { self == .or || self == .nor }
     }
 
-    /// What an entry writes after its key.
-    enum Operand {
-        /// A value the emitter computed (``ConditionEmitter/value(_:at:allowRelativeTime:)``).
-        case value(Value)
-        /// `$in` / `$nin`: constants that are their own JSON form (see
-        /// ``DirectConditionWriter/isPlain(_:)``), written without building a list.
-        case plainList([Term])
-        /// `$or`: the branches, and the depth the emitter renders them at.
-        case branches([Condition], depth: Int)
-        /// `$regex` of a `like`: the LIKE pattern, whose regex
-        /// (``LikePattern/regex(_:)``) is written straight as JSON text
-        /// (``JSONByteSink/appendLikeRegex(_:)``), not built as a String.
-        case likeRegex(String)
-        /// `$regex` of a prefix whose every byte is plain
-        /// (``LikePattern/prefixRegex(_:)`` is then `^` and the prefix).
-        case plainPrefixRegex(String)
-    }
-
-    /// The member's key: a key path, or `$or` / `$nor` / `$and` for top-level entries.
-    var key: String
+    /// The member's key as it is (not escaped): its bytes in the request's
+    /// scratch sink (a key path, or `$or` / `$nor` / `$and` for top-level entries).
+    var key: Range<Int>
     var kind: Kind
-    var operand: Operand
+    /// What the entry writes after its key: its JSON text, rendered into the
+    /// scratch sink when the entry was collected (an `$or`'s branches too).
+    var operand: Range<Int>
     /// Set when sorted: the entry has the key of the one before it (same member).
     var continuesKey = false
-    /// The key is known to be ASCII (a plain one-component key): the
-    /// writer's test for keys that are equal Strings with other bytes skips it.
-    var keyIsASCII = false
+    /// The key's bytes need no JSON escape (a plain key or a literal such
+    /// as `$or`): they are written between quotes as they are.
+    var keyIsUnescaped: Bool
 
-    init(key: String, kind: Kind, _ operand: Operand) {
+    init(key: Range<Int>, kind: Kind, operand: Range<Int>, keyIsUnescaped: Bool = false) {
         self.key = key
         self.kind = kind
         self.operand = operand
+        self.keyIsUnescaped = keyIsUnescaped
     }
 
-    /// Member order of `a` and `b`: key by code point, then operator name.
-    static func precedes(_ a: UnsafeMutablePointer<DirectConditionEntry>, _ b: UnsafeMutablePointer<DirectConditionEntry>) -> Bool {
-        let c = CodePointOrder.compare(a.pointee.key, b.pointee.key)
-        return c != 0 ? c < 0 : a.pointee.kind < b.pointee.kind
+    /// Member order of `a` and `b` (keys read from the scratch sink's
+    /// bytes at `base`): key by code point (UTF-8 byte order), then operator name.
+    static func precedes(_ a: DirectConditionEntry, _ b: DirectConditionEntry, _ base: UnsafePointer<UInt8>) -> Bool {
+        let c = compareKeys(a.key, b.key, base)
+        return c != 0 ? c < 0 : a.kind < b.kind
+    }
+
+    /// `-1`, `0` or `1` as the key bytes at `a` sort before, with or after those at `b`.
+    static func compareKeys(_ a: Range<Int>, _ b: Range<Int>, _ base: UnsafePointer<UInt8>) -> Int {
+        let n = Swift.min(a.count, b.count)
+        let x = base + a.lowerBound, y = base + b.lowerBound
+        var i = 0
+        while i < n {
+            if x[i] != y[i] { return x[i] < y[i] ? -1 : 1 }
+            i += 1
+        }
+        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
     }
 }

@@ -5,7 +5,8 @@
 /// An `Array` cost some 500 instructions a request to create its storage
 /// (the generic grow path) and a uniqueness check on every write; entries
 /// here live in one allocation that grows by doubling, and the writer's
-/// in-place sort works on the pointer directly.
+/// in-place sort works on the pointer directly. Entries are plain data (no
+/// reference), so they are moved and dropped without any runtime call.
 struct DirectEntryBuffer: ~Copyable {
     private var base: UnsafeMutablePointer<DirectConditionEntry>
     private var capacity: Int
@@ -32,12 +33,9 @@ struct DirectEntryBuffer: ~Copyable {
         }
     }
 
-    deinit {
-        // One entry at a time: `deinitialize(count:)` took the runtime's
-        // generic array destroy, a witness call an entry.
-        for i in 0..<count { (base + i).deinitialize(count: 1) }
-        if ownsBase { base.deallocate() }
-    }
+    // Entries hold no reference (``DirectConditionEntry``): nothing to
+    // deinitialize, dropping them is setting the count.
+    deinit { if ownsBase { base.deallocate() } }
 
     mutating func append(_ entry: DirectConditionEntry) {
         if count == capacity { grow() }
@@ -48,7 +46,6 @@ struct DirectEntryBuffer: ~Copyable {
     /// Drops the entries from `start` on.
     mutating func removeAll(from start: Int) {
         precondition(start >= 0 && start <= count)
-        (base + start).deinitialize(count: count - start)
         count = start
     }
 

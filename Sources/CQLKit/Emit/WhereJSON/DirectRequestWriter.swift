@@ -18,17 +18,32 @@ enum DirectRequestWriter {
         let room = 1024 / MemoryLayout<DirectConditionEntry>.stride
         try withUnsafeTemporaryAllocation(of: DirectConditionEntry.self, capacity: room) { stack throws(QueryError) in
             var entries = DirectEntryBuffer(stack: stack)
-            try write(query, table: table, &entries, to: &out)
+            // The request's bytes (the entries' keys and operands, the where
+            // object, then the request itself), copied to `out` once
+            // complete: 1,024 bytes on the stack, which most requests fit.
+            try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { bytes throws(QueryError) in
+                var scratch = JSONByteSink(stack: bytes)
+                try write(query, table: table, &entries, &scratch, to: &out)
+            }
         }
     }
 
-    private static func write(_ query: Query, table: WhereJSONDialectTable, _ entries: inout DirectEntryBuffer, to out: inout [UInt8]) throws(QueryError) {
+    private static func write(
+        _ query: Query, table: WhereJSONDialectTable, _ entries: inout DirectEntryBuffer, _ scratch: inout JSONByteSink, to out: inout [UInt8]
+    ) throws(QueryError) {
         let emitter = ConditionEmitter(table: table)
-        let conditions = DirectConditionWriter(emitter: emitter)
-        var whereObject: DirectConditionWriter.Prepared?
+        // The where object first, into the scratch sink: its entries' keys
+        // and operands go there too, and it is copied into the request below.
+        var whereObject: Range<Int>?
         if query.condition != nil {
+            let conditions = DirectConditionWriter(emitter: emitter)
             // Not `if let`: binding the condition copied it (and released it after).
-            whereObject = try conditions.prepare(query.condition!, .top, depth: 0, &entries)
+            let prepared = try conditions.prepare(query.condition!, .top, depth: 0, &entries, &scratch)
+            if !prepared.isEmpty {
+                let start = scratch.count
+                conditions.write(prepared, &entries, to: &scratch)
+                whereObject = start..<scratch.count
+            }
         }
         var skip: Int64?
         var limit: Int64?
@@ -36,21 +51,14 @@ enum DirectRequestWriter {
         if let l = query.limit { limit = try integer(l, emitter, query.range) }
         if query.count == .only { limit = 0 }  // the count alone: the server's `count=1&limit=0`
         if query.returnACL && !table.supports(.returnACL) { throw table.unsupported("returnACL", range: query.range) }
-
-        // The request in a buffer of its own, copied to `out` once complete
-        // (``JSONByteSink``): 256 bytes on the stack, which most requests
-        // fit (a longer one moves to the heap).
-        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { stack throws(QueryError) in
-            var sink = JSONByteSink(stack: stack)
-            try members(query, emitter, conditions, whereObject, limit: limit, skip: skip, &entries, &sink)
-            sink.copy(to: &out)
-        }
+        let request = scratch.count
+        try members(query, emitter, whereObject, limit: limit, skip: skip, &scratch)
+        scratch.copy(request..<scratch.count, to: &out)
     }
 
     /// The members in the writer's key order.
     private static func members(
-        _ query: Query, _ emitter: ConditionEmitter, _ conditions: DirectConditionWriter, _ whereObject: DirectConditionWriter.Prepared?,
-        limit: Int64?, skip: Int64?, _ entries: inout DirectEntryBuffer, _ sink: inout JSONByteSink
+        _ query: Query, _ emitter: ConditionEmitter, _ whereObject: Range<Int>?, limit: Int64?, skip: Int64?, _ sink: inout JSONByteSink
     ) throws(QueryError) {
         let table = emitter.table
         var first = true
@@ -72,9 +80,9 @@ enum DirectRequestWriter {
         }
         if query.returnACL { member(&first, #""returnACL":"true""#, &sink) }
         if let skip { member(&first, #""skip":"#, &sink); sink.appendInteger(skip) }
-        if let whereObject, !whereObject.isEmpty {
+        if let whereObject {
             member(&first, #""where":"#, &sink)
-            try conditions.write(whereObject, &entries, to: &sink)
+            sink.append(copyOf: whereObject)
         }
         if first { sink.append(UInt8(ascii: "{")) }
         sink.append(UInt8(ascii: "}"))

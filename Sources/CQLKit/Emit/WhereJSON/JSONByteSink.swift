@@ -44,6 +44,173 @@ struct JSONByteSink: ~Copyable {
         out.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
     }
 
+    /// Appends the bytes written at `range` to `out`.
+    func copy(_ range: Range<Int>, to out: inout [UInt8]) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count)
+        out.append(contentsOf: UnsafeBufferPointer(start: base + range.lowerBound, count: range.count))
+    }
+
+    /// The start of the bytes written (valid until the next append).
+    var start: UnsafePointer<UInt8> { UnsafePointer(base) }
+
+    /// The bytes written at `range`, as a String (for the rare checks that
+    /// need String semantics, such as canonical equivalence).
+    func string(_ range: Range<Int>) -> String {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count)
+        return String(decoding: UnsafeBufferPointer(start: base + range.lowerBound, count: range.count), as: UTF8.self)
+    }
+
+    /// Appends the UTF-8 bytes of `s` as they are (not escaped, no quotes)
+    /// and returns where they are: a key kept for sorting and written later
+    /// (``appendString(copyOf:)``).
+    mutating func appendRaw(_ s: String) -> Range<Int> {
+        let n = s.utf8.count
+        if count + n > capacity { grow(to: count + n) }
+        let to = base + count
+        let copied: Void? = s.utf8.withContiguousStorageIfAvailable { b in
+            if let from = b.baseAddress { JSONByteSink.copyBytes(from, to, b.count) }
+        }
+        if copied == nil {
+            var i = 0
+            for c in s.utf8 { to[i] = c; i += 1 }
+        }
+        count += n
+        return (count - n)..<count
+    }
+
+    /// ``appendRaw(_:)`` of a literal (`$or`, `$and`...).
+    mutating func appendRaw(_ s: StaticString) -> Range<Int> {
+        let start = count
+        append(s)
+        return start..<count
+    }
+
+    /// Drops the last `n` bytes written.
+    mutating func removeLast(_ n: Int) {
+        precondition(n >= 0 && n <= count)
+        count -= n
+    }
+
+    /// Appends a copy of bytes written earlier (an operand rendered before
+    /// its object is written).
+    mutating func append(copyOf range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count)
+        let n = range.count
+        if count + n > capacity { grow(to: count + n) }
+        // The source lies before `count`: the two runs never overlap.
+        JSONByteSink.copyBytes(base + range.lowerBound, base + count, n)
+        count += n
+    }
+
+    /// Appends `"`, the bytes at `range` and `"`: a key ``appendKey(_:)``
+    /// found needs no escape.
+    mutating func appendQuoted(copyOf range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count)
+        let n = range.count
+        if count + n + 2 > capacity { grow(to: count + n + 2) }
+        base[count] = UInt8(ascii: "\"")
+        JSONByteSink.copyBytes(base + range.lowerBound, base + count + 1, n)
+        count += n + 2
+        base[count - 1] = UInt8(ascii: "\"")
+    }
+
+    /// `n` bytes from `from` to `to` (not overlapping): a short run (most
+    /// keys and operands) by two overlapping word loads and stores, which
+    /// cost less than a call to `memcpy`.
+    @inline(__always)
+    static func copyBytes(_ from: UnsafePointer<UInt8>, _ to: UnsafeMutablePointer<UInt8>, _ n: Int) {
+        let src = UnsafeRawPointer(from), dst = UnsafeMutableRawPointer(to)
+        if n >= 8 && n <= 16 {
+            let head = src.loadUnaligned(as: UInt64.self), tail = src.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+            dst.storeBytes(of: head, as: UInt64.self)
+            dst.storeBytes(of: tail, toByteOffset: n - 8, as: UInt64.self)
+        } else if n >= 4 && n < 8 {
+            let head = src.loadUnaligned(as: UInt32.self), tail = src.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+            dst.storeBytes(of: head, as: UInt32.self)
+            dst.storeBytes(of: tail, toByteOffset: n - 4, as: UInt32.self)
+        } else if n < 4 {
+            for i in 0..<n { to[i] = from[i] }
+        } else {
+            to.update(from: from, count: n)
+        }
+    }
+
+    /// What ``appendKey(_:)`` found of a key.
+    struct KeyForm: OptionSet {
+        let rawValue: UInt8
+        /// Not empty, not `$` first, no `.`, ASCII: the emitter's key as it is
+        /// (``ConditionEmitter/plainASCIIIsObjectId(_:)``).
+        static let plain = KeyForm(rawValue: 1)
+        /// No byte JSON escapes (a control, `"`, `\\`, DEL).
+        static let unescaped = KeyForm(rawValue: 2)
+        /// The key is `objectId`.
+        static let objectId = KeyForm(rawValue: 4)
+    }
+
+    /// Appends the bytes of a one-component key when it is plain
+    /// (``KeyForm/plain``) and tells so, with whether it needs a JSON
+    /// escape and is `objectId`, all in the one pass that copies it; appends
+    /// nothing and returns `[]` for any other key (or one not contiguous).
+    mutating func appendKey(_ s: String) -> KeyForm {
+        let n = s.utf8.count
+        if count + n > capacity { grow(to: count + n) }
+        let to = base + count
+        let form = s.utf8.withContiguousStorageIfAvailable { b -> KeyForm in
+            guard let p = b.baseAddress, n > 0, p[0] != UInt8(ascii: "$") else { return [] }
+            // Eight bytes at a time, then four (padded with `A`s, which no
+            // test flags), then one: a high bit or a `.` refuses the key.
+            let dots: UInt64 = 0x2E2E_2E2E_2E2E_2E2E, highs: UInt64 = 0x8080_8080_8080_8080
+            var escapes = false
+            var i = 0
+            while i + 8 <= n {
+                let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+                let d = w ^ dots
+                if (w | ((d &- 0x0101_0101_0101_0101) & ~d)) & highs != 0 { return [] }
+                escapes = escapes || JSONByteSink.mayNeedEscape(w)
+                UnsafeMutableRawPointer(to + i).storeBytes(of: w, as: UInt64.self)
+                i += 8
+            }
+            if i + 4 <= n {
+                let word = UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self)
+                let w = UInt64(word) | 0x4141_4141_0000_0000
+                let d = w ^ dots
+                if (w | ((d &- 0x0101_0101_0101_0101) & ~d)) & highs != 0 { return [] }
+                escapes = escapes || JSONByteSink.mayNeedEscape(w)
+                UnsafeMutableRawPointer(to + i).storeBytes(of: word, as: UInt32.self)
+                i += 4
+            }
+            while i < n {
+                let c = p[i]
+                if c >= 0x80 || c == UInt8(ascii: ".") { return [] }
+                escapes = escapes || c < 0x20 || c == 0x22 || c == 0x5C || c == 0x7F
+                to[i] = c
+                i += 1
+            }
+            var form: KeyForm = escapes ? .plain : [.plain, .unescaped]
+            if n == 8 && UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)) == ConditionEmitter.objectIdBytes {
+                form.insert(.objectId)
+            }
+            return form
+        } ?? []
+        if !form.isEmpty { count += n }
+        return form
+    }
+
+
+    /// Appends bytes written earlier (a key appended by ``appendRaw(_:)``)
+    /// as a JSON string: quoted and escaped as ``appendString(_:)`` escapes
+    /// the String they came from.
+    mutating func appendString(copyOf range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count)
+        let n = range.count
+        if count + 6 * n + 2 > capacity { grow(to: count + 6 * n + 2) }
+        base[count] = UInt8(ascii: "\"")
+        let written = JSONByteSink.escape(UnsafeBufferPointer(start: base + range.lowerBound, count: n), into: base + count + 1)
+        count += 1 + written
+        base[count] = UInt8(ascii: "\"")
+        count += 1
+    }
+
     @inline(__always)
     mutating func append(_ b: UInt8) {
         if count == capacity { grow(to: count + 1) }

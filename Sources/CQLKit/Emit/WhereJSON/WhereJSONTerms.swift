@@ -62,7 +62,7 @@ extension ConditionEmitter {
     }
 
     /// The bytes of `objectId` as one little-endian word (`o` lowest).
-    private static let objectIdBytes: UInt64 = 0x6449_7463_656A_626F
+    static let objectIdBytes: UInt64 = 0x6449_7463_656A_626F
 
     /// A non-empty ASCII component without `.` that does not start with `$`.
     static func isPlainASCIIComponent(_ c: String) -> Bool {
