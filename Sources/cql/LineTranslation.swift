@@ -168,24 +168,3 @@ struct LineTranslation {
         throw CommandFailure(error)
     }
 }
-
-/// The lines of a text by byte: each ends at `\n` (a final line need not),
-/// without its `\n` or a `\r` before it.
-enum LineSplitter {
-    static func forEachLine(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        guard let base = bytes.baseAddress else { return }
-        var start = 0
-        while start < bytes.count {
-            var end = bytes.count
-            var next = bytes.count
-            if let hit = memchr(base + start, 0x0A, bytes.count - start) {
-                end = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
-                next = end + 1
-            }
-            var stop = end
-            if stop > start && base[stop - 1] == 0x0D { stop -= 1 }
-            body(UnsafeBufferPointer(start: base + start, count: stop - start))
-            start = next
-        }
-    }
-}
