@@ -18,7 +18,15 @@ extension DirectConditionWriter {
         let d = depth + 1
         switch c.predicate {
         case .and(let items):
-            for item in items where !(try collect(item, ctx, depth: d, into: &entries, &scratch)) { return false }
+            for item in items {
+                // A leaf (the usual operand) straight to `leaf`, with the
+                // depth check `collect` makes: no call through the switch here.
+                if item.predicate.featureKind & Self.logicKinds == 0 {
+                    guard d < ConditionEmitter.maxDepth, try leaf(item, into: &entries, &scratch) else { return false }
+                } else if !(try collect(item, ctx, depth: d, into: &entries, &scratch)) {
+                    return false
+                }
+            }
             return true
         case .or(let items):
             if items.isEmpty { Self.appendMatchesNothing(&entries, &scratch); return true }
@@ -52,6 +60,10 @@ extension DirectConditionWriter {
             return try leaf(c, into: &entries, &scratch)
         }
     }
+
+    /// The node kinds `collect` handles itself (``Predicate/featureKind``):
+    /// `and`, `or`, `not`, `true`, `false`. Every other node is a leaf.
+    private static let logicKinds: UInt64 = Predicate.andKind | Predicate.orKind | Predicate.notKind | (1 << 3) | (1 << 4)
 
     /// `or()` and `false`: `{"objectId": {"$in": []}}`, as ``WhereDoc/matchesNothing``.
     private static func appendMatchesNothing(_ entries: inout DirectEntryBuffer, _ scratch: inout JSONByteSink) {
