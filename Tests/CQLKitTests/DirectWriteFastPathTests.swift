@@ -163,6 +163,30 @@ final class DirectWriteFastPathTests: XCTestCase {
         }
     }
 
+    /// The one-pass list key (a plain one-component key) is taken exactly
+    /// when the emitter keeps the key as it is (not `objectId`) and the
+    /// general list check takes it, with the same bytes.
+    func testPlainListKeysAreOnesTheGeneralPathWritesAlike() {
+        var rng = SplitMix64(seed: 27)
+        var keys = ["objectId", "a", "a b", " a", "a ", "-a", "+a", "a,b", "a.b", "$a", "", "é", "a\"b", "abcdefghijklmnopqrstuvwxyz"]
+        for _ in 0..<4000 { keys.append(randomString(&rng)) }
+        for key in keys {
+            for marks in ["", "-", "-+"] as [StaticString] {
+                var fast = JSONByteSink(capacity: 16)
+                fast.append("x")
+                let taken = fast.appendPlainListKey(key, marks: marks)
+                var general = JSONByteSink(capacity: 16)
+                general.append("x")
+                let expected = ConditionEmitter.plainASCIIIsObjectId(key) == false && general.appendPlainListItem(key, marks: marks)
+                XCTAssertEqual(taken, expected, "\(key.debugDescription) \(marks)")
+                var a: [UInt8] = [], b: [UInt8] = []
+                fast.copy(to: &a)
+                if taken { general.copy(to: &b) } else { b = Array("x".utf8) }
+                XCTAssertEqual(a, b, "\(key.debugDescription) \(marks)")
+            }
+        }
+    }
+
     func testObjectIdAndArrayFreeKeysByTheirBytes() {
         var rng = SplitMix64(seed: 25)
         var keys = ["objectId", "objectid", "objectIdx", "createdAt", "updatedAt", "createdAT", "updatedAs", "priority", "cheatMode", "$a", ".a", "a.b", ""]

@@ -156,6 +156,8 @@ struct DirectConditionWriter {
     }
 
     /// The value of one member: the entries of one key.
+    /// Inlined into ``writeObject(_:_:to:)``, its one caller, once per member.
+    @inline(__always)
     private func writeMember(_ run: Range<Int>, _ entries: inout DirectEntryBuffer, to out: inout JSONByteSink) {
         let first = run.lowerBound
         switch entries[first].kind {

@@ -89,6 +89,8 @@ enum DirectRequestWriter {
     }
 
     /// `{"name":` or `,"name":`.
+    /// Inlined: a request writes several, each a few stores.
+    @inline(__always)
     private static func member(_ first: inout Bool, _ name: StaticString, _ sink: inout JSONByteSink) {
         sink.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
         first = false
@@ -106,8 +108,12 @@ enum DirectRequestWriter {
         for (n, item) in items.enumerated() {
             if n > 0 { out.append(UInt8(ascii: ",")) }
             if minus(item) { out.append(UInt8(ascii: "-")) }
-            let key = try emitter.key(path(item), range)
-            // The usual key is checked and copied in one pass; any other
+            let p = path(item)
+            // The usual key (one plain component) is checked and copied in
+            // one pass; any other goes through the emitter's key.
+            if let only = p.singleComponent, out.appendPlainListKey(only, marks: marks) { continue }
+            let key = try emitter.key(p, range)
+            // Checked and copied in one pass when it can be; any other key
             // is checked by `listItem` itself, whose Character tests are the rule.
             if !out.appendPlainListItem(key, marks: marks) {
                 _ = try WhereJSONEmitter.listItem(key, name, marks: marks.description, emitter.table, range)

@@ -79,6 +79,7 @@ struct JSONByteSink: ~Copyable {
     }
 
     /// ``appendRaw(_:)`` of a literal (`$or`, `$and`...).
+    @inline(__always)
     mutating func appendRaw(_ s: StaticString) -> Range<Int> {
         let start = count
         append(s)
@@ -93,6 +94,7 @@ struct JSONByteSink: ~Copyable {
 
     /// Appends a copy of bytes written earlier (an operand rendered before
     /// its object is written).
+    @inline(__always)
     mutating func append(copyOf range: Range<Int>) {
         precondition(range.lowerBound >= 0 && range.upperBound <= count)
         let n = range.count
@@ -104,6 +106,7 @@ struct JSONByteSink: ~Copyable {
 
     /// Appends `"`, the bytes at `range` and `"`: a key ``appendKey(_:)``
     /// found needs no escape.
+    @inline(__always)
     mutating func appendQuoted(copyOf range: Range<Int>) {
         precondition(range.lowerBound >= 0 && range.upperBound <= count)
         let n = range.count
@@ -133,6 +136,30 @@ struct JSONByteSink: ~Copyable {
         } else {
             to.update(from: from, count: n)
         }
+    }
+
+    /// Appends a one-component key of a comma-separated list
+    /// (``DirectRequestWriter``) when the emitter writes it as it is and the
+    /// list reads it back as it is: plain (``appendKey(_:)``), not
+    /// `objectId`, no JSON escape, no `,`, no space at either end, no `marks`
+    /// byte first. `false` (nothing appended) for any other key.
+    mutating func appendPlainListKey(_ key: String, marks: StaticString) -> Bool {
+        let start = count
+        let form = appendKey(key)
+        guard form.contains(.unescaped), !form.contains(.objectId) else {
+            count = start
+            return false
+        }
+        let first = base[start], last = base[count - 1]
+        var plain = first != UInt8(ascii: " ") && last != UInt8(ascii: " ")
+        for i in 0..<marks.utf8CodeUnitCount where marks.utf8Start[i] == first { plain = false }
+        var i = start
+        while plain && i < count {
+            if base[i] == UInt8(ascii: ",") { plain = false }
+            i += 1
+        }
+        if !plain { count = start }
+        return plain
     }
 
     /// What ``appendKey(_:)`` found of a key.
@@ -218,15 +245,19 @@ struct JSONByteSink: ~Copyable {
         count += 1
     }
 
+    // Inlined, as the literals and copies: each is a few stores, and a
+    // call cost as much again (a request writes some 30 of them).
+    @inline(__always)
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         let n = bytes.count
         guard n > 0, let from = bytes.baseAddress else { return }
         if count + n > capacity { grow(to: count + n) }
-        (base + count).update(from: from, count: n)
+        JSONByteSink.copyBytes(from, base + count, n)
         count += n
     }
 
     /// A literal's bytes (`"$gt":`, member names).
+    @inline(__always)
     mutating func append(_ s: StaticString) {
         append(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
     }
