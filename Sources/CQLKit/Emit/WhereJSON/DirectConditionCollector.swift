@@ -204,6 +204,7 @@ extension DirectConditionWriter {
     /// The emitter's key, its bytes appended to `scratch`; `nil` for the
     /// element key (an empty path), which only `$elemMatch` (not written
     /// here) may hold.
+    @inline(__always)
     private func key(_ path: FieldPath, _ r: SourceRange?, _ scratch: inout JSONByteSink) throws(QueryError) -> Key? {
         // `singleComponent`, not `components`: the usual one-component path
         // keeps its String, and `components` would build an array per key.

@@ -178,6 +178,7 @@ struct JSONByteSink: ~Copyable {
     /// (``KeyForm/plain``) and tells so, with whether it needs a JSON
     /// escape and is `objectId`, all in the one pass that copies it; appends
     /// nothing and returns `[]` for any other key (or one not contiguous).
+    @inline(__always)
     mutating func appendKey(_ s: String) -> KeyForm {
         let n = s.utf8.count
         if count + n > capacity { grow(to: count + n) }
@@ -286,6 +287,7 @@ struct JSONByteSink: ~Copyable {
     }
 
     /// `"s"`, escaped as ``JSONWriter/writeString(_:_:)`` escapes it.
+    @inline(__always)
     mutating func appendString(_ s: String) {
         append(UInt8(ascii: "\""))
         appendStringBody(s)
@@ -450,6 +452,7 @@ struct JSONByteSink: ~Copyable {
 
     /// `v` as ``JSONWriter/write(_:to:)`` writes it: the common scalars here,
     /// anything else through it.
+    @inline(__always)
     mutating func appendValue(_ v: Value) {
         switch v {
         case .int(let i): appendInteger(i)
