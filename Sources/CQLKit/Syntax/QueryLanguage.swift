@@ -109,7 +109,9 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     /// Parses `text` in this language into a ``Statement``: CQL and REST
     /// requests may hold writes; the other languages are queries (parameters
     /// as for ``parse(_:className:literal:limit:cursor:arguments:variables:limits:)``).
-    /// A write's condition is held to the same limits as a query's.
+    /// A write's condition is held to the same limits as a query's. A CQL
+    /// statement is read with `cqlParser` when one is given (its buffers are
+    /// reused: one per thread that reads many statements).
     ///
     /// ```swift
     /// try QueryLanguage.cql.parseStatement("delete from T where objectId = 'a1'")   // .delete(...)
@@ -117,7 +119,8 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     /// ```
     public func parseStatement(
         _ text: String, className: String = "", literal: Bool = false, limit: Int? = nil, cursor: String? = nil,
-        arguments: [Value] = [], variables: [String: Value] = [:], limits: QueryLimits = .default
+        arguments: [Value] = [], variables: [String: Value] = [:], limits: QueryLimits = .default,
+        reusing cqlParser: ReusableCQLParser? = nil
     ) throws(QueryError) -> Statement {
         let statement: Statement
         switch self {
@@ -125,7 +128,11 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
             try limits.check(text: text)
             var options = CQLParser.Options()
             options.maxLength = limits.maxQueryLength
-            statement = try CQLParser.parseStatement(text, options: options)
+            if let cqlParser {
+                statement = try cqlParser.parseStatement(text, options: options)
+            } else {
+                statement = try CQLParser.parseStatement(text, options: options)
+            }
         case .rest:
             try limits.check(text: text)
             statement = try RESTReader.read(text)

@@ -46,7 +46,7 @@ struct CQLScannedToken {
     var end: Int
     /// `.integer`: the `Int64`'s bit pattern; `.decimal`: the `Double`'s;
     /// `.string`: 0 when the value is the text between the quotes, else
-    /// 1 + the index of the decoded value in ``CQLTokenList/decoded``.
+    /// 1 + the index of the decoded value in ``CQLTokenStorage/decoded``.
     var payload: UInt64 = 0
 }
 
@@ -54,14 +54,30 @@ struct CQLScannedToken {
 /// and the statement's bytes (valid while the caller's buffer is).
 struct CQLTokenList {
     let bytes: UnsafeBufferPointer<UInt8>
-    var tokens: [CQLScannedToken]
-    var decoded: [String]
+    /// In `storage` (valid until the storage scans another statement: a
+    /// reused parser reads one statement at a time).
+    let tokens: UnsafeMutableBufferPointer<CQLScannedToken>
+    /// Not retained (whoever scanned keeps the storage alive, as it keeps
+    /// the bytes), so copying the list, which the parser does for every
+    /// name and value it reads, costs no retain and release.
+    unowned(unsafe) let storage: CQLTokenStorage
+    /// `storage`'s name cache (a reused parser's), read without a retain.
+    let names: CQLNameCache?
 
     /// Bytes `a..<b` as a String. Up to 15 bytes (names, most strings) are
     /// written straight into a small String, which takes ASCII without
     /// validating it (`String(decoding:)` validates every byte first);
     /// anything else is decoded.
+    /// With a name cache (a reused parser's), a short text seen before is
+    /// not made again (``CQLNameCache``).
     func text(_ a: Int, _ b: Int) -> String {
+        if b - a <= CQLNameCache.maxLength, let names {
+            return names.string(bytes, a, b) { CQLTokenList.makeText(bytes, a, b) }
+        }
+        return CQLTokenList.makeText(bytes, a, b)
+    }
+
+    static func makeText(_ bytes: UnsafeBufferPointer<UInt8>, _ a: Int, _ b: Int) -> String {
         let slice = UnsafeBufferPointer(rebasing: bytes[a..<b])
         guard slice.count <= 15, let base = slice.baseAddress else { return String(decoding: slice, as: UTF8.self) }
         return String(unsafeUninitializedCapacity: slice.count) { out in
@@ -86,7 +102,7 @@ struct CQLTokenList {
         switch t.kind {
         case .integer: return .int(Int64(bitPattern: t.payload))
         case .decimal: return .double(Double(bitPattern: t.payload))
-        case .string: return .string(t.payload == 0 ? text(t.start + 1, t.end - 1) : decoded[Int(t.payload) - 1])
+        case .string: return .string(t.payload == 0 ? text(t.start + 1, t.end - 1) : storage.decoded[Int(t.payload) - 1])
         case .quotedIdentifier: return .string(text(t.start + 1, t.end - 1))
         default: return nil
         }
@@ -111,35 +127,144 @@ struct CQLTokenList {
     }
 }
 
+/// Where the scanner writes tokens: one buffer that a reused parser
+/// (``ReusableCQLParser``) keeps from one statement to the next, so that
+/// scanning allocates nothing once the buffer has held the longest statement.
+/// Tokens are plain data, so the buffer is raw memory, not an Array (no
+/// uniqueness check nor capacity read through a reference per token).
+final class CQLTokenStorage {
+    private(set) var base: UnsafeMutablePointer<CQLScannedToken>
+    private(set) var capacity: Int
+    /// The Strings of names seen in earlier statements (a reused parser's only).
+    let names: CQLNameCache?
+    /// The values of the statement's strings that had escapes (a `.string`
+    /// token's payload is 1 + its index here). Held through a pointer: a
+    /// class's stored `var` would be checked for exclusive access at run
+    /// time on every statement.
+    private let decodedStorage: UnsafeMutablePointer<[String]>
+    var decoded: [String] {
+        get { decodedStorage.pointee }
+        _modify { yield &decodedStorage.pointee }
+    }
+    /// What a reused buffer is cut back to after an unusually long statement.
+    static let keptCapacity = 4096
+
+    /// Room for `capacity` tokens (at least 16); `names` for a reused parser.
+    init(capacity: Int, names: CQLNameCache? = nil) {
+        self.names = names
+        self.capacity = max(16, capacity)
+        base = .allocate(capacity: self.capacity)
+        decodedStorage = .allocate(capacity: 1)
+        decodedStorage.initialize(to: [])
+    }
+
+    deinit {
+        base.deallocate()
+        decodedStorage.deinitialize(count: 1)
+        decodedStorage.deallocate()
+        names?.free()
+    }
+
+    /// Room for at least `minimum` tokens, the first `count` kept.
+    @inline(never)
+    func grow(keeping count: Int, minimum: Int) {
+        let newCapacity = max(minimum, capacity * 2)
+        let newBase = UnsafeMutablePointer<CQLScannedToken>.allocate(capacity: newCapacity)
+        newBase.initialize(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    /// Readies the storage for another statement: forgets the last one's
+    /// decoded strings and gives back the memory of an unusually long
+    /// statement's tokens (a reused parser must not hold megabytes for the
+    /// rest of its life).
+    func reset() {
+        if !decoded.isEmpty { decoded.removeAll(keepingCapacity: true) }
+        guard capacity > CQLTokenStorage.keptCapacity else { return }
+        base.deallocate()
+        capacity = CQLTokenStorage.keptCapacity
+        base = .allocate(capacity: capacity)
+    }
+}
+
 /// The scanning state. `bytes` is the statement's UTF-8; every token boundary
 /// falls on an ASCII byte, so slicing never splits a scalar.
 struct CQLScanner {
     let bytes: UnsafeBufferPointer<UInt8>
     var pos = 0
-    var tokens: [CQLScannedToken] = []
-    var decoded: [String] = []
+    let storage: CQLTokenStorage
+    /// `storage`'s buffer and capacity, read from the storage once (and
+    /// again only when it grows).
+    var tokens: UnsafeMutablePointer<CQLScannedToken>
+    var capacity: Int
+    var count = 0
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    /// A scanner writing into `storage` (a new one by default, sized for
+    /// the statement; a reused one must have been ``CQLTokenStorage/reset()``).
+    init(_ bytes: UnsafeBufferPointer<UInt8>, storage: CQLTokenStorage? = nil) {
+        self.bytes = bytes
+        // Tokens average well over 4 bytes with their spacing: one allocation.
+        self.storage = storage ?? CQLTokenStorage(capacity: bytes.count / 4 + 2)
+        tokens = self.storage.base
+        capacity = self.storage.capacity
+    }
+
+    /// The last token (`nil` before the first).
+    var last: CQLScannedToken? { count > 0 ? tokens[count - 1] : nil }
+
+    @inline(__always)
+    mutating func append(_ token: CQLScannedToken) {
+        if count == capacity { grow() }
+        (tokens + count).initialize(to: token)
+        count += 1
+    }
+
+    @inline(never)
+    mutating func grow() {
+        storage.grow(keeping: count, minimum: count + 1)
+        tokens = storage.base
+        capacity = storage.capacity
+    }
 
     mutating func run() throws(QueryError) -> CQLTokenList {
-        // Tokens average well over 4 bytes with their spacing: one allocation.
-        tokens.reserveCapacity(bytes.count / 4 + 2)
+        // The position and the bytes in locals (registers) while spaces and
+        // words are read; `pos` is written back for the other scanners.
+        let bytes = self.bytes
+        let n = bytes.count
+        var p = pos
         // A leading byte order mark (editors add one) is not part of the statement.
-        if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { pos = 3 }
+        if n >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { p = 3 }
         while true {
-            try skipComments()
-            if pos >= bytes.count { break }
+            while p < n && CQLScanner.isSpace(bytes[p]) { p += 1 }
+            if p >= n { break }
+            let b = bytes[p]
+            // Words first (most tokens are), read here rather than through a call.
+            if CQLScanner.isWordStart(b) {
+                p = scanWord(from: p)
+                continue
+            }
+            pos = p
+            if b == UInt8(ascii: "-") || b == UInt8(ascii: "/") {
+                if try skipComment() { p = pos; continue }
+            }
             try scanToken()
+            p = pos
         }
-        tokens.append(CQLScannedToken(kind: .end, word: .none, start: bytes.count, end: bytes.count))
-        return CQLTokenList(bytes: bytes, tokens: tokens, decoded: decoded)
+        pos = p
+        append(CQLScannedToken(kind: .end, word: .none, start: n, end: n))
+        return CQLTokenList(bytes: bytes, tokens: UnsafeMutableBufferPointer(start: tokens, count: count), storage: storage, names: storage.names)
     }
 
     // MARK: Trivia
 
-    static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D || b == 0x0C || b == 0x0B }
-    static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
-    static func isWordStart(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A || b == 0x5F }
+    /// Space, tab, LF, VT, FF, CR: one bit test.
+    @inline(__always)
+    static func isSpace(_ b: UInt8) -> Bool { b <= 0x20 && (UInt64(0x1_0000_3E00) >> UInt64(b)) & 1 != 0 }
+    static func isDigit(_ b: UInt8) -> Bool { b &- 0x30 < 10 }
+    @inline(__always)
+    static func isWordStart(_ b: UInt8) -> Bool { (b | 0x20) &- 0x61 < 26 || b == 0x5F }
 
     /// `[0-9A-Z_a-z]`: one bit test in a 128-bit set (two 64-bit halves),
     /// fewer instructions per byte of a word than a chain of range checks.
@@ -154,25 +279,22 @@ struct CQLScanner {
 
     func byte(_ i: Int) -> UInt8? { i < bytes.count ? bytes[i] : nil }
 
-    /// Skips whitespace and comments (so `run` sees only real tokens).
-    mutating func skipComments() throws(QueryError) {
+    /// Skips the comment at `pos` (`--` to the end of the line, `/* */`);
+    /// false when there is none (a `-` or `/` token).
+    mutating func skipComment() throws(QueryError) -> Bool {
+        if byte(pos) == UInt8(ascii: "-") && byte(pos + 1) == UInt8(ascii: "-") {
+            while pos < bytes.count && bytes[pos] != 0x0A { pos += 1 }
+            return true
+        }
+        guard byte(pos) == UInt8(ascii: "/") && byte(pos + 1) == UInt8(ascii: "*") else { return false }
+        let start = pos
+        pos += 2
         while true {
-            while pos < bytes.count && CQLScanner.isSpace(bytes[pos]) { pos += 1 }
-            if byte(pos) == UInt8(ascii: "-") && byte(pos + 1) == UInt8(ascii: "-") {
-                while pos < bytes.count && bytes[pos] != 0x0A { pos += 1 }
-            } else if byte(pos) == UInt8(ascii: "/") && byte(pos + 1) == UInt8(ascii: "*") {
-                let start = pos
-                pos += 2
-                while true {
-                    guard pos + 1 < bytes.count else {
-                        throw QueryError(.syntax, "unterminated comment: no '*/' closes the '/*' here", range: SourceRange(start, start + 2))
-                    }
-                    if bytes[pos] == UInt8(ascii: "*") && bytes[pos + 1] == UInt8(ascii: "/") { pos += 2; break }
-                    pos += 1
-                }
-            } else {
-                return
+            guard pos + 1 < bytes.count else {
+                throw QueryError(.syntax, "unterminated comment: no '*/' closes the '/*' here", range: SourceRange(start, start + 2))
             }
+            if bytes[pos] == UInt8(ascii: "*") && bytes[pos + 1] == UInt8(ascii: "/") { pos += 2; return true }
+            pos += 1
         }
     }
 
@@ -183,12 +305,12 @@ struct CQLScanner {
     }
 
     mutating func add(_ kind: CQLToken.Kind, from start: Int, payload: UInt64 = 0) {
-        tokens.append(CQLScannedToken(kind: kind, word: .none, start: start, end: pos, payload: payload))
+        append(CQLScannedToken(kind: kind, word: .none, start: start, end: pos, payload: payload))
     }
 
     /// Whether a `-` here would be a sign: the previous token does not end a value.
     var signAllowed: Bool {
-        guard let last = tokens.last else { return true }
+        guard let last else { return true }
         switch last.kind {
         case .identifier, .quotedIdentifier, .integer, .decimal, .string, .placeholder,
              .rightParen, .rightBracket, .rightBrace, .dot:
@@ -203,7 +325,6 @@ struct CQLScanner {
     mutating func scanToken() throws(QueryError) {
         let start = pos
         let b = bytes[pos]
-        if CQLScanner.isWordStart(b) { return scanWord() }
         if CQLScanner.isDigit(b) { return try scanNumber() }
         switch b {
         case UInt8(ascii: "'"), UInt8(ascii: "\""): return try scanString()
@@ -262,27 +383,51 @@ struct CQLScanner {
         return QueryError(.syntax, "unexpected character \(shown)", range: SourceRange(i, end))
     }
 
-    /// A word: keyword or identifier, classified by its bytes (no String is
-    /// made: the parser makes one only for the names it keeps).
-    mutating func scanWord() {
-        let start = pos
-        var end = pos
-        while end < bytes.count && CQLScanner.isWordByte(bytes[end]) { end += 1 }
-        pos = end
-        let length = end - start
+    /// The word at `start`: keyword or identifier, classified by its bytes
+    /// (no String is made: the parser makes one only for the names it
+    /// keeps). Returns where it ends.
+    @inline(__always)
+    mutating func scanWord(from start: Int) -> Int {
+        let bytes = self.bytes
+        var end: Int
         let word: CQLWord
-        if length > 8 {
-            word = .none
-        } else if start + 8 <= bytes.count, let base = bytes.baseAddress {
-            // Eight bytes read at once (in bounds), the word's kept and
-            // lowercased: what packedLowercase gives, without a byte loop.
+        if start + 8 <= bytes.count, let base = bytes.baseAddress {
+            // Eight bytes read at once (in bounds): where the word ends
+            // among them, and its lowercased bytes for the classification
+            // (what packedLowercase gives), without a byte loop.
             let raw = UInt64(littleEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))
-            let mask: UInt64 = length == 8 ? ~0 : (1 << UInt64(8 * length)) &- 1
-            word = CQLWord.classify(packed: (raw | 0x2020_2020_2020_2020) & mask)
+            let length = CQLScanner.nonWordBytes(raw).trailingZeroBitCount >> 3
+            end = start + length
+            if length < 8 {
+                word = CQLWord.classify(packed: (raw | 0x2020_2020_2020_2020) & ((1 &<< UInt64(8 &* length)) &- 1))
+            } else {
+                while end < bytes.count && CQLScanner.isWordByte(bytes[end]) { end += 1 }
+                word = end - start == 8 ? CQLWord.classify(packed: raw | 0x2020_2020_2020_2020) : .none
+            }
         } else {
+            end = start + 1
+            while end < bytes.count && CQLScanner.isWordByte(bytes[end]) { end += 1 }
             word = CQLWord.classify(bytes, start, end)
         }
-        tokens.append(CQLScannedToken(kind: word.isReserved ? .keyword : .identifier, word: word, start: start, end: pos))
+        append(CQLScannedToken(kind: word.isReserved ? .keyword : .identifier, word: word, start: start, end: end))
+        return end
+    }
+
+    /// `0x80` in every byte of `x` that is not a word byte `[0-9A-Z_a-z]`,
+    /// 0 in the others: ``isWordByte(_:)`` for eight bytes at once. Each
+    /// range test adds a constant to the byte's low 7 bits, which sets its
+    /// top bit exactly when the byte is at least the range's start, and
+    /// cannot carry into the next byte; bytes from 0x80 are never word bytes.
+    @inline(__always)
+    static func nonWordBytes(_ x: UInt64) -> UInt64 {
+        let top: UInt64 = 0x8080_8080_8080_8080
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let low7 = x & ~top
+        let folded = low7 | 0x20 &* ones  // A-Z onto a-z; nothing else lands there
+        let letter = (folded &+ (0x80 - 0x61) &* ones) & ~(folded &+ (0x7F - 0x7A) &* ones)
+        let digit = (low7 &+ (0x80 - 0x30) &* ones) & ~(low7 &+ (0x7F - 0x39) &* ones)
+        let underscore = ~((low7 ^ 0x5F &* ones) &+ 0x7F &* ones)
+        return ~((letter | digit | underscore) & ~x) & top
     }
 
     /// Word bytes `a..<b` (at most 8) packed into a UInt64, byte `i` at bits
@@ -326,10 +471,29 @@ struct CQLScanner {
     /// `tags.0`) only digits are read.
     mutating func scanNumber() throws(QueryError) {
         let start = pos
+        // The usual number first: a sign, at most 18 digits (which fit
+        // Int64 whatever they are) and then neither a word byte nor `.` (no
+        // fraction, exponent, path step or bad suffix to look at). Its value
+        // is summed as the digits are read.
+        let bytes = self.bytes
+        var p = start
+        let negative = bytes[p] == UInt8(ascii: "-")
+        if negative { p += 1 }
+        let digitsStart = p
+        var v: Int64 = 0
+        while p < bytes.count && CQLScanner.isDigit(bytes[p]) {
+            v = v &* 10 &+ Int64(bytes[p] &- 0x30)
+            p += 1
+        }
+        if p - digitsStart <= 18 && (p == bytes.count || !(CQLScanner.isWordByte(bytes[p]) || bytes[p] == UInt8(ascii: "."))) {
+            pos = p
+            add(.integer, from: start, payload: UInt64(bitPattern: negative ? 0 &- v : v))
+            return
+        }
         if bytes[pos] == UInt8(ascii: "-") { pos += 1 }
         while pos < bytes.count && CQLScanner.isDigit(bytes[pos]) { pos += 1 }
         var isInteger = true
-        let pathStep = tokens.last?.kind == .dot
+        let pathStep = last?.kind == .dot
         if !pathStep {
             if byte(pos) == UInt8(ascii: ".") {
                 guard let d = byte(pos + 1), CQLScanner.isDigit(d) else {
