@@ -175,3 +175,53 @@ final class ReusableCQLParserTests: XCTestCase {
         }
     }
 }
+
+/// `QueryLanguage.detect` runs for every line of `--lines`: it compares the
+/// first word with the four CQL verbs as one packed integer. It must judge
+/// as the plain byte-by-byte comparison does, whatever the text.
+final class QueryLanguageDetectTests: XCTestCase {
+    private func reference(_ text: String) -> QueryLanguage {
+        let bytes = Array(text.utf8)
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D { i += 1; continue }
+            if b == UInt8(ascii: "-"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "-") {
+                while i < bytes.count && bytes[i] != 0x0A { i += 1 }
+                continue
+            }
+            if b == UInt8(ascii: "/"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "*") {
+                i += 2
+                while i + 1 < bytes.count && !(bytes[i] == UInt8(ascii: "*") && bytes[i + 1] == UInt8(ascii: "/")) { i += 1 }
+                i += 2
+                continue
+            }
+            break
+        }
+        guard i < bytes.count else { return .cql }
+        if bytes[i] == UInt8(ascii: "{") || bytes[i] == UInt8(ascii: "[") { return .whereJSON }
+        let start = i
+        while i < bytes.count, (bytes[i] | 0x20) >= 0x61, (bytes[i] | 0x20) <= 0x7A { i += 1 }
+        let word = String(decoding: bytes[start..<i].map { $0 | 0x20 }, as: UTF8.self)
+        return ["select", "insert", "update", "delete"].contains(word) ? .cql : .usergrid
+    }
+
+    func testDetectEqualsTheByteByByteComparison() {
+        var texts = ["select * from T", "SELECT x", "Insert into T(a) values (1)", "update T set a = 1", "DELETE from T",
+                     "selects", "selec", "delete_x", "upDate", "  -- c\n select", "/* x */insert", "{\"a\":1}", "[1]",
+                     "name = 'x'", "", "   ", "sélect", "select1", "inserts into", "Select\tx", "deletE"]
+        var rng = SplitMix64(seed: 3)
+        let letters = Array("selctinsrupdaSELCTINSRUPDAxz_1 (-".utf8)
+        for _ in 0..<20000 {
+            let n = Int(rng.next() % 9)
+            texts.append(String(decoding: (0..<n).map { _ in letters[Int(rng.next() % UInt64(letters.count))] }, as: UTF8.self))
+        }
+        for verb in ["select", "insert", "update", "delete"] {
+            for mask in 0..<64 {
+                let cased = String(verb.enumerated().map { mask & (1 << $0.offset) != 0 ? Character($0.element.uppercased()) : $0.element })
+                texts += [cased, cased + " x", cased + "x", String(cased.dropLast()), " " + cased + "("]
+            }
+        }
+        for t in texts { XCTAssertEqual(QueryLanguage.detect(t), reference(t), t) }
+    }
+}

@@ -49,17 +49,19 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
         }
         guard i < bytes.count else { return .cql }
         if bytes[i] == UInt8(ascii: "{") || bytes[i] == UInt8(ascii: "[") { return .whereJSON }
-        // The first word, lowercased, compared with the four CQL verbs (all six letters).
+        // The first word, lowercased, compared with the four CQL verbs (all
+        // six letters): packed into an integer (`--lines` detects every line).
         let start = i
         while i < bytes.count, (bytes[i] | 0x20) >= 0x61, (bytes[i] | 0x20) <= 0x7A { i += 1 }
         guard i - start == 6 else { return .usergrid }
-        for verb in ["select", "insert", "update", "delete"] as [StaticString] {
-            let v = UnsafeBufferPointer(start: verb.utf8Start, count: 6)
-            var k = 0
-            while k < 6 && bytes[start + k] | 0x20 == v[k] { k += 1 }
-            if k == 6 { return .cql }
+        var packed: UInt64 = 0
+        for k in (start..<i).reversed() { packed = packed << 8 | UInt64(bytes[k] | 0x20) }
+        switch packed {
+        case 0x7463656c6573, 0x747265736e69, 0x657461647075, 0x6574656c6564:  // select, insert, update, delete
+            return .cql
+        default:
+            return .usergrid
         }
-        return .usergrid
     }
 
     /// Parses `text` in this language into a ``Query``.

@@ -246,6 +246,11 @@ struct CQLScanner {
                 continue
             }
             pos = p
+            if CQLScanner.isDigit(b) {
+                try scanNumber()
+                p = pos
+                continue
+            }
             if b == UInt8(ascii: "-") || b == UInt8(ascii: "/") {
                 if try skipComment() { p = pos; continue }
             }

@@ -57,13 +57,12 @@ struct CQLNameCache {
             } else if length < 16 {
                 high &= (1 &<< UInt64(8 &* (length &- 8))) &- 1
             }
-        } else {
-            // Near the end of the statement: byte by byte.
-            var i = b
-            while i > a {
-                i -= 1
-                if i - a >= 8 { high = high << 8 | UInt64(bytes[i]) } else { low = low << 8 | UInt64(bytes[i]) }
-            }
+        } else if let base = bytes.baseAddress {
+            // Near the end of the statement: the text copied into 16 zeroed bytes.
+            var pair: (UInt64, UInt64) = (0, 0)
+            withUnsafeMutableBytes(of: &pair) { $0.baseAddress!.copyMemory(from: base + a, byteCount: length) }
+            low = UInt64(littleEndian: pair.0)
+            high = UInt64(littleEndian: pair.1)
         }
         let hash = (low &* 0x9E37_79B9_7F4A_7C15) ^ (high &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(length)
         // The top bits of the products depend on every bit of the text.
