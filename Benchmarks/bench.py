@@ -251,8 +251,6 @@ finally:
 # Translation: the same file through both, whole processes.
 queries = os.path.join(work, "queries.sql")
 generate_queries(queries, QUERIES)
-t_translate = median_time(lambda: [cql, "translate", "--lines", queries], out)
-translated = lines(out)
 sqlglot_script = (
     "import sys, sqlglot, sqlglot.parser\n"
     "compiled = sqlglot.parser.__file__.endswith('.so')\n"
@@ -260,9 +258,20 @@ sqlglot_script = (
     "for line in open(sys.argv[1]):\n"
     "    out.write(sqlglot.transpile(line, read='mysql', write='postgres')[0] + '\\n')\n"
     "sys.stderr.write('compiled=%s\\n' % compiled)\n")
-t_sqlglot = median_time(lambda: [venv_python, "-c", sqlglot_script, queries], out)
-if translated != QUERIES or lines(out) != QUERIES:
-    sys.exit(f"bench: translation line counts differ: cql {translated}, sqlglot {lines(out)}, input {QUERIES}")
+# The runs alternate (cql, sqlglot, cql, ...), so a slow spell of this shared
+# machine falls on both tools rather than on one tool's runs.
+translate_times, sqlglot_times = [], []
+translated = sqlglot_translated = None
+for _ in range(RUNS):
+    with open(out, "wb") as f:
+        translate_times.append(run([cql, "translate", "--lines", queries], stdout=f))
+    translated = lines(out)
+    with open(out, "wb") as f:
+        sqlglot_times.append(run([venv_python, "-c", sqlglot_script, queries], stdout=f))
+    sqlglot_translated = lines(out)
+    if translated != QUERIES or sqlglot_translated != QUERIES:
+        sys.exit(f"bench: translation line counts differ: cql {translated}, sqlglot {sqlglot_translated}, input {QUERIES}")
+t_translate, t_sqlglot = statistics.median(translate_times), statistics.median(sqlglot_times)
 compiled = subprocess.run([venv_python, "-c", "import sqlglot.parser; print(sqlglot.parser.__file__.endswith('.so'))"],
                           capture_output=True, text=True).stdout.strip() == "True"
 add_row(f"translate --lines, {QUERIES:,} SELECTs", t_translate, "sqlglot" + (" (sqlglotc)" if compiled else " (pure Python)"), t_sqlglot)
@@ -363,7 +372,8 @@ percent between runs; compare ratios within one run.
   plain forms reads its arguments without argument-parser's reflection, and the release `cql`
   links the Swift runtime statically, at a fixed address)
   vs a Python process running `sqlglot.transpile(line, read="mysql", write="postgres")`
-  per line (one core: sqlglot has no parallel mode).
+  per line (one core: sqlglot has no parallel mode). The two tools' runs alternate, so a slow
+  spell of the machine falls on both.
 - in-memory rows: `QueryPlan.run(over:)` over `[[String: Value]]` vs a closure written by hand
   for the same lookups, both doing the same work: the plan returns the matching objects and the
   closure runs as `objects.filter(closure)`, while the `count(*)` row's plan gathers no objects

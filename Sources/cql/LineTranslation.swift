@@ -101,77 +101,73 @@ struct LineTranslation {
     /// that fails both give an empty output line; a failure's message gets
     /// the input's name and the line's number.
     private func translate(_ part: UnsafeBufferPointer<UInt8>, firstLine: Int, into result: PieceResult) {
+        // The piece's output, messages and counts are locals while its lines
+        // are translated, moved out of and back into `result`: a class's
+        // stored properties cost a dynamic exclusivity check on every access,
+        // four a line.
+        var output: [UInt8] = []
+        swap(&output, &result.output)
+        var messages: [String] = []
+        swap(&messages, &result.messages)
+        var lines = 0, failures = 0
         var lineNumber = firstLine - 1
         // Where-JSON is about 1.3 times its CQL: room for it at once, rather
         // than growing (and copying) the buffer several times per piece.
-        result.output.reserveCapacity(part.count * 3 / 2)
+        output.reserveCapacity(part.count * 3 / 2)
         // One parser for the piece's lines (a piece is one thread's), so a
         // line's parse allocates no token buffer nor parser state.
         let cqlParser = ReusableCQLParser()
         LineSplitter.forEachLine(part) { line in
             lineNumber += 1
-            result.lines += 1
+            lines += 1
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
-                result.output.append(0x0A)
+                output.append(0x0A)
                 return
             }
-            let mark = result.output.count
+            let mark = output.count
             var warnings: [String] = []
             var failed: CommandFailure?
             do throws(CommandFailure) {
                 let text = try Self.text(of: line)
-                try translator.write(text, to: &result.output, warnings: &warnings, cqlParser: cqlParser)
+                try translator.write(text, to: &output, warnings: &warnings, cqlParser: cqlParser)
             } catch let failure {
-                result.output.removeSubrange(mark...)
+                output.removeSubrange(mark...)
                 failed = failure
             }
             // Warnings come before the line's error, as when they are printed at once.
-            result.messages.append(contentsOf: warnings.map { "warning: " + $0 })
+            if !warnings.isEmpty { messages.append(contentsOf: warnings.map { "warning: " + $0 }) }
             if let failed {
-                result.failures += 1
-                result.messages.append(failed.text.replacingFirst("<input>:1:", with: "\(name):\(lineNumber):")
+                failures += 1
+                messages.append(failed.text.replacingFirst("<input>:1:", with: "\(name):\(lineNumber):")
                     .replacingFirst("<input>:", with: "\(name):\(lineNumber): "))
             }
-            result.output.append(0x0A)
+            output.append(0x0A)
         }
+        swap(&output, &result.output)
+        swap(&messages, &result.messages)
+        result.lines += lines
+        result.failures += failures
     }
 
     /// A line's text; a line that is not UTF-8 is that line's error, at its
     /// first bad byte (its text shown with U+FFFD in place of the bad bytes).
     static func text(of line: UnsafeBufferPointer<UInt8>) throws(CommandFailure) -> String {
+        // Decoding (which repairs) and comparing costs a third of
+        // `String(validating:as:)`, whose generic path is slow.
         var text = String(decoding: line, as: UTF8.self)
-        // Decoding replaced nothing exactly when it gave the same bytes back;
-        // otherwise the first byte that differs is where the first
-        // replacement starts.
-        let firstBad: Int? = text.withUTF8 { decoded in
-            if decoded.count == line.count, line.isEmpty || memcmp(decoded.baseAddress!, line.baseAddress!, line.count) == 0 {
-                return nil
-            }
-            return zip(decoded, line).prefix { $0 == $1 }.count
+        let repaired = text.withUTF8 { decoded in
+            decoded.count != line.count || (!line.isEmpty && memcmp(decoded.baseAddress!, line.baseAddress!, line.count) != 0)
         }
-        guard let firstBad else { return text }
+        guard repaired else { return text }
+        // Not UTF-8: the error is at the first byte of the first sequence
+        // that does not decode; the text shows U+FFFD in place of bad bytes.
+        var decoder = UTF8()
+        var bytes = line.makeIterator()
+        var firstBad = 0
+        while case .scalarValue(let scalar) = decoder.decode(&bytes) {
+            firstBad += UTF8.width(scalar)
+        }
         let error = QueryError(.syntax, "the line is not valid UTF-8", range: SourceRange(firstBad, firstBad + 1), source: text)
         throw CommandFailure(error)
-    }
-}
-
-/// The lines of a text by byte: each ends at `\n` (a final line need not),
-/// without its `\n` or a `\r` before it.
-enum LineSplitter {
-    static func forEachLine(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        guard let base = bytes.baseAddress else { return }
-        var start = 0
-        while start < bytes.count {
-            var end = bytes.count
-            var next = bytes.count
-            if let hit = memchr(base + start, 0x0A, bytes.count - start) {
-                end = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
-                next = end + 1
-            }
-            var stop = end
-            if stop > start && base[stop - 1] == 0x0D { stop -= 1 }
-            body(UnsafeBufferPointer(start: base + start, count: stop - start))
-            start = next
-        }
     }
 }

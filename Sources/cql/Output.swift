@@ -40,21 +40,32 @@ enum Output {
     }
 
     static func bytes(_ b: [UInt8]) {
+        // A large run (a piece of `translate --lines` output, ~20 KiB) is
+        // written as it is, after what is buffered, not copied in first.
+        if b.count >= 1 << 14 {
+            flush()
+            b.withUnsafeBytes(writeAll)
+            return
+        }
         buffer.append(contentsOf: b)
         if buffer.count >= 1 << 16 { flush() }
     }
 
     static func flush() {
         guard !buffer.isEmpty else { return }
-        buffer.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(1, raw.baseAddress! + offset, raw.count - offset)
-                if n <= 0 { break }
-                offset += n
-            }
-        }
+        buffer.withUnsafeBytes(writeAll)
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes all of `raw` to stdout (a short write goes on where it
+    /// stopped; an error ends it, as a closed pipe ends the output).
+    private static func writeAll(_ raw: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < raw.count {
+            let n = write(1, raw.baseAddress! + offset, raw.count - offset)
+            if n <= 0 { break }
+            offset += n
+        }
     }
 
     /// `warning: <message>` on stderr; the run goes on (exit status unchanged).

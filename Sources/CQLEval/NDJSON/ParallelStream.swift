@@ -89,20 +89,11 @@ private final class StreamWorker: @unchecked Sendable {
     }
 
     func run(_ part: UnsafeBufferPointer<UInt8>, firstLine: Int, into piece: StreamPiece) {
-        guard let base = part.baseAddress else { return }
-        var start = 0
         var number = firstLine
         do throws(QueryError) {
-            while start < part.count {
-                var end = part.count
-                if let hit = memchr(base + start, 0x0A, part.count - start) {
-                    end = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
-                }
-                var stop = end
-                if stop > start && base[stop - 1] == 0x0D { stop -= 1 }
-                try line(UnsafeBufferPointer(rebasing: part[start..<stop]), number, into: piece)
+            try LineSplitter.forEachLine(part) { (bytes) throws(QueryError) in
+                try line(bytes, number, into: piece)
                 number += 1
-                start = end + 1
             }
         } catch {
             piece.failure = error
