@@ -91,12 +91,14 @@ struct CQLTokenList {
 
     /// The key component token `i` names: an identifier's text, a
     /// backquoted name without its backquotes.
+    @inline(__always)
     func name(at i: Int) -> String {
         let t = tokens[i]
         return t.kind == .quotedIdentifier ? text(t.start + 1, t.end - 1) : text(t.start, t.end)
     }
 
     /// The value of a string, number or backquoted-name token (`nil` for others).
+    @inline(__always)
     func value(at i: Int) -> Value? {
         let t = tokens[i]
         switch t.kind {

@@ -107,6 +107,7 @@ enum CQLWord: String, CaseIterable {
     /// The word whose bytes (1 to 8 of them) pack to `packed`
     /// (``CQLScanner/packedLowercase(_:_:_:)``); the scanner packs a word's
     /// bytes as it reads them.
+    @inline(__always)
     static func classify(packed: UInt64) -> CQLWord {
         switch packed {
         case 0x6D6B: return .km  // km
