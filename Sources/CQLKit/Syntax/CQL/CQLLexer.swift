@@ -249,8 +249,14 @@ struct CQLScanner {
             }
             pos = p
             if CQLScanner.isDigit(b) {
-                try scanNumber()
-                p = pos
+                // A plain integer (the usual number) is read here; any other
+                // goes to scanNumber, which reads it from the start again.
+                if let end = scanPlainInteger(from: p) {
+                    p = end
+                } else {
+                    try scanNumber()
+                    p = pos
+                }
                 continue
             }
             if b == UInt8(ascii: "-") || b == UInt8(ascii: "/") {
@@ -473,15 +479,13 @@ struct CQLScanner {
         add(.quotedIdentifier, from: start)
     }
 
-    /// Digits, an optional fraction and exponent; a leading `-` when
-    /// `scanToken` decided it is a sign. After a `.` (a path step such as
-    /// `tags.0`) only digits are read.
-    mutating func scanNumber() throws(QueryError) {
-        let start = pos
-        // The usual number first: a sign, at most 18 digits (which fit
-        // Int64 whatever they are) and then neither a word byte nor `.` (no
-        // fraction, exponent, path step or bad suffix to look at). Its value
-        // is summed as the digits are read.
+    /// The usual number: a sign, at most 18 digits (which fit Int64
+    /// whatever they are) and then neither a word byte nor `.` (no
+    /// fraction, exponent, path step or bad suffix to look at). Its value is
+    /// summed as the digits are read and its token added; returns its end,
+    /// or `nil` (nothing added) for any other number.
+    @inline(__always)
+    mutating func scanPlainInteger(from start: Int) -> Int? {
         let bytes = self.bytes
         var p = start
         let negative = bytes[p] == UInt8(ascii: "-")
@@ -492,9 +496,20 @@ struct CQLScanner {
             v = v &* 10 &+ Int64(bytes[p] &- 0x30)
             p += 1
         }
-        if p - digitsStart <= 18 && (p == bytes.count || !(CQLScanner.isWordByte(bytes[p]) || bytes[p] == UInt8(ascii: "."))) {
-            pos = p
-            add(.integer, from: start, payload: UInt64(bitPattern: negative ? 0 &- v : v))
+        guard p - digitsStart <= 18 && (p == bytes.count || !(CQLScanner.isWordByte(bytes[p]) || bytes[p] == UInt8(ascii: "."))) else {
+            return nil
+        }
+        append(CQLScannedToken(kind: .integer, word: .none, start: start, end: p, payload: UInt64(bitPattern: negative ? 0 &- v : v)))
+        return p
+    }
+
+    /// Digits, an optional fraction and exponent; a leading `-` when
+    /// `scanToken` decided it is a sign. After a `.` (a path step such as
+    /// `tags.0`) only digits are read.
+    mutating func scanNumber() throws(QueryError) {
+        let start = pos
+        if let end = scanPlainInteger(from: start) {
+            pos = end
             return
         }
         if bytes[pos] == UInt8(ascii: "-") { pos += 1 }
