@@ -172,7 +172,9 @@ struct SelectState {
 }
 
 
-/// The parsing state. Recursive functions keep their frames small, so the
+/// The parsing state, reset for each statement: a ``ReusableCQLParser``
+/// keeps one (with its token buffer and name cache) from statement to
+/// statement. Recursive functions keep their frames small, so the
 /// nesting limit holds on 512 KiB thread stacks:
 /// - a class, so methods do not copy the state;
 /// - tokens are plain data (``CQLScannedToken``) read in place; Strings and
