@@ -101,8 +101,7 @@ struct QuerySettings: Equatable {
         }
     }
 
-    /// The parsed, not yet bound, statement (a query or a write) and its language.
-    /// The parsed, not yet bound, statement and its language; CQL is read
+    /// The parsed, not yet bound, statement (a query or a write) and its language; CQL is read
     /// with `cqlParser` when one is given (`--lines` keeps one per thread).
     func parseStatement(_ text: String, cqlParser: ReusableCQLParser? = nil) throws(CommandFailure) -> (Statement, QueryLanguage) {
         let lang = language ?? QueryLanguage.detect(text)
