@@ -114,6 +114,9 @@ struct LineTranslation {
         // Where-JSON is about 1.3 times its CQL: room for it at once, rather
         // than growing (and copying) the buffer several times per piece.
         output.reserveCapacity(part.count * 3 / 2)
+        // One parser for the piece's lines (a piece is one thread's), so a
+        // line's parse allocates no token buffer nor parser state.
+        let cqlParser = ReusableCQLParser()
         LineSplitter.forEachLine(part) { line in
             lineNumber += 1
             lines += 1
@@ -126,7 +129,7 @@ struct LineTranslation {
             var failed: CommandFailure?
             do throws(CommandFailure) {
                 let text = try Self.text(of: line)
-                try translator.write(text, to: &output, warnings: &warnings)
+                try translator.write(text, to: &output, warnings: &warnings, cqlParser: cqlParser)
             } catch let failure {
                 output.removeSubrange(mark...)
                 failed = failure

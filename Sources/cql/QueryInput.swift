@@ -101,8 +101,9 @@ struct QuerySettings: Equatable {
         }
     }
 
-    /// The parsed, not yet bound, statement (a query or a write) and its language.
-    func parseStatement(_ text: String) throws(CommandFailure) -> (Statement, QueryLanguage) {
+    /// The parsed, not yet bound, statement (a query or a write) and its language; CQL is read
+    /// with `cqlParser` when one is given (`--lines` keeps one per thread).
+    func parseStatement(_ text: String, cqlParser: ReusableCQLParser? = nil) throws(CommandFailure) -> (Statement, QueryLanguage) {
         let lang = language ?? QueryLanguage.detect(text)
         if lang != .cql && lang != .rest { let (q, l) = try parse(text); return (.select(q), l) }
         if limit != nil || cursor != nil {
@@ -112,7 +113,7 @@ struct QuerySettings: Equatable {
             throw CommandFailure("error: --args and --vars bind NSPredicate placeholders; give --from nspredicate (or --params for ? placeholders)", status: 2)
         }
         do {
-            return (try lang.parseStatement(text), lang)
+            return (try lang.parseStatement(text, reusing: cqlParser), lang)
         } catch {
             throw CommandFailure(error)
         }

@@ -15,10 +15,13 @@ struct Translator: Equatable {
 
     /// Appends one query's output text to `out` (nothing when it throws):
     /// compact where-JSON of a select is written straight to bytes, the
-    /// rest as ``translate(_:warnings:)`` gives it.
-    func write(_ text: String, to out: inout [UInt8], warnings: inout [String]) throws(CommandFailure) {
-        guard to == .where, !pretty else { return out.append(contentsOf: try translate(text, warnings: &warnings).utf8) }
-        let (statement, language) = try input.parseStatement(text)
+    /// rest as ``translate(_:warnings:cqlParser:)`` gives it. CQL is read
+    /// with `cqlParser` when one is given.
+    func write(_ text: String, to out: inout [UInt8], warnings: inout [String], cqlParser: ReusableCQLParser? = nil) throws(CommandFailure) {
+        guard to == .where, !pretty else {
+            return out.append(contentsOf: try translate(text, warnings: &warnings, cqlParser: cqlParser).utf8)
+        }
+        let (statement, language) = try input.parseStatement(text, cqlParser: cqlParser)
         // Consumed, so the query is moved out rather than copied (and the
         // statement's copy destroyed after).
         let parsed: Query
@@ -38,8 +41,8 @@ struct Translator: Equatable {
     /// One query's output text. Warnings (the run goes on) are appended to
     /// `warnings` rather than printed, so `--lines` can print them in line
     /// order whichever thread translated the line.
-    func translate(_ text: String, warnings: inout [String]) throws(CommandFailure) -> String {
-        let (statement, language) = try input.parseStatement(text)
+    func translate(_ text: String, warnings: inout [String], cqlParser: ReusableCQLParser? = nil) throws(CommandFailure) -> String {
+        let (statement, language) = try input.parseStatement(text, cqlParser: cqlParser)
         guard case .select(let parsed) = statement, to != .rest else {
             return try translateWrite(statement, language, text, warnings: &warnings)
         }

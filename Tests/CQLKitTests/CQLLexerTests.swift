@@ -141,12 +141,25 @@ final class CQLLexerTests: XCTestCase {
                 let bytes = Array((w + after).utf8)
                 let scanned = try bytes.withUnsafeBufferPointer { buffer throws(QueryError) in
                     var scanner = CQLScanner(buffer)
-                    return try scanner.run().tokens
+                    return Array(try scanner.run().tokens)
                 }
                 let expected = bytes.withUnsafeBufferPointer { CQLWord.classify($0, 0, w.utf8.count) }
                 XCTAssertEqual(scanned.first?.word, expected, w + after)
                 XCTAssertEqual(scanned.first?.end, w.utf8.count, w + after)
                 XCTAssertEqual(scanned.first?.kind, expected.isReserved ? .keyword : .identifier, w + after)
+            }
+        }
+        // The scanner finds a word's end eight bytes at a time: every byte
+        // value, at every place among the eight, must be judged as
+        // isWordByte judges it.
+        for b in 0...255 {
+            for place in 0..<8 {
+                var bytes = [UInt8](repeating: UInt8(ascii: "k"), count: 8)
+                bytes[place] = UInt8(b)
+                let x = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+                var expected: UInt64 = 0
+                for (i, c) in bytes.enumerated() where !CQLScanner.isWordByte(c) { expected |= 0x80 << UInt64(8 * i) }
+                XCTAssertEqual(CQLScanner.nonWordBytes(x), expected, "byte \(b) at \(place)")
             }
         }
         // Every byte value: word bytes are exactly [0-9A-Z_a-z].

@@ -49,17 +49,19 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
         }
         guard i < bytes.count else { return .cql }
         if bytes[i] == UInt8(ascii: "{") || bytes[i] == UInt8(ascii: "[") { return .whereJSON }
-        // The first word, lowercased, compared with the four CQL verbs (all six letters).
+        // The first word, lowercased, compared with the four CQL verbs (all
+        // six letters): packed into an integer (`--lines` detects every line).
         let start = i
         while i < bytes.count, (bytes[i] | 0x20) >= 0x61, (bytes[i] | 0x20) <= 0x7A { i += 1 }
         guard i - start == 6 else { return .usergrid }
-        for verb in ["select", "insert", "update", "delete"] as [StaticString] {
-            let v = UnsafeBufferPointer(start: verb.utf8Start, count: 6)
-            var k = 0
-            while k < 6 && bytes[start + k] | 0x20 == v[k] { k += 1 }
-            if k == 6 { return .cql }
+        var packed: UInt64 = 0
+        for k in (start..<i).reversed() { packed = packed << 8 | UInt64(bytes[k] | 0x20) }
+        switch packed {
+        case 0x7463656c6573, 0x747265736e69, 0x657461647075, 0x6574656c6564:  // select, insert, update, delete
+            return .cql
+        default:
+            return .usergrid
         }
-        return .usergrid
     }
 
     /// Parses `text` in this language into a ``Query``.
@@ -109,7 +111,9 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     /// Parses `text` in this language into a ``Statement``: CQL and REST
     /// requests may hold writes; the other languages are queries (parameters
     /// as for ``parse(_:className:literal:limit:cursor:arguments:variables:limits:)``).
-    /// A write's condition is held to the same limits as a query's.
+    /// A write's condition is held to the same limits as a query's. A CQL
+    /// statement is read with `cqlParser` when one is given (its buffers are
+    /// reused: one per thread that reads many statements).
     ///
     /// ```swift
     /// try QueryLanguage.cql.parseStatement("delete from T where objectId = 'a1'")   // .delete(...)
@@ -117,7 +121,8 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     /// ```
     public func parseStatement(
         _ text: String, className: String = "", literal: Bool = false, limit: Int? = nil, cursor: String? = nil,
-        arguments: [Value] = [], variables: [String: Value] = [:], limits: QueryLimits = .default
+        arguments: [Value] = [], variables: [String: Value] = [:], limits: QueryLimits = .default,
+        reusing cqlParser: ReusableCQLParser? = nil
     ) throws(QueryError) -> Statement {
         let statement: Statement
         switch self {
@@ -125,7 +130,11 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
             try limits.check(text: text)
             var options = CQLParser.Options()
             options.maxLength = limits.maxQueryLength
-            statement = try CQLParser.parseStatement(text, options: options)
+            if let cqlParser {
+                statement = try cqlParser.parseStatement(text, options: options)
+            } else {
+                statement = try CQLParser.parseStatement(text, options: options)
+            }
         case .rest:
             try limits.check(text: text)
             statement = try RESTReader.read(text)

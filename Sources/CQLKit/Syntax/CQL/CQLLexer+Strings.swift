@@ -41,8 +41,8 @@ extension CQLScanner {
         }
         // The input came from a Swift String and escapes produce valid scalars,
         // so the bytes are valid UTF-8.
-        decoded.append(String(decoding: out, as: UTF8.self))
-        add(.string, from: start, payload: UInt64(decoded.count))
+        storage.decoded.append(String(decoding: out, as: UTF8.self))
+        add(.string, from: start, payload: UInt64(storage.decoded.count))
     }
 
     /// One `\x` escape at `pos`.

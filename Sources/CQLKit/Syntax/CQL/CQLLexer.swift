@@ -33,113 +33,93 @@ public enum CQLLexer {
     }
 }
 
-/// A token as the scanner records it: plain data, no Strings, so the token
-/// list is one allocation and reading a token copies no reference. Texts,
-/// names and values are made from the bytes only when the parser keeps them
-/// (``CQLTokenList``).
-struct CQLScannedToken {
-    var kind: CQLToken.Kind
-    /// What a keyword or identifier spells (``CQLWord/none`` for other words and tokens).
-    var word: CQLWord
-    /// UTF-8 byte range in the statement.
-    var start: Int
-    var end: Int
-    /// `.integer`: the `Int64`'s bit pattern; `.decimal`: the `Double`'s;
-    /// `.string`: 0 when the value is the text between the quotes, else
-    /// 1 + the index of the decoded value in ``CQLTokenList/decoded``.
-    var payload: UInt64 = 0
-}
-
-/// The scanner's result: the tokens, the decoded strings that had escapes,
-/// and the statement's bytes (valid while the caller's buffer is).
-struct CQLTokenList {
-    let bytes: UnsafeBufferPointer<UInt8>
-    var tokens: [CQLScannedToken]
-    var decoded: [String]
-
-    /// Bytes `a..<b` as a String. Up to 15 bytes (names, most strings) are
-    /// written straight into a small String, which takes ASCII without
-    /// validating it (`String(decoding:)` validates every byte first);
-    /// anything else is decoded.
-    func text(_ a: Int, _ b: Int) -> String {
-        let slice = UnsafeBufferPointer(rebasing: bytes[a..<b])
-        guard slice.count <= 15, let base = slice.baseAddress else { return String(decoding: slice, as: UTF8.self) }
-        return String(unsafeUninitializedCapacity: slice.count) { out in
-            out.baseAddress!.initialize(from: base, count: slice.count)
-            return slice.count
-        }
-    }
-
-    /// The exact source text of token `i`.
-    func text(at i: Int) -> String { text(tokens[i].start, tokens[i].end) }
-
-    /// The key component token `i` names: an identifier's text, a
-    /// backquoted name without its backquotes.
-    func name(at i: Int) -> String {
-        let t = tokens[i]
-        return t.kind == .quotedIdentifier ? text(t.start + 1, t.end - 1) : text(t.start, t.end)
-    }
-
-    /// The value of a string, number or backquoted-name token (`nil` for others).
-    func value(at i: Int) -> Value? {
-        let t = tokens[i]
-        switch t.kind {
-        case .integer: return .int(Int64(bitPattern: t.payload))
-        case .decimal: return .double(Double(bitPattern: t.payload))
-        case .string: return .string(t.payload == 0 ? text(t.start + 1, t.end - 1) : decoded[Int(t.payload) - 1])
-        case .quotedIdentifier: return .string(text(t.start + 1, t.end - 1))
-        default: return nil
-        }
-    }
-
-    /// Token `i` as ``CQLLexer/tokenize(_:)`` returns it (for messages and
-    /// the few places that want a whole token).
-    func token(at i: Int) -> CQLToken {
-        let t = tokens[i]
-        let text = self.text(at: i)
-        var word = ""
-        if t.kind == .keyword || t.kind == .identifier {
-            word = String(unsafeUninitializedCapacity: t.end - t.start) { out in
-                for k in t.start..<t.end {
-                    let c = bytes[k]
-                    out[k - t.start] = c >= 0x41 && c <= 0x5A ? c | 0x20 : c
-                }
-                return t.end - t.start
-            }
-        }
-        return CQLToken(t.kind, SourceRange(t.start, t.end), text, word: word, value: value(at: i))
-    }
-}
-
 /// The scanning state. `bytes` is the statement's UTF-8; every token boundary
 /// falls on an ASCII byte, so slicing never splits a scalar.
 struct CQLScanner {
     let bytes: UnsafeBufferPointer<UInt8>
     var pos = 0
-    var tokens: [CQLScannedToken] = []
-    var decoded: [String] = []
+    let storage: CQLTokenStorage
+    /// `storage`'s buffer and capacity, read from the storage once (and
+    /// again only when it grows).
+    var tokens: UnsafeMutablePointer<CQLScannedToken>
+    var capacity: Int
+    var count = 0
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    /// A scanner writing into `storage` (a new one by default, sized for
+    /// the statement; a reused one must have been ``CQLTokenStorage/reset()``).
+    init(_ bytes: UnsafeBufferPointer<UInt8>, storage: CQLTokenStorage? = nil) {
+        self.bytes = bytes
+        // Tokens average well over 4 bytes with their spacing: one allocation.
+        self.storage = storage ?? CQLTokenStorage(capacity: bytes.count / 4 + 2)
+        tokens = self.storage.base
+        capacity = self.storage.capacity
+    }
+
+    /// The last token (`nil` before the first).
+    var last: CQLScannedToken? { count > 0 ? tokens[count - 1] : nil }
+
+    @inline(__always)
+    mutating func append(_ token: CQLScannedToken) {
+        if count == capacity { grow() }
+        (tokens + count).initialize(to: token)
+        count += 1
+    }
+
+    @inline(never)
+    mutating func grow() {
+        storage.grow(keeping: count, minimum: count + 1)
+        tokens = storage.base
+        capacity = storage.capacity
+    }
 
     mutating func run() throws(QueryError) -> CQLTokenList {
-        // Tokens average well over 4 bytes with their spacing: one allocation.
-        tokens.reserveCapacity(bytes.count / 4 + 2)
+        // The position and the bytes in locals (registers) while spaces and
+        // words are read; `pos` is written back for the other scanners.
+        let bytes = self.bytes
+        let n = bytes.count
+        var p = pos
         // A leading byte order mark (editors add one) is not part of the statement.
-        if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { pos = 3 }
+        if n >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { p = 3 }
         while true {
-            try skipComments()
-            if pos >= bytes.count { break }
+            while p < n && CQLScanner.isSpace(bytes[p]) { p += 1 }
+            if p >= n { break }
+            let b = bytes[p]
+            // Words first (most tokens are), read here rather than through a call.
+            if CQLScanner.isWordStart(b) {
+                p = scanWord(from: p)
+                continue
+            }
+            pos = p
+            if CQLScanner.isDigit(b) {
+                // A plain integer (the usual number) is read here; any other
+                // goes to scanNumber, which reads it from the start again.
+                if let end = scanPlainInteger(from: p) {
+                    p = end
+                } else {
+                    try scanNumber()
+                    p = pos
+                }
+                continue
+            }
+            if b == UInt8(ascii: "-") || b == UInt8(ascii: "/") {
+                if try skipComment() { p = pos; continue }
+            }
             try scanToken()
+            p = pos
         }
-        tokens.append(CQLScannedToken(kind: .end, word: .none, start: bytes.count, end: bytes.count))
-        return CQLTokenList(bytes: bytes, tokens: tokens, decoded: decoded)
+        pos = p
+        append(CQLScannedToken(kind: .end, word: .none, start: n, end: n))
+        return CQLTokenList(bytes: bytes, tokens: UnsafeMutableBufferPointer(start: tokens, count: count), storage: storage, names: storage.names)
     }
 
     // MARK: Trivia
 
-    static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D || b == 0x0C || b == 0x0B }
-    static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
-    static func isWordStart(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A || b == 0x5F }
+    /// Space, tab, LF, VT, FF, CR: one bit test.
+    @inline(__always)
+    static func isSpace(_ b: UInt8) -> Bool { b <= 0x20 && (UInt64(0x1_0000_3E00) >> UInt64(b)) & 1 != 0 }
+    static func isDigit(_ b: UInt8) -> Bool { b &- 0x30 < 10 }
+    @inline(__always)
+    static func isWordStart(_ b: UInt8) -> Bool { (b | 0x20) &- 0x61 < 26 || b == 0x5F }
 
     /// `[0-9A-Z_a-z]`: one bit test in a 128-bit set (two 64-bit halves),
     /// fewer instructions per byte of a word than a chain of range checks.
@@ -154,25 +134,22 @@ struct CQLScanner {
 
     func byte(_ i: Int) -> UInt8? { i < bytes.count ? bytes[i] : nil }
 
-    /// Skips whitespace and comments (so `run` sees only real tokens).
-    mutating func skipComments() throws(QueryError) {
+    /// Skips the comment at `pos` (`--` to the end of the line, `/* */`);
+    /// false when there is none (a `-` or `/` token).
+    mutating func skipComment() throws(QueryError) -> Bool {
+        if byte(pos) == UInt8(ascii: "-") && byte(pos + 1) == UInt8(ascii: "-") {
+            while pos < bytes.count && bytes[pos] != 0x0A { pos += 1 }
+            return true
+        }
+        guard byte(pos) == UInt8(ascii: "/") && byte(pos + 1) == UInt8(ascii: "*") else { return false }
+        let start = pos
+        pos += 2
         while true {
-            while pos < bytes.count && CQLScanner.isSpace(bytes[pos]) { pos += 1 }
-            if byte(pos) == UInt8(ascii: "-") && byte(pos + 1) == UInt8(ascii: "-") {
-                while pos < bytes.count && bytes[pos] != 0x0A { pos += 1 }
-            } else if byte(pos) == UInt8(ascii: "/") && byte(pos + 1) == UInt8(ascii: "*") {
-                let start = pos
-                pos += 2
-                while true {
-                    guard pos + 1 < bytes.count else {
-                        throw QueryError(.syntax, "unterminated comment: no '*/' closes the '/*' here", range: SourceRange(start, start + 2))
-                    }
-                    if bytes[pos] == UInt8(ascii: "*") && bytes[pos + 1] == UInt8(ascii: "/") { pos += 2; break }
-                    pos += 1
-                }
-            } else {
-                return
+            guard pos + 1 < bytes.count else {
+                throw QueryError(.syntax, "unterminated comment: no '*/' closes the '/*' here", range: SourceRange(start, start + 2))
             }
+            if bytes[pos] == UInt8(ascii: "*") && bytes[pos + 1] == UInt8(ascii: "/") { pos += 2; return true }
+            pos += 1
         }
     }
 
@@ -183,12 +160,12 @@ struct CQLScanner {
     }
 
     mutating func add(_ kind: CQLToken.Kind, from start: Int, payload: UInt64 = 0) {
-        tokens.append(CQLScannedToken(kind: kind, word: .none, start: start, end: pos, payload: payload))
+        append(CQLScannedToken(kind: kind, word: .none, start: start, end: pos, payload: payload))
     }
 
     /// Whether a `-` here would be a sign: the previous token does not end a value.
     var signAllowed: Bool {
-        guard let last = tokens.last else { return true }
+        guard let last else { return true }
         switch last.kind {
         case .identifier, .quotedIdentifier, .integer, .decimal, .string, .placeholder,
              .rightParen, .rightBracket, .rightBrace, .dot:
@@ -203,7 +180,6 @@ struct CQLScanner {
     mutating func scanToken() throws(QueryError) {
         let start = pos
         let b = bytes[pos]
-        if CQLScanner.isWordStart(b) { return scanWord() }
         if CQLScanner.isDigit(b) { return try scanNumber() }
         switch b {
         case UInt8(ascii: "'"), UInt8(ascii: "\""): return try scanString()
@@ -262,27 +238,51 @@ struct CQLScanner {
         return QueryError(.syntax, "unexpected character \(shown)", range: SourceRange(i, end))
     }
 
-    /// A word: keyword or identifier, classified by its bytes (no String is
-    /// made: the parser makes one only for the names it keeps).
-    mutating func scanWord() {
-        let start = pos
-        var end = pos
-        while end < bytes.count && CQLScanner.isWordByte(bytes[end]) { end += 1 }
-        pos = end
-        let length = end - start
+    /// The word at `start`: keyword or identifier, classified by its bytes
+    /// (no String is made: the parser makes one only for the names it
+    /// keeps). Returns where it ends.
+    @inline(__always)
+    mutating func scanWord(from start: Int) -> Int {
+        let bytes = self.bytes
+        var end: Int
         let word: CQLWord
-        if length > 8 {
-            word = .none
-        } else if start + 8 <= bytes.count, let base = bytes.baseAddress {
-            // Eight bytes read at once (in bounds), the word's kept and
-            // lowercased: what packedLowercase gives, without a byte loop.
+        if start + 8 <= bytes.count, let base = bytes.baseAddress {
+            // Eight bytes read at once (in bounds): where the word ends
+            // among them, and its lowercased bytes for the classification
+            // (what packedLowercase gives), without a byte loop.
             let raw = UInt64(littleEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))
-            let mask: UInt64 = length == 8 ? ~0 : (1 << UInt64(8 * length)) &- 1
-            word = CQLWord.classify(packed: (raw | 0x2020_2020_2020_2020) & mask)
+            let length = CQLScanner.nonWordBytes(raw).trailingZeroBitCount >> 3
+            end = start + length
+            if length < 8 {
+                word = CQLWord.classify(packed: (raw | 0x2020_2020_2020_2020) & ((1 &<< UInt64(8 &* length)) &- 1))
+            } else {
+                while end < bytes.count && CQLScanner.isWordByte(bytes[end]) { end += 1 }
+                word = end - start == 8 ? CQLWord.classify(packed: raw | 0x2020_2020_2020_2020) : .none
+            }
         } else {
+            end = start + 1
+            while end < bytes.count && CQLScanner.isWordByte(bytes[end]) { end += 1 }
             word = CQLWord.classify(bytes, start, end)
         }
-        tokens.append(CQLScannedToken(kind: word.isReserved ? .keyword : .identifier, word: word, start: start, end: pos))
+        append(CQLScannedToken(kind: word.isReserved ? .keyword : .identifier, word: word, start: start, end: end))
+        return end
+    }
+
+    /// `0x80` in every byte of `x` that is not a word byte `[0-9A-Z_a-z]`,
+    /// 0 in the others: ``isWordByte(_:)`` for eight bytes at once. Each
+    /// range test adds a constant to the byte's low 7 bits, which sets its
+    /// top bit exactly when the byte is at least the range's start, and
+    /// cannot carry into the next byte; bytes from 0x80 are never word bytes.
+    @inline(__always)
+    static func nonWordBytes(_ x: UInt64) -> UInt64 {
+        let top: UInt64 = 0x8080_8080_8080_8080
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let low7 = x & ~top
+        let folded = low7 | 0x20 &* ones  // A-Z onto a-z; nothing else lands there
+        let letter = (folded &+ (0x80 - 0x61) &* ones) & ~(folded &+ (0x7F - 0x7A) &* ones)
+        let digit = (low7 &+ (0x80 - 0x30) &* ones) & ~(low7 &+ (0x7F - 0x39) &* ones)
+        let underscore = ~((low7 ^ 0x5F &* ones) &+ 0x7F &* ones)
+        return ~((letter | digit | underscore) & ~x) & top
     }
 
     /// Word bytes `a..<b` (at most 8) packed into a UInt64, byte `i` at bits
@@ -321,15 +321,43 @@ struct CQLScanner {
         add(.quotedIdentifier, from: start)
     }
 
+    /// The usual number: a sign, at most 18 digits (which fit Int64
+    /// whatever they are) and then neither a word byte nor `.` (no
+    /// fraction, exponent, path step or bad suffix to look at). Its value is
+    /// summed as the digits are read and its token added; returns its end,
+    /// or `nil` (nothing added) for any other number.
+    @inline(__always)
+    mutating func scanPlainInteger(from start: Int) -> Int? {
+        let bytes = self.bytes
+        var p = start
+        let negative = bytes[p] == UInt8(ascii: "-")
+        if negative { p += 1 }
+        let digitsStart = p
+        var v: Int64 = 0
+        while p < bytes.count && CQLScanner.isDigit(bytes[p]) {
+            v = v &* 10 &+ Int64(bytes[p] &- 0x30)
+            p += 1
+        }
+        guard p - digitsStart <= 18 && (p == bytes.count || !(CQLScanner.isWordByte(bytes[p]) || bytes[p] == UInt8(ascii: "."))) else {
+            return nil
+        }
+        append(CQLScannedToken(kind: .integer, word: .none, start: start, end: p, payload: UInt64(bitPattern: negative ? 0 &- v : v)))
+        return p
+    }
+
     /// Digits, an optional fraction and exponent; a leading `-` when
     /// `scanToken` decided it is a sign. After a `.` (a path step such as
     /// `tags.0`) only digits are read.
     mutating func scanNumber() throws(QueryError) {
         let start = pos
+        if let end = scanPlainInteger(from: start) {
+            pos = end
+            return
+        }
         if bytes[pos] == UInt8(ascii: "-") { pos += 1 }
         while pos < bytes.count && CQLScanner.isDigit(bytes[pos]) { pos += 1 }
         var isInteger = true
-        let pathStep = tokens.last?.kind == .dot
+        let pathStep = last?.kind == .dot
         if !pathStep {
             if byte(pos) == UInt8(ascii: ".") {
                 guard let d = byte(pos + 1), CQLScanner.isDigit(d) else {

@@ -5,6 +5,12 @@ extension CQLParserState {
     @inline(never)
     func parseTerm(expected what: String) throws -> (Term, SourceRange) {
         switch kind {
+        case .string, .integer, .decimal:
+            // The usual operand, read here rather than through parseScalar.
+            let t = tokens[index]
+            let value = list.value(at: index) ?? .null
+            skip()
+            return (.value(value), SourceRange(t.start, t.end))
         case .leftBracket:
             let begin = start
             let items = try parseTerms(closing: .rightBracket, what: "array")

@@ -38,7 +38,11 @@ public enum CQLParser {
     ///   too deep or too long input, `.unsupported` for a write statement
     ///   (`insert`/`update`/`delete`: read those with ``parseStatement(_:options:)``).
     public static func parse(_ text: String, options: Options = Options()) throws(QueryError) -> Query {
-        let statement = try parseStatement(text, options: options)
+        try query(of: try parseStatement(text, options: options), text: text)
+    }
+
+    /// The query of a `select` statement; a write is an `.unsupported` error.
+    static func query(of statement: Statement, text: String) throws(QueryError) -> Query {
         guard case .select(let query) = statement else {
             throw QueryError(.unsupported, "'\(statement.verb)' is a write statement, not a query; only 'select' can be run as a query",
                              range: statement.range.map { SourceRange($0.start, $0.start + statement.verb.utf8.count) }, source: text)
@@ -58,21 +62,20 @@ public enum CQLParser {
     /// // 1:26: delete needs an 'objectId = ...' condition joined by 'and' at the top level of 'where': ...
     /// ```
     public static func parseStatement(_ text: String, options: Options = Options()) throws(QueryError) -> Statement {
+        try parseStatement(text, options: options, reusing: nil)
+    }
+
+    /// One statement, read with `state` (a ``ReusableCQLParser``'s) or a new state.
+    static func parseStatement(_ text: String, options: Options, reusing state: CQLParserState?) throws(QueryError) -> Statement {
         do {
             let count = text.utf8.count
             guard count <= options.maxLength else {
                 throw QueryError(.limit, "the statement is \(count) bytes long; the limit is \(options.maxLength) bytes",
                                  range: SourceRange(options.maxLength, options.maxLength + 1))
             }
-            // The bytes are read in place (a native String's UTF-8 is contiguous);
-            // a copy only for the rare String that is not.
-            func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Statement {
-                var scanner = CQLScanner(bytes)
-                let parser = CQLParserState(try scanner.run(), source: text, maxDepth: options.maxDepth)
-                return try parser.parseStatement()
-            }
-            if let statement = try text.utf8.withContiguousStorageIfAvailable(parse) { return statement }
-            return try Array(text.utf8).withUnsafeBufferPointer(parse)
+            guard let state else { return try CQLParserState(maxDepth: options.maxDepth, expectedLength: count).parseStatement(text) }
+            state.maxDepth = options.maxDepth
+            return try state.parseStatement(text)
         } catch let error as QueryError {
             throw error.withSource(text)
         } catch {
@@ -104,6 +107,7 @@ enum CQLWord: String, CaseIterable {
     /// The word whose bytes (1 to 8 of them) pack to `packed`
     /// (``CQLScanner/packedLowercase(_:_:_:)``); the scanner packs a word's
     /// bytes as it reads them.
+    @inline(__always)
     static func classify(packed: UInt64) -> CQLWord {
         switch packed {
         case 0x6D6B: return .km  // km
@@ -168,7 +172,9 @@ struct SelectState {
 }
 
 
-/// The parsing state. Recursive functions keep their frames small, so the
+/// The parsing state, reset for each statement: a ``ReusableCQLParser``
+/// keeps one (with its token buffer and name cache) from statement to
+/// statement. Recursive functions keep their frames small, so the
 /// nesting limit holds on 512 KiB thread stacks:
 /// - a class, so methods do not copy the state;
 /// - tokens are plain data (``CQLScannedToken``) read in place; Strings and
@@ -179,12 +185,13 @@ struct SelectState {
 ///   72-byte buffer that each call site reserves in its frame, which made one
 ///   nesting level cost kilobytes; an untyped error is one register.
 final class CQLParserState {
-    let list: CQLTokenList
-    let tokens: [CQLScannedToken]
-    let bytes: UnsafeBufferPointer<UInt8>
-    /// The statement's text, given to the top-level statement.
-    let source: String
-    let maxDepth: Int
+    /// The token buffer, kept from statement to statement by a reused parser.
+    let storage: CQLTokenStorage
+    var maxDepth: Int
+    // The statement being read (set by `parseStatement(_:)`).
+    var list: CQLTokenList
+    var tokens: UnsafeMutableBufferPointer<CQLScannedToken>
+    var bytes: UnsafeBufferPointer<UInt8>
     var index = 0
     var depth = 0
     /// Placeholders seen so far: the next `?` gets this index.
@@ -192,37 +199,69 @@ final class CQLParserState {
     /// End offset of the last consumed token.
     var prevEnd = 0
 
-    init(_ list: CQLTokenList, source: String, maxDepth: Int) {
-        self.list = list
-        self.tokens = list.tokens
-        self.bytes = list.bytes
-        self.source = source
+    /// A state for statements of about `expectedLength` bytes (one-off) or
+    /// any number of statements (``ReusableCQLParser``).
+    init(maxDepth: Int, expectedLength: Int = 64, names: CQLNameCache? = nil) {
+        storage = CQLTokenStorage(capacity: expectedLength / 4 + 2, names: names)
         self.maxDepth = maxDepth
+        tokens = UnsafeMutableBufferPointer(start: storage.base, count: 0)
+        bytes = UnsafeBufferPointer(start: nil, count: 0)
+        list = CQLTokenList(bytes: bytes, tokens: tokens, storage: storage, names: names)
+    }
+
+    /// Scans and parses one statement (the length limit is the caller's).
+    /// The bytes are read in place (a native String's UTF-8 is contiguous);
+    /// a copy only for the rare String that is not.
+    func parseStatement(_ text: String) throws -> Statement {
+        if let statement = try text.utf8.withContiguousStorageIfAvailable({ bytes throws in try parseStatement(text, bytes) }) {
+            return statement
+        }
+        return try Array(text.utf8).withUnsafeBufferPointer { bytes throws in try parseStatement(text, bytes) }
+    }
+
+    private func parseStatement(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>) throws -> Statement {
+        storage.reset()
+        var scanner = CQLScanner(bytes, storage: storage)
+        list = try scanner.run()
+        tokens = list.tokens
+        self.bytes = bytes
+        index = 0
+        depth = 0
+        placeholders = 0
+        prevEnd = 0
+        return try parseStatement(source: text)
     }
 
     // MARK: Token access
 
     /// The current token, made whole (for messages and the few places that need it).
     var current: CQLToken { list.token(at: index) }
+    @inline(__always)
     var kind: CQLToken.Kind { tokens[index].kind }
+    @inline(__always)
     func kind(at offset: Int) -> CQLToken.Kind { tokens[min(index + offset, tokens.count - 1)].kind }
+    @inline(__always)
     var start: Int { tokens[index].start }
     /// What the current keyword or identifier spells.
+    @inline(__always)
     var word: CQLWord { tokens[index].word }
     var currentRange: SourceRange { SourceRange(tokens[index].start, tokens[index].end) }
 
     /// Whether the token at `offset` is the reserved word `w`.
+    @inline(__always)
     func isKeyword(_ w: CQLWord, at offset: Int = 0) -> Bool {
         let t = tokens[min(index + offset, tokens.count - 1)]
         return t.kind == .keyword && t.word == w
     }
 
     /// Whether the token at `offset` is the contextual word `w` (a bare identifier).
+    @inline(__always)
     func isWord(_ w: CQLWord, at offset: Int = 0) -> Bool {
         let t = tokens[min(index + offset, tokens.count - 1)]
         return t.kind == .identifier && t.word == w
     }
 
+    @inline(__always)
     func isName(at offset: Int = 0) -> Bool {
         let k = kind(at: offset)
         return k == .identifier || k == .quotedIdentifier
@@ -243,6 +282,7 @@ final class CQLParserState {
     }
 
     /// Consumes the current token.
+    @inline(__always)
     func skip() {
         prevEnd = tokens[index].end
         if tokens[index].kind != .end { index += 1 }
@@ -343,7 +383,8 @@ final class CQLParserState {
 
     // MARK: Statements
 
-    func parseStatement() throws -> Statement {
+    /// The statement at the first token; `source` (its text) is given to it.
+    private func parseStatement(source: String) throws -> Statement {
         let statement: Statement
         if isKeyword(.select) {
             // The query is a local of this frame, filled through `inout` (the
