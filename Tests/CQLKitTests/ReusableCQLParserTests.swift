@@ -180,24 +180,11 @@ final class ReusableCQLParserTests: XCTestCase {
 /// first word with the four CQL verbs as one packed integer. It must judge
 /// as the plain byte-by-byte comparison does, whatever the text.
 final class QueryLanguageDetectTests: XCTestCase {
+    /// The verbs compared as Strings, after the start of the first word
+    /// (the skipping of whitespace and comments is shared).
     private func reference(_ text: String) -> QueryLanguage {
         let bytes = Array(text.utf8)
-        var i = 0
-        while i < bytes.count {
-            let b = bytes[i]
-            if b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D { i += 1; continue }
-            if b == UInt8(ascii: "-"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "-") {
-                while i < bytes.count && bytes[i] != 0x0A { i += 1 }
-                continue
-            }
-            if b == UInt8(ascii: "/"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "*") {
-                i += 2
-                while i + 1 < bytes.count && !(bytes[i] == UInt8(ascii: "*") && bytes[i + 1] == UInt8(ascii: "/")) { i += 1 }
-                i += 2
-                continue
-            }
-            break
-        }
+        var i = bytes.withUnsafeBufferPointer(QueryLanguage.firstWordStart)
         guard i < bytes.count else { return .cql }
         if bytes[i] == UInt8(ascii: "{") || bytes[i] == UInt8(ascii: "[") { return .whereJSON }
         let start = i

@@ -27,6 +27,8 @@ public struct CanonicalPrefix: ConditionRule {
     public var name: String { "CanonicalPrefix" }
     /// Fires only on a `like` or `regexp` that may be a literal prefix.
     public var triggers: ConditionFeatures? { .prefixPattern }
+    /// A rewrite replaces a `like` / `regexp` by a `prefix` node.
+    public var rewritesOnlyOnChange: Bool { true }
 
     public func rewrite(_ c: Condition) -> Condition? {
         // The walk offers every node: the kind first, as binding a case's

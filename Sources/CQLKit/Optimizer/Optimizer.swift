@@ -18,7 +18,7 @@ public struct Optimizer: Sendable {
     public var rules: [any OptimizerRule] {
         didSet {
             triggers = rules.map(\.triggers)
-            certain = rules.map(Optimizer.isCertain)
+            onlyOnChange = rules.map(\.rewritesOnlyOnChange)
             anyTrigger = Optimizer.union(triggers)
         }
     }
@@ -29,10 +29,9 @@ public struct Optimizer: Sendable {
     /// rather than through the existential on every round of every query.
     private var triggers: [ConditionFeatures?]
 
-    /// Whether each rule is certain (``isCertain(_:)``: its rewrites always
-    /// differ from their input), read once per rule list: such a rewrite
-    /// is taken without comparing it to the query (some 600 instructions).
-    private var certain: [Bool]
+    /// Each rule's ``OptimizerRule/rewritesOnlyOnChange``, read once per
+    /// rule list rather than through the existential on every rewrite.
+    private var onlyOnChange: [Bool]
 
     /// The union of all rules' triggers, `nil` when some rule has none (it
     /// may fire on any query): a query with none of them is already
@@ -49,21 +48,8 @@ public struct Optimizer: Sendable {
         self.rules = rules
         self.maxIterations = maxIterations
         triggers = rules.map(\.triggers)
-        certain = rules.map(Optimizer.isCertain)
+        onlyOnChange = rules.map(\.rewritesOnlyOnChange)
         anyTrigger = Optimizer.union(triggers)
-    }
-
-    /// Whether `rule`'s ``OptimizerRule/rewritten(_:)`` returns `nil`
-    /// whenever it leaves the query unchanged: a non-`nil` result always
-    /// differs from its input (CanonicalPrefix replaces a `like` / `regexp`
-    /// by a `prefix` node, SingletonIn a list by a comparison or a shorter
-    /// list), so the optimizer takes it without comparing the two queries.
-    /// ``OptimizerCertainRewriteTests`` checks the claim over the corpora
-    /// and random queries. Casts to the rules' types, not a marker protocol:
-    /// the first protocol cast scans every conformance of the program
-    /// (some 4.5M instructions, once per process).
-    static func isCertain(_ rule: any OptimizerRule) -> Bool {
-        rule is CanonicalPrefix || rule is SingletonIn
     }
 
     private static func union(_ triggers: [ConditionFeatures?]) -> ConditionFeatures? {
@@ -141,7 +127,7 @@ public struct Optimizer: Sendable {
                 let rule = rules[i]
                 // Most rules leave most queries alone: `rewritten` says so
                 // without rebuilding the query, and only a rewrite is compared.
-                if let next = rule.rewritten(current), certain[i] || next != current {
+                if let next = rule.rewritten(current), onlyOnChange[i] || next != current {
                     if recordingSteps { steps.append(Step(rule: rule.name, before: current, after: next)) }
                     current = next
                     features = ConditionFeatures(current)
@@ -165,7 +151,7 @@ public struct Optimizer: Sendable {
         if skipsUntriggeredRules, let anyTrigger, features.isDisjoint(with: anyTrigger) { return nil }
         for i in rules.indices {
             if skipsUntriggeredRules, let t = triggers[i], features.isDisjoint(with: t) { continue }
-            if let next = rules[i].rewritten(query), certain[i] || next != query {
+            if let next = rules[i].rewritten(query), onlyOnChange[i] || next != query {
                 result = next
                 return i
             }
@@ -192,11 +178,17 @@ public protocol OptimizerRule: Sendable {
     /// set must be complete: a rule that may fire on a query whose
     /// features miss all of its triggers must not declare them.
     var triggers: ConditionFeatures? { get }
+    /// Whether a non-`nil` ``rewritten(_:)`` always differs from its input
+    /// (`false`, the default: it may equal it). The optimizer takes such a
+    /// rule's rewrite without comparing it to the query (some 600
+    /// instructions a rewrite).
+    var rewritesOnlyOnChange: Bool { get }
 }
 
 extension OptimizerRule {
     public func rewritten(_ query: Query) -> Query? { apply(query) }
     public var triggers: ConditionFeatures? { nil }
+    public var rewritesOnlyOnChange: Bool { false }
 }
 
 /// A rule that rewrites single condition nodes. Its `apply(_:)` visits the

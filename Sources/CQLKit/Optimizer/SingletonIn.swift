@@ -23,6 +23,8 @@ public struct SingletonIn: OptimizerRule {
     public init() {}
     /// Fires only on an `in` list that may shrink.
     public var triggers: ConditionFeatures? { .reducibleInList }
+    /// A rewrite replaces a list by a comparison or a shorter list.
+    public var rewritesOnlyOnChange: Bool { true }
     public var name: String { "SingletonIn" }
 
     /// `nil` (unchanged) when no `in` list is rewritten: the walk below

@@ -30,23 +30,7 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     }
 
     private static func detect(_ bytes: UnsafeBufferPointer<UInt8>) -> QueryLanguage {
-        var i = 0
-        // Skip whitespace and CQL comments before the first word.
-        while i < bytes.count {
-            let b = bytes[i]
-            if b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D { i += 1; continue }
-            if b == UInt8(ascii: "-"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "-") {
-                while i < bytes.count && bytes[i] != 0x0A { i += 1 }
-                continue
-            }
-            if b == UInt8(ascii: "/"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "*") {
-                i += 2
-                while i + 1 < bytes.count && !(bytes[i] == UInt8(ascii: "*") && bytes[i + 1] == UInt8(ascii: "/")) { i += 1 }
-                i += 2
-                continue
-            }
-            break
-        }
+        var i = firstWordStart(bytes)
         guard i < bytes.count else { return .cql }
         if bytes[i] == UInt8(ascii: "{") || bytes[i] == UInt8(ascii: "[") { return .whereJSON }
         // The first word, lowercased, compared with the four CQL verbs (all
@@ -62,6 +46,28 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
         default:
             return .usergrid
         }
+    }
+
+    /// Where the first word starts: after whitespace and CQL comments
+    /// (`bytes.count` or past it when there is none).
+    static func firstWordStart(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D { i += 1; continue }
+            if b == UInt8(ascii: "-"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "-") {
+                while i < bytes.count && bytes[i] != 0x0A { i += 1 }
+                continue
+            }
+            if b == UInt8(ascii: "/"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "*") {
+                i += 2
+                while i + 1 < bytes.count && !(bytes[i] == UInt8(ascii: "*") && bytes[i + 1] == UInt8(ascii: "/")) { i += 1 }
+                i += 2
+                continue
+            }
+            break
+        }
+        return i
     }
 
     /// Parses `text` in this language into a ``Query``.
