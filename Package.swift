@@ -3,17 +3,25 @@ import PackageDescription
 
 let package = Package(
     name: "cql",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v14)],
     products: [
         .library(name: "CQLKit", targets: ["CQLKit"]),
         .library(name: "CQLEval", targets: ["CQLEval"]),
         .library(name: "CQLSQL", targets: ["CQLSQL"]),
+        .library(name: "CQLServer", targets: ["CQLServer"]),
         .executable(name: "cql", targets: ["cql"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // `cql serve`: HTTP (Hummingbird 2 on swift-nio), request signatures
+        // (MD5, as LeanCloud's SDKs sign), logs; the HTTP client for its tests.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // `swift package --disable-sandbox generate-documentation --target CQLKit`
         // builds the reference in Sources/CQLKit/CQLKit.docc.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -37,6 +45,18 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
+        // `cql serve`: LeanCloud's REST storage API and CQL endpoint over
+        // CQLSQL (routes, auth, wire shapes and storage apart).
+        .target(
+            name: "CQLServer",
+            dependencies: [
+                "CQLKit", "CQLEval", "CQLSQL",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The `cql` command: a thin layer over the libraries.
         .executableTarget(
             name: "cql",
@@ -44,6 +64,7 @@ let package = Package(
                 "CQLKit",
                 "CQLEval",
                 "CQLSQL",
+                "CQLServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // A release `cql` carries the Swift runtime and Foundation inside
@@ -80,6 +101,17 @@ let package = Package(
         // SQLite and PostgreSQL/: the real-database tests (PostgreSQL 15 is
         // started as `postgres` in a temporary directory, and stopped after).
         .testTarget(name: "CQLSQLTests", dependencies: ["CQLSQL", "CQLEval", "CQLKit", "CorpusSupport"]),
+        // The server over real HTTP (async-http-client) on SQLite and
+        // PostgreSQL, and the LeanCloud Python SDK against it.
+        .testTarget(
+            name: "CQLServerTests",
+            dependencies: [
+                "CQLServer", "CQLSQL", "CQLEval", "CQLKit", "CorpusSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -44,6 +44,13 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
 
     deinit { try? connection.close().wait() }
 
+    /// Ends any statement of this session that runs longer than `milliseconds`
+    /// (PostgreSQL's `statement_timeout`; 0: no limit). A server's
+    /// per-request time limit, so one hostile query cannot hold a connection.
+    public func setStatementTimeout(milliseconds: Int) throws(QueryError) {
+        try execute("SET statement_timeout = \(max(0, milliseconds))")
+    }
+
     static func message(_ error: any Error) -> String {
         if let e = error as? PSQLError {
             if let m = e.serverInfo?[.message] { return m }
@@ -131,6 +138,14 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
             if let s = r[data: 1].string { o["relatedId"] = .string(s) }
             return o
         }
+    }
+
+    /// Drops the temporary stand-ins ``createTemporaryTables(classes:joins:)``
+    /// made (`DISCARD TEMP`). A connection that lives on (a server's) must
+    /// not keep one: `pg_temp` comes first in the search path, so it would
+    /// hide the real table once a write creates it.
+    public func dropTemporaryTables() throws(QueryError) {
+        try execute("DISCARD TEMP")
     }
 
     public func createTemporaryTables(classes: [String], joins: [String]) throws(QueryError) {

@@ -91,6 +91,14 @@ public enum SQLRunner {
         return lines
     }
 
+    /// The class and `_Join:` tables a query reads: its class, its
+    /// subqueries' classes and the join tables of its `$relatedTo`.
+    public static func tablesRead(by query: Query) -> Set<String> {
+        var names: Set<String> = [query.className]
+        collectClasses(query.condition, into: &names)
+        return names
+    }
+
     /// Creates empty temporary stand-ins for the tables the query names but
     /// the database lacks (eval treats a missing collection as empty).
     static func prepareTables(_ q: Query, _ db: some SQLExecutor) throws(QueryError) {

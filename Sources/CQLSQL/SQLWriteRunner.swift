@@ -28,9 +28,16 @@ import CQLKit
 /// try SQLWriteRunner.apply(s, on: db, now: .now).summary   // {"updated":1}
 /// ```
 public enum SQLWriteRunner {
+    ///
+    /// - Parameter readBack: whether an update done by its SQL reads the
+    ///   object back in the same transaction, so that ``WriteResult/changes``
+    ///   holds it (`after`; `before` stays nil) — what `fetchWhenSave` answers
+    ///   with, exactly as committed even when other writers follow at once.
+    ///   Without it the SQL path leaves `changes` empty.
     public static func apply(
         _ statement: Statement, on db: some SQLExecutor, now: DateValue,
-        newObjectId: @escaping () -> String = StatementExecutor.randomObjectId, strict: Bool = false
+        newObjectId: @escaping () -> String = StatementExecutor.randomObjectId, strict: Bool = false,
+        readBack: Bool = false
     ) throws(QueryError) -> WriteResult {
         guard statement.isWrite else {
             throw QueryError(.unsupported, "exec applies insert, update and delete; run a select with run", range: statement.range)
@@ -38,6 +45,16 @@ public enum SQLWriteRunner {
         return try db.inWriteTransaction { session throws(QueryError) -> WriteResult in
             if let write = try translated(statement, session, now: now) {
                 if try changedTheRow(write, joinTables: relationTables(statement), session) {
+                    if readBack, case .update(let u) = statement, case .value(.string(let id)) = u.objectId {
+                        let d = try dialect(session)
+                        let table = try d.quote(u.className)
+                        let after = try objects(session, SQLStatement(
+                            sql: "SELECT \(d.documentColumn(table)) FROM \(table) WHERE \(table).\"objectId\" = \(d.placeholder(1))",
+                            arguments: [.string(id)])).first
+                        return WriteResult(kind: .updated, count: 1,
+                                           changes: [ObjectChange(className: u.className, objectId: id, before: nil, after: after)],
+                                           changedClasses: [statement.className])
+                    }
                     // (The SQL does not read the object back: `changes` is left empty.)
                     let kind: WriteResult.Kind
                     if case .delete = statement { kind = .deleted } else { kind = .updated }

@@ -24,8 +24,18 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
     let queue: DatabaseQueue
 
     /// Opens (creating if needed) the database file at `path`; `nil`: in memory.
-    public init(path: String?) throws(QueryError) {
+    ///
+    /// - Parameter shared: for a file several connections use at once (`cql
+    ///   serve` opens one writer and several readers): the journal is
+    ///   write-ahead (WAL: readers go on while one writer writes, and a
+    ///   committed write survives a crash), and a connection that finds the
+    ///   file locked waits up to 10 s instead of failing.
+    public init(path: String?, shared: Bool = false) throws(QueryError) {
         var config = Configuration()
+        if shared && path != nil {
+            config.journalMode = .wal
+            config.busyMode = .timeout(10)
+        }
         config.prepareDatabase { db in SQLiteDatabase.registerFunctions(db) }
         do {
             queue = try path.map { try DatabaseQueue(path: $0, configuration: config) } ?? DatabaseQueue(configuration: config)
@@ -33,6 +43,11 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
             throw QueryError(.data, "\(path ?? ":memory:"): cannot open the database: \(SQLiteDatabase.message(error))")
         }
     }
+
+    /// Stops the statement running on this connection (from any thread): it
+    /// fails with SQLite's "interrupted" error. A server's per-request time
+    /// limit.
+    public func interrupt() { queue.interrupt() }
 
     static func registerFunctions(_ db: Database) {
         db.add(function: DatabaseFunction("cql_regexp", argumentCount: 3, pure: true) { args in
@@ -186,6 +201,18 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
                 if let s: String = row["owningId"] { o["owningId"] = .string(s) }
                 if let s: String = row["relatedId"] { o["relatedId"] = .string(s) }
                 return o
+            }
+        }
+    }
+
+    /// Drops the temporary stand-ins ``createTemporaryTables(classes:joins:)``
+    /// made. A connection that lives on (a server's) must not keep one: a
+    /// temporary table hides the real table of the same name once a write
+    /// creates it.
+    public func dropTemporaryTables() throws(QueryError) {
+        try read { db in
+            for temp in try String.fetchAll(db, sql: "SELECT name FROM sqlite_temp_master WHERE type = 'table'") {
+                try db.execute(sql: "DROP TABLE temp.\(try SQLiteDialect().quote(temp))")
             }
         }
     }

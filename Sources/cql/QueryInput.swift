@@ -189,13 +189,6 @@ struct QuerySettings: Equatable {
 
 extension QueryLanguage: ExpressibleByArgument {}
 
-extension DateValue {
-    /// The current instant.
-    static var now: DateValue {
-        DateValue(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
-    }
-}
-
 func readStandardInput() -> String {
     let data = FileHandle.standardInput.readDataToEndOfFile()
     return String(decoding: data, as: UTF8.self)

@@ -8,6 +8,13 @@ public struct ObjectChange: Sendable, Equatable {
     public var before: [String: Value]?
     /// `nil` for a deletion.
     public var after: [String: Value]?
+
+    public init(className: String, objectId: String, before: [String: Value]?, after: [String: Value]?) {
+        self.className = className
+        self.objectId = objectId
+        self.before = before
+        self.after = after
+    }
 }
 
 /// What a write did.

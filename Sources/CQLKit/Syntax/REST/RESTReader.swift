@@ -26,6 +26,19 @@ public enum RESTReader {
         case .delete(var s): s.source = text; return .delete(s)
         }
     }
+
+    /// Reads a request already parsed (as a server receives it: method and
+    /// path from the request line, body and `where` from their JSON). Errors
+    /// name the JSON path of the bad part (`body.n`, `where.score.$gt`) but
+    /// carry no range.
+    ///
+    /// ```swift
+    /// try RESTReader.read(.object(["method": "DELETE", "path": "/1.1/classes/T/a1"]))
+    /// // delete from T where objectId = 'a1'
+    /// ```
+    public static func read(_ value: Value) throws(QueryError) -> Statement {
+        try RESTReading(json: WhereJSONReading(locations: [:], source: nil)).request(value, path: "")
+    }
 }
 
 struct RESTReading {

@@ -1,5 +1,4 @@
 import Foundation
-import XCTest
 
 /// A private PostgreSQL 15 for the tests: `initdb` in a temporary
 /// directory, `pg_ctl start` on a free port bound to 127.0.0.1 (and a
@@ -7,9 +6,11 @@ import XCTest
 /// the tests run as root (PostgreSQL refuses root); stopped and removed by
 /// ``stop()``. If it cannot start, ``start()`` throws with the server's log:
 /// the tests fail loudly, they are never skipped.
-final class PostgreSQLServer {
+///
+/// Shared by the SQL tests and the server tests (CQLSQLTests, CQLServerTests).
+public final class PostgreSQLServer: @unchecked Sendable {
     /// `CQL_PG_BIN`, else Debian's PostgreSQL 15, else the newest installed.
-    static let bin: String = {
+    public static let bin: String = {
         if let b = ProcessInfo.processInfo.environment["CQL_PG_BIN"] { return b }
         let fifteen = "/usr/lib/postgresql/15/bin"
         if FileManager.default.isExecutableFile(atPath: fifteen + "/initdb") { return fifteen }
@@ -17,21 +18,22 @@ final class PostgreSQLServer {
         let newest = versions.compactMap(Int.init).max()
         return newest.map { "/usr/lib/postgresql/\($0)/bin" } ?? fifteen
     }()
-    let directory: String
-    let port: Int
-    var url: String { "postgres://postgres@127.0.0.1:\(port)/postgres" }
+    public let directory: String
+    public let port: Int
+    public var url: String { "postgres://postgres@127.0.0.1:\(port)/postgres" }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+        public init(description: String) { self.description = description }
     }
 
-    init() throws {
+    public init() throws {
         directory = "/tmp/cql-pg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         port = try PostgreSQLServer.freePort()
     }
 
     /// `initdb` then `pg_ctl start -w`.
-    func start() throws {
+    public func start() throws {
         guard FileManager.default.isExecutableFile(atPath: "\(Self.bin)/initdb") else {
             throw Failure(description: "PostgreSQL 15 is not installed (\(Self.bin)/initdb missing): apt-get install postgresql")
         }
@@ -47,7 +49,7 @@ final class PostgreSQLServer {
         }
     }
 
-    func stop() {
+    public func stop() {
         _ = try? run("\(Self.bin)/pg_ctl", ["-D", "\(directory)/data", "-m", "immediate", "-w", "stop"])
         try? FileManager.default.removeItem(atPath: directory)
     }
@@ -85,7 +87,7 @@ final class PostgreSQLServer {
     }
 
     /// A port nobody listens on (bind to 0, read it back, close).
-    private static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket() failed") }
         defer { close(fd) }

@@ -1,0 +1,77 @@
+import Crypto
+import Foundation
+
+/// Turns a request's headers into an ``Identity``, or refuses it.
+///
+/// LeanCloud's forms, all accepted:
+/// - `X-LC-Id: <appId>` with `X-LC-Key: <appKey>` or `X-LC-Key: <masterKey>,master`;
+/// - `X-LC-Sign: <md5>,<timestamp>[,master]`, the lowercase hex MD5 of the
+///   millisecond timestamp followed by the key (the JS and Python SDKs always
+///   sign and never send the key);
+/// - the legacy `X-AVOSCloud-Application-Id`, `X-AVOSCloud-Application-Key`,
+///   `X-AVOSCloud-Master-Key` and `X-AVOSCloud-Request-Sign`.
+///
+/// Keys and signatures are compared in constant time (the time does not
+/// depend on where the first difference lies). A signature's timestamp must
+/// lie within ``signatureWindow`` of the server's clock, so a signature seen
+/// once cannot be replayed for long.
+///
+/// ```swift
+/// let auth = Authenticator(keys: AppKeys(appId: "app", appKey: "k", masterKey: "m"))
+/// auth.identify(["x-lc-id": "app", "x-lc-key": "m,master"])   // Identity(isMaster: true)
+/// auth.identify(["x-lc-id": "app", "x-lc-key": "wrong"])      // nil (401)
+/// ```
+public struct Authenticator: Sendable {
+    public var keys: AppKeys
+    /// How far a signature's timestamp may be from now, either way: 15
+    /// minutes, for the clocks of phones that are set by hand.
+    public var signatureWindow: Double = 15 * 60
+    /// The clock, in milliseconds since 1970 (a test sets it).
+    var now: @Sendable () -> Double = { Date().timeIntervalSince1970 * 1000 }
+
+    public init(keys: AppKeys) { self.keys = keys }
+
+    /// The identity the headers prove, or nil (401). `header` answers a
+    /// lowercased header name with its value.
+    public func identify(_ header: (String) -> String?) -> Identity? {
+        guard let id = header("x-lc-id") ?? header("x-avoscloud-application-id"), equal(id, keys.appId) else { return nil }
+        let session = header("x-lc-session") ?? header("x-avoscloud-session-token")
+        if let sign = header("x-lc-sign") ?? header("x-avoscloud-request-sign") {
+            return verify(signature: sign).map { Identity(isMaster: $0, sessionToken: session) }
+        }
+        if let master = header("x-avoscloud-master-key") {
+            return equal(master, keys.masterKey) ? Identity(isMaster: true, sessionToken: session) : nil
+        }
+        guard let key = header("x-lc-key") ?? header("x-avoscloud-application-key") else { return nil }
+        if key.hasSuffix(",master") {
+            return equal(String(key.dropLast(7)), keys.masterKey) ? Identity(isMaster: true, sessionToken: session) : nil
+        }
+        return equal(key, keys.appKey) ? Identity(isMaster: false, sessionToken: session) : nil
+    }
+
+    /// Convenience for a dictionary of lowercased names.
+    public func identify(_ headers: [String: String]) -> Identity? { identify { headers[$0] } }
+
+    /// Whether `<md5>,<timestamp>[,master]` is right: nil if not, else
+    /// whether it was signed with the master key.
+    func verify(signature: String) -> Bool? {
+        let parts = signature.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2 || (parts.count == 3 && parts[2] == "master") else { return nil }
+        let digest = parts[0].lowercased(), timestamp = String(parts[1])
+        guard let ms = Double(timestamp), abs(ms - now()) <= signatureWindow * 1000 else { return nil }
+        let master = parts.count == 3
+        let expected = Insecure.MD5.hash(data: Data((timestamp + (master ? keys.masterKey : keys.appKey)).utf8))
+            .map { String(format: "%02x", $0) }.joined()
+        return equal(digest, expected) ? master : nil
+    }
+
+    /// Constant-time equality of two strings' UTF-8 bytes (the length is not
+    /// secret: keys have a public length).
+    func equal(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        var difference: UInt8 = 0
+        for i in x.indices { difference |= x[i] ^ y[i] }
+        return difference == 0
+    }
+}

@@ -1,0 +1,18 @@
+/// Who a request speaks for, as its headers prove it. Every route receives
+/// it; the query layer decides from it what the request may read and write.
+///
+/// Today: the app key (a client: what an app binary carries) or the master
+/// key (a trusted server or the app's owner: bypasses class restrictions).
+/// A session (`X-LC-Session`) is carried as given, for the users and ACL
+/// layer to resolve into a user and roles.
+public struct Identity: Sendable, Equatable {
+    /// The master key was proven: master-only operations are allowed.
+    public var isMaster: Bool
+    /// `X-LC-Session`, when the request carries one (not yet verified).
+    public var sessionToken: String?
+
+    public init(isMaster: Bool, sessionToken: String? = nil) {
+        self.isMaster = isMaster
+        self.sessionToken = sessionToken
+    }
+}

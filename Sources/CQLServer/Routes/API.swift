@@ -1,0 +1,70 @@
+import CQLEval
+import CQLKit
+import Foundation
+
+/// LeanCloud's REST storage API over a ``ServerStorage``: the routes, with no
+/// HTTP in them, so that `/1.1/batch` runs its sub-requests through the very
+/// same code as HTTP requests.
+///
+/// ```swift
+/// let api = API(storage: try ServerStorage(.sqlite(path: "app.db")))
+/// let r = try await api.handle(APIRequest(method: "GET", segments: ["date"], identity: Identity(isMaster: false)))
+/// r.body   // {"__type":"Date","iso":"2026-11-27T13:00:00.000Z"}
+/// ```
+public struct API: Sendable {
+    public let storage: ServerStorage
+    /// The instant a request's writes stamp as createdAt/updatedAt.
+    var clock: @Sendable () -> DateValue = { DateValue.now }
+
+    public init(storage: ServerStorage) { self.storage = storage }
+
+    /// Answers one request; a failure is an ``APIError`` (code and status).
+    public func handle(_ request: APIRequest) async throws(APIError) -> APIResponse {
+        do {
+            return try await route(request)
+        } catch let e as APIError {
+            throw e
+        } catch let e as QueryError {
+            throw APIError.from(e)
+        } catch {
+            throw APIError.internalError("\(error)")
+        }
+    }
+
+    func route(_ r: APIRequest) async throws -> APIResponse {
+        let s = r.segments
+        switch (r.method, s.first, s.count) {
+        case ("GET", "classes", 2): return try await find(r, className: try Self.className(s[1]))
+        case ("POST", "classes", 2): return try await create(r, className: try Self.className(s[1]))
+        case ("GET", "classes", 3): return try await get(r, className: try Self.className(s[1]), objectId: s[2])
+        case ("PUT", "classes", 3): return try await update(r, className: try Self.className(s[1]), objectId: s[2])
+        case ("DELETE", "classes", 3): return try await delete(r, className: try Self.className(s[1]), objectIds: s[2])
+        case ("POST", "batch", 1): return try await batch(r)
+        case ("GET", "cloudQuery", 1), ("POST", "cloudQuery", 1): return try await cloudQuery(r)
+        case ("GET", "scan", 3) where s[1] == "classes": return try await scan(r, className: try Self.className(s[2]))
+        case ("GET", "date", 1): return APIResponse(body: .date(clock()).restJSON)
+        case ("GET", "schemas", 1): return try await schemas(r, className: nil)
+        case ("GET", "schemas", 2): return try await schemas(r, className: try Self.className(s[1]))
+        default:
+            throw APIError(status: 404, code: 404, "no such API: \(r.method) /1.1/\(s.joined(separator: "/"))")
+        }
+    }
+
+    /// A class name as LeanCloud allows it: a letter or `_` first, then
+    /// letters, digits and `_` (`_User`, `_Role`, `_File` are the system's).
+    /// Anything else — `_Join:` tables above all — is not a class (103).
+    static func className(_ name: String) throws(APIError) -> String {
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first, bytes.count <= 128, first == UInt8(ascii: "_") || isLetter(first),
+              bytes.allSatisfy({ isLetter($0) || ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: "_") })
+        else { throw APIError.invalidClassName("invalid class name '\(name)': a class name is a letter or '_' followed by letters, digits and '_'") }
+        return name
+    }
+
+    static func isLetter(_ b: UInt8) -> Bool { (b >= 65 && b <= 90) || (b >= 97 && b <= 122) }
+
+    /// The master key, or 403 with code 119.
+    static func requireMaster(_ r: APIRequest, _ what: String) throws(APIError) {
+        if !r.identity.isMaster { throw APIError.masterKeyRequired(what) }
+    }
+}

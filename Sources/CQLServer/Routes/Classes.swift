@@ -1,0 +1,156 @@
+import CQLEval
+import CQLKit
+
+/// `/1.1/classes/<Class>[/<objectId>]`: find, get, create, update, delete.
+extension API {
+    /// The request parameters a find reads (others, such as `_method` or
+    /// an SDK's own, are ignored as LeanCloud ignores them).
+    static let findParameters = ["order", "keys", "include", "count", "returnACL", "skip"]
+    /// LeanCloud's default and largest page.
+    static let defaultLimit = 100, maximumLimit = 1000
+
+    /// `GET /1.1/classes/<Class>`: `{"results":[...]}`, with `count=1` also `"count"`.
+    func find(_ r: APIRequest, className: String) async throws -> APIResponse {
+        let query = try Self.query(r, className: className, where: try r.json("where"), names: Self.findParameters, limit: true)
+        let result = try await storage.find(try Self.prepared(query))
+        var body: [String: Value] = ["results": .array(try await output(result.objects, returnACL: query.returnACL))]
+        if query.count != .none { body["count"] = .int(Int64(result.count ?? 0)) }
+        return APIResponse(body: .object(body))
+    }
+
+    /// `GET /1.1/classes/<Class>/<id>`: the object, or `{}` when there is none
+    /// (what clients read as "does not exist").
+    func get(_ r: APIRequest, className: String, objectId: String) async throws -> APIResponse {
+        let query = try Self.query(r, className: className, where: .object(["objectId": .string(objectId)]),
+                                   names: ["keys", "include", "returnACL"], limit: false)
+        let result = try await storage.find(try Self.prepared(query))
+        return APIResponse(body: .object(try await output(result.objects, returnACL: query.returnACL).first?.objectValue ?? [:]))
+    }
+
+    /// `POST /1.1/classes/<Class>`: 201, `Location`, `{"objectId","createdAt"}`
+    /// (with `fetchWhenSave`/`new`: the whole object).
+    func create(_ r: APIRequest, className: String) async throws -> APIResponse {
+        let body = try CreateBody(try Self.objectBody(r))
+        let now = clock()
+        let insert = try Self.statement(["method": "POST", "path": .string("/1.1/classes/\(className)"), "body": .object(body.values)], now: now)
+        let result = try await storage.write(insert, now: now)
+        guard let created = result.changes.first, var object = created.after else {
+            throw APIError.internalError("the insert created no object")
+        }
+        if !body.relationOps.isEmpty {
+            // Relations are rows of their own: added once the object exists.
+            let update = try Self.statement(["method": "PUT", "path": .string("/1.1/classes/\(className)/\(created.objectId)"),
+                                             "body": .object(body.relationOps)], now: now)
+            object = try await storage.write(update, now: now, readBack: true).changes.first?.after ?? object
+        }
+        let location = "/1.1/classes/\(className)/\(created.objectId)"
+        if r.flag("fetchWhenSave") || r.flag("new") {
+            return APIResponse(status: 201, body: .object(try await output([object])[0].objectValue ?? [:]), location: location)
+        }
+        return APIResponse(status: 201, body: .object(["objectId": .string(created.objectId), "createdAt": object["createdAt"] ?? .null]),
+                           location: location)
+    }
+
+    /// `PUT /1.1/classes/<Class>/<id>`: `{"objectId","updatedAt"}` (with
+    /// `fetchWhenSave`/`new`: also the changed keys' new values); a `where`
+    /// that does not hold: 305; no such object: 101.
+    func update(_ r: APIRequest, className: String, objectId: String) async throws -> APIResponse {
+        var body = try Self.objectBody(r)
+        for key in CreateBody.serverKeys { body.removeValue(forKey: key) }
+        let now = clock()
+        let condition = try r.json("where")
+        if body.isEmpty {
+            // Nothing to change: the object must exist (and the condition hold).
+            return try await touch(className: className, objectId: objectId, condition: condition)
+        }
+        var request: [String: Value] = ["method": "PUT", "path": .string("/1.1/classes/\(className)/\(objectId)"), "body": .object(body)]
+        if let condition { request["where"] = condition }
+        let fetch = r.flag("fetchWhenSave") || r.flag("new")
+        let result = try await storage.write(try Self.statement(request, now: now), now: now, readBack: fetch)
+        var answer: [String: Value] = ["objectId": .string(objectId), "updatedAt": .string(ISODate.format(now))]
+        if fetch, let after = result.changes.first?.after {
+            let shown = try await output([after], returnACL: true)[0].objectValue ?? [:]
+            for key in body.keys { answer[key] = shown[key] }
+            answer["updatedAt"] = shown["updatedAt"] ?? answer["updatedAt"]
+        }
+        return APIResponse(body: .object(answer))
+    }
+
+    /// An update with nothing to change: 101 when the object is missing, 305
+    /// when the condition does not hold, else its updatedAt, unchanged.
+    func touch(className: String, objectId: String, condition: Value?) async throws -> APIResponse {
+        var conditions: [Value] = [.object(["objectId": .string(objectId)])]
+        if let condition { conditions.append(condition) }
+        let exists = try await storage.find(try Self.prepared(try WhereJSONReader.read(
+            .object(["className": .string(className), "where": .object(["objectId": .string(objectId)])]))))
+        guard let object = exists.objects.first else {
+            throw APIError.notFound("101 Object not found: \(className) '\(objectId)'")
+        }
+        let holds = try await storage.find(try Self.prepared(try WhereJSONReader.read(
+            .object(["className": .string(className), "where": .object(["$and": .array(conditions)])]))), countOnly: true)
+        if holds.count == 0 {
+            throw APIError(code: 305, "305 No effect on updating a document: the condition does not hold for \(className) '\(objectId)'")
+        }
+        return APIResponse(body: .object(["objectId": .string(objectId), "updatedAt": object["updatedAt"] ?? .null]))
+    }
+
+    /// `DELETE /1.1/classes/<Class>/<id>[,<id>...]`: `{}`. Each id is its own
+    /// write (atomic on its own); the first failure is the answer.
+    func delete(_ r: APIRequest, className: String, objectIds: String) async throws -> APIResponse {
+        if let body = r.body, body != .null, body != .object([:]) {
+            throw APIError.malformedJSON("a DELETE request has no body (or {} or null)")
+        }
+        let condition = try r.json("where")
+        let now = clock()
+        for id in objectIds.split(separator: ",", omittingEmptySubsequences: false) {
+            var request: [String: Value] = ["method": "DELETE", "path": .string("/1.1/classes/\(className)/\(id)")]
+            if let condition { request["where"] = condition }
+            _ = try await storage.write(try Self.statement(request, now: now), now: now)
+        }
+        return APIResponse(body: .object([:]))
+    }
+
+    // MARK: Reading requests
+
+    /// The query of a find or get: its parameters as a where-JSON request
+    /// object, read by the library's where-JSON reader.
+    static func query(_ r: APIRequest, className: String, where condition: Value?, names: [String], limit: Bool) throws -> Query {
+        var request: [String: Value] = ["className": .string(className)]
+        if let condition { request["where"] = condition }
+        for name in names { if let v = r.text(name) { request[name] = .string(v) } }
+        if limit {
+            let given = r.text("limit")
+            guard let n = given.map({ Int($0.trimmingCharacters(in: .whitespaces)) }) ?? Self.defaultLimit, n >= 0 else {
+                throw APIError.invalidQuery("limit: expected a whole number from 0 to \(maximumLimit), found '\(given ?? "")'")
+            }
+            request["limit"] = .int(Int64(min(n, maximumLimit)))
+        }
+        return try WhereJSONReader.read(.object(request))
+    }
+
+    /// A query ready for the storage: bound (time functions resolved) and
+    /// optimized, as `cql run` prepares it.
+    static func prepared(_ query: Query) throws(QueryError) -> Query {
+        try Optimizer.optimize(try Binder.bind(query, parameters: [], now: .now))
+    }
+
+    /// A write request read by the library's REST reader and bound.
+    static func statement(_ request: [String: Value], now: DateValue) throws -> Statement {
+        try Binder.bind(try RESTReader.read(.object(request)), parameters: [], now: now)
+    }
+
+    /// The request's body, which must be a JSON object.
+    static func objectBody(_ r: APIRequest) throws(APIError) -> [String: Value] {
+        guard case .object(let o)? = r.body else {
+            throw APIError.malformedJSON(r.body == nil ? "the request needs a JSON object as its body" : "the body must be a JSON object")
+        }
+        return o
+    }
+}
+
+extension Value {
+    var objectValue: [String: Value]? {
+        if case .object(let o) = self { return o }
+        return nil
+    }
+}

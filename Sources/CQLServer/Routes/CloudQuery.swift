@@ -1,0 +1,68 @@
+import CQLEval
+import CQLKit
+import CQLSQL
+
+/// `GET /1.1/cloudQuery?cql=...&pvalues=[...]`: a CQL statement, read by
+/// the same parser and binder as `cql run` and `cql exec`.
+extension API {
+    /// A select answers `{"results":[...],"className":"<C>"}` (`count(*)`:
+    /// `"count":N` and no results); a write answers as LeanCloud does, with
+    /// what it wrote: an insert `{"results":[{"objectId","createdAt"}]}`, an
+    /// update `{"results":[{"objectId","updatedAt"}]}`, a delete
+    /// `{"results":[]}`. A statement that does not read or bind is error 300
+    /// with its line and column.
+    func cloudQuery(_ r: APIRequest) async throws -> APIResponse {
+        guard let cql = r.text("cql"), !cql.isEmpty else { throw APIError(code: 300, "CQL syntax error. Detail: the parameter 'cql' is missing") }
+        let values = try Self.placeholderValues(r)
+        let now = clock()
+        let statement: Statement
+        do {
+            statement = try Binder.bind(try CQLParser.parseStatement(cql), parameters: values, now: now)
+        } catch {
+            throw APIError(code: 300, "CQL syntax error. Detail: " + error.shortDescription)
+        }
+        _ = try Self.className(statement.className)
+        var body: [String: Value] = ["className": .string(statement.className)]
+        switch statement {
+        case .select(let q):
+            let query: Query
+            do { query = try Optimizer.optimize(q) } catch { throw APIError.from(error, cloudQuery: true) }
+            let result: SQLRunner.Result
+            do {
+                result = try await storage.find(query)
+            } catch let e as QueryError {
+                throw APIError.from(e.withSource(cql), cloudQuery: true)
+            }
+            body["results"] = .array(try await output(result.objects, returnACL: query.returnACL))
+            if query.count != .none { body["count"] = .int(Int64(result.count ?? 0)) }
+        case .insert, .update, .delete:
+            let written: WriteResult
+            do { written = try await storage.write(statement, now: now) } catch let e as QueryError { throw APIError.from(e.withSource(cql)) }
+            body["results"] = .array(written.changes.compactMap { change in
+                switch statement {
+                case .insert: return .object(["objectId": .string(change.objectId), "createdAt": change.after?["createdAt"] ?? .null])
+                case .update: return .object(["objectId": .string(change.objectId), "updatedAt": .string(ISODate.format(now))])
+                default: return nil
+                }
+            })
+            if case .update(let u) = statement, written.changes.isEmpty, case .value(.string(let id)) = u.objectId {
+                body["results"] = .array([.object(["objectId": .string(id), "updatedAt": .string(ISODate.format(now))])])
+            }
+        }
+        return APIResponse(body: .object(body))
+    }
+
+    /// `pvalues`: a JSON array, or (as the Python SDK sends it) a JSON string
+    /// holding the array's text.
+    static func placeholderValues(_ r: APIRequest) throws(APIError) -> [Value] {
+        var value = try r.json("pvalues")
+        if case .string(let text)? = value {
+            do { value = try JSONReader.parse(text) } catch { throw APIError.malformedJSON("pvalues: \(error.shortDescription)") }
+        }
+        switch value {
+        case nil: return []
+        case .array(let items)?: return items
+        default: throw APIError.malformedJSON("pvalues: expected a JSON array of the values of the '?' placeholders")
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import CQLKit
+
+/// `GET /1.1/schemas` and `/1.1/schemas/<Class>` (master key only): each
+/// class's keys with the types found in its data.
+extension API {
+    /// `{"<Class>":{"<key>":{"type":"String"},...},...}`; one class:
+    /// `{"<key>":{"type":...},...}`. Types are LeanCloud's names (`String`,
+    /// `Number`, `Boolean`, `Date`, `Pointer` with its `className`, `GeoPoint`,
+    /// `File`, `Relation`, `Bytes`, `Array`, `Object`, `ACL`); a key holding
+    /// values of several types gets the type of its first non-null value in
+    /// input order. An unknown class is error 101.
+    func schemas(_ r: APIRequest, className: String?) async throws -> APIResponse {
+        try Self.requireMaster(r, "schemas")
+        let names = try await storage.classNames()
+        if let className {
+            guard names.contains(className) else { throw APIError.notFound("101 Class or object doesn't exist: \(className)") }
+            return APIResponse(body: .object(try await schema(of: className)))
+        }
+        var all: [String: Value] = [:]
+        for name in names { all[name] = .object(try await schema(of: name)) }
+        return APIResponse(body: .object(all))
+    }
+
+    func schema(of className: String) async throws -> [String: Value] {
+        let objects = try await storage.find(try Self.prepared(try WhereJSONReader.read(.object(["className": .string(className)])))).objects
+        var keys: [String: Value] = [:]
+        for o in objects {
+            for (key, value) in o where keys[key] == nil && value != .null {
+                switch key {
+                case "ACL": keys[key] = .object(["type": "ACL"])
+                // Stored as plain strings (as LeanCloud's export has them), typed as Dates.
+                case "createdAt", "updatedAt": keys[key] = .object(["type": "Date"])
+                default: keys[key] = Self.schemaType(value)
+                }
+            }
+        }
+        return keys
+    }
+
+    static func schemaType(_ v: Value) -> Value {
+        switch v {
+        case .null: return .object(["type": "Null"])
+        case .bool: return .object(["type": "Boolean"])
+        case .int, .double: return .object(["type": "Number"])
+        case .string: return .object(["type": "String"])
+        case .array: return .object(["type": "Array"])
+        case .object: return .object(["type": "Object"])
+        case .date: return .object(["type": "Date"])
+        case .pointer(let p): return .object(["type": "Pointer", "className": .string(p.className)])
+        case .typedObject(let c, _): return .object(["type": "Pointer", "className": .string(c)])
+        case .geoPoint: return .object(["type": "GeoPoint"])
+        case .bytes: return .object(["type": "Bytes"])
+        case .file: return .object(["type": "File"])
+        case .relation(let c): return .object(["type": "Relation", "className": .string(c)])
+        }
+    }
+}

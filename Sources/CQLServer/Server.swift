@@ -1,0 +1,71 @@
+import CQLKit
+import CQLSQL
+import Hummingbird
+import Logging
+import NIOCore
+
+/// `cql serve`: LeanCloud's REST storage API and CQL endpoint over SQLite or
+/// PostgreSQL, on Hummingbird 2 (swift-nio).
+///
+/// ```swift
+/// let server = try CQLServer(configuration: .init(storage: .sqlite(path: "app.db"),
+///                                                 keys: AppKeys(appId: "app", appKey: "key", masterKey: "master")))
+/// try await server.run()   // until SIGTERM or SIGINT: then in-flight requests finish, and it returns
+/// ```
+public struct CQLServer: Sendable {
+    public struct Configuration: Sendable {
+        public var storage: ServerStorage.Location
+        public var host: String = "127.0.0.1"
+        /// 0: a free port, chosen by the system (``CQLServer/run(onListening:)`` says which).
+        public var port: Int = 3000
+        public var keys: AppKeys
+        /// Larger bodies are refused with 413.
+        public var maximumBodySize: Int = 16 << 20
+        /// A request's database work longer than this is stopped (code 124).
+        public var requestTimeout: Double = 10
+        /// Connections that read at once.
+        public var readers: Int = 4
+
+        public init(storage: ServerStorage.Location, host: String = "127.0.0.1", port: Int = 3000, keys: AppKeys) {
+            self.storage = storage
+            self.host = host
+            self.port = port
+            self.keys = keys
+        }
+    }
+
+    public let configuration: Configuration
+    public let storage: ServerStorage
+    let logger: Logger
+
+    public init(configuration: Configuration, logger: Logger = Logger(label: "cql.serve")) throws(QueryError) {
+        self.configuration = configuration
+        self.storage = try ServerStorage(configuration.storage, readers: configuration.readers, requestTimeout: configuration.requestTimeout)
+        self.logger = logger
+    }
+
+    /// Serves until SIGTERM or SIGINT (then stops accepting, lets the requests
+    /// in flight finish, and returns). `onListening` gets the bound port.
+    /// With `handleSignals` false (a server inside tests), it serves until
+    /// the task running it is cancelled, and stops the same way.
+    public func run(handleSignals: Bool = true, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let responder = APIResponder(api: API(storage: storage), authenticator: Authenticator(keys: configuration.keys),
+                                     maximumBodySize: configuration.maximumBodySize, logger: logger)
+        let app = Application(
+            responder: responder,
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            logger: logger)
+        do {
+            if handleSignals {
+                try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+            } else {
+                try await app.runService(gracefulShutdownSignals: [])
+            }
+        } catch {
+            await storage.shutdown()
+            throw error
+        }
+        await storage.shutdown()
+    }
+}

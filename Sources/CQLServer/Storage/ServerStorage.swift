@@ -1,0 +1,207 @@
+import CQLEval
+import CQLKit
+import CQLSQL
+import Foundation
+import NIOPosix
+
+/// The server's database: SQLite (a file) or PostgreSQL, behind one
+/// interface, with readers that run at once and writes one at a time.
+///
+/// Every call goes through the library paths `cql run` and `cql exec` use —
+/// ``SQLRunner/run(_:on:countOnly:source:)`` and
+/// ``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:)`` — so the
+/// server has no meaning of its own: the differential suites that prove
+/// `run` and `exec` equal to the evaluator prove the server too.
+///
+/// The database calls block (GRDB and the synchronous postgres-nio use of
+/// CQLSQL), so they run on a thread pool of their own, never on the event
+/// loops that serve HTTP:
+/// - **SQLite**: the file in WAL mode; ``readerCount`` connections read at
+///   once while one connection writes (`BEGIN IMMEDIATE`: writes are
+///   serialized, also against other processes, waiting up to 10 s).
+/// - **PostgreSQL**: a pool of ``readerCount`` connections plus one writer;
+///   writes also take a transaction-level advisory lock (see
+///   `PostgreSQLDatabase.inWriteTransaction`).
+///
+/// Each request is atomic: a write is one transaction. A statement that runs
+/// longer than ``requestTimeout`` is stopped (SQLite: interrupted from a
+/// timer; PostgreSQL: `statement_timeout`) and the request fails with code
+/// 124.
+public final class ServerStorage: @unchecked Sendable {
+    /// Where the data lives.
+    public enum Location: Sendable, Equatable {
+        case sqlite(path: String)
+        case postgres(url: String)
+    }
+
+    public let location: Location
+    public let readerCount: Int
+    public let requestTimeout: Double
+    let threads: NIOThreadPool
+    let readers: ConnectionPool
+    let writer: Connection
+    let writeLock = NSLock()
+    /// The tables known to exist (a query naming another gets temporary
+    /// stand-ins, dropped after it: see ``read(_:)``).
+    let knownTables = LockedValue<Set<String>>([])
+
+    /// Opens the database (creating the SQLite file if needed) and starts the
+    /// threads.
+    public init(_ location: Location, readers readerCount: Int = 4, requestTimeout: Double = 10) throws(QueryError) {
+        self.location = location
+        self.readerCount = max(1, readerCount)
+        self.requestTimeout = requestTimeout
+        var pool: [Connection] = []
+        for _ in 0..<self.readerCount { pool.append(try Connection(location, timeout: requestTimeout)) }
+        readers = ConnectionPool(pool)
+        writer = try Connection(location, timeout: requestTimeout)
+        threads = NIOThreadPool(numberOfThreads: self.readerCount + 1)
+        threads.start()
+        knownTables.value = try writer.db.tableNames()
+    }
+
+    /// Stops the threads (after the server stopped taking requests).
+    public func shutdown() async {
+        try? await threads.shutdownGracefully()
+    }
+
+    /// Runs `body` with a reader connection, on the storage's threads.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws(QueryError) -> T) async throws -> T {
+        try await threads.runIfActive { [self] () throws -> T in
+            let connection = readers.checkOut()
+            defer { readers.checkIn(connection) }
+            return try connection.timed(body)
+        }
+    }
+
+    /// A query, answered as `cql run` answers it. Classes the database lacks
+    /// read as empty (as `eval` reads a missing file).
+    public func find(_ query: Query, countOnly: Bool = false) async throws -> SQLRunner.Result {
+        let tables = SQLRunner.tablesRead(by: query)
+        let missing = try await missingTables(tables)
+        return try await read { db throws(QueryError) in
+            defer { if !missing.isEmpty { try? db.dropTemporaryTablesIfAny() } }
+            return try SQLRunner.run(query, on: db, countOnly: countOnly)
+        }
+    }
+
+    /// Applies a write in one transaction, as `cql exec` does.
+    public func write(_ statement: Statement, now: DateValue, readBack: Bool = false) async throws -> WriteResult {
+        let result = try await threads.runIfActive { [self] () throws -> WriteResult in
+            writeLock.lock()
+            defer { writeLock.unlock() }
+            return try writer.timed { db throws(QueryError) in
+                try SQLWriteRunner.apply(statement, on: db, now: now, readBack: readBack)
+            }
+        }
+        if !result.changedClasses.isSubset(of: knownTables.value) {
+            knownTables.value.formUnion(result.changedClasses)
+        }
+        return result
+    }
+
+    /// The names of the class tables (not the `_Join:` tables).
+    public func classNames() async throws -> [String] {
+        let names = try await read { db throws(QueryError) in try db.tableNames() }
+        return names.filter { !$0.hasPrefix("_Join:") }.sorted()
+    }
+
+    /// Which of `tables` the database lacks (asking it again on a miss: another
+    /// process may have made them).
+    func missingTables(_ tables: Set<String>) async throws -> Set<String> {
+        let known = knownTables.value
+        if tables.isSubset(of: known) { return [] }
+        let present = try await read { db throws(QueryError) in try db.tableNames() }
+        knownTables.value = present
+        return tables.subtracting(present)
+    }
+}
+
+/// One database connection, with what the server needs beyond
+/// ``SQLExecutor``: stopping a statement, dropping temporary tables.
+final class Connection: @unchecked Sendable {
+    let db: any SQLExecutor
+    let interrupt: (@Sendable () -> Void)?
+    let timeout: Double
+
+    init(_ location: ServerStorage.Location, timeout: Double) throws(QueryError) {
+        self.timeout = timeout
+        switch location {
+        case .sqlite(let path):
+            let sqlite = try SQLiteDatabase(path: path, shared: true)
+            db = sqlite
+            interrupt = { sqlite.interrupt() }
+        case .postgres(let url):
+            let postgres = try PostgreSQLDatabase(url: url)
+            try postgres.setStatementTimeout(milliseconds: Int(timeout * 1000))
+            db = postgres
+            interrupt = nil
+        }
+    }
+
+    /// Runs `body`; a statement still running after ``timeout`` is stopped,
+    /// and the call then fails with code 124.
+    func timed<T>(_ body: (any SQLExecutor) throws(QueryError) -> T) throws -> T {
+        let fired = LockedValue(false)
+        var timer: DispatchWorkItem?
+        if let interrupt {
+            let item = DispatchWorkItem {
+                fired.value = true
+                interrupt()
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: item)
+            timer = item
+        }
+        defer { timer?.cancel() }
+        do {
+            return try body(db)
+        } catch {
+            if fired.value || error.message.contains("statement timeout") { throw APIError.timeout(timeout) }
+            throw error
+        }
+    }
+}
+
+/// Reader connections, each used by one request at a time.
+final class ConnectionPool: @unchecked Sendable {
+    private var idle: [Connection]
+    private let condition = NSCondition()
+
+    init(_ connections: [Connection]) { idle = connections }
+
+    /// An idle connection, waiting for one when all are busy (the storage's
+    /// threads are one more than its readers, so a wait is short).
+    func checkOut() -> Connection {
+        condition.lock()
+        defer { condition.unlock() }
+        while idle.isEmpty { condition.wait() }
+        return idle.removeLast()
+    }
+
+    func checkIn(_ c: Connection) {
+        condition.lock()
+        idle.append(c)
+        condition.signal()
+        condition.unlock()
+    }
+}
+
+/// A value shared between threads, behind a lock.
+final class LockedValue<T>: @unchecked Sendable {
+    private var stored: T
+    private let lock = NSLock()
+    init(_ value: T) { stored = value }
+    var value: T {
+        get { lock.lock(); defer { lock.unlock() }; return stored }
+        set { lock.lock(); stored = newValue; lock.unlock() }
+    }
+}
+
+extension SQLExecutor {
+    /// Drops the temporary stand-ins of missing tables (see
+    /// ``SQLiteDatabase/dropTemporaryTables()``).
+    func dropTemporaryTablesIfAny() throws(QueryError) {
+        if let s = self as? SQLiteDatabase { try s.dropTemporaryTables() }
+        if let p = self as? PostgreSQLDatabase { try p.dropTemporaryTables() }
+    }
+}

@@ -1,0 +1,85 @@
+import CQLKit
+
+/// One API request, as the routes see it: from HTTP, or a `/1.1/batch`
+/// sub-request.
+public struct APIRequest: Sendable {
+    /// `GET`, `POST`, `PUT` or `DELETE`.
+    public var method: String
+    /// The decoded path segments after `/1.1/`: `["classes", "Todo", "<id>"]`.
+    public var segments: [String]
+    /// URL query parameters (strings), or a batch sub-request's `params`
+    /// (any JSON values).
+    public var parameters: [String: Value]
+    /// The JSON body; nil when there is none.
+    public var body: Value?
+    public var identity: Identity
+
+    public init(method: String, segments: [String], parameters: [String: Value] = [:], body: Value? = nil, identity: Identity) {
+        self.method = method
+        self.segments = segments
+        self.parameters = parameters
+        self.body = body
+        self.identity = identity
+    }
+
+    /// The segments of a path after `/1.1/`, percent-decoded; nil when the
+    /// path is not an API path.
+    static func segments(ofPath path: Substring) -> [String]? {
+        guard path.hasPrefix("/1.1/") || path == "/1.1" else { return nil }
+        var segments: [String] = []
+        for raw in path.dropFirst(5).split(separator: "/", omittingEmptySubsequences: true) {
+            guard let decoded = RESTEmitter.percentDecoded(String(raw)) else { return nil }
+            segments.append(decoded)
+        }
+        return segments
+    }
+
+    /// A parameter as text: URL parameters are strings; a batch's `params`
+    /// may hold JSON numbers, booleans or objects (`where`).
+    func text(_ name: String) -> String? {
+        switch parameters[name] {
+        case nil, .null?: return nil
+        case .string(let s)?: return s
+        case let v?: return JSONWriter.string(v)
+        }
+    }
+
+    /// A boolean flag (`fetchWhenSave=true`, `new=1`; Python sends `True`).
+    func flag(_ name: String) -> Bool {
+        switch parameters[name] {
+        case .bool(let b)?: return b
+        case .int(let i)?: return i != 0
+        case .string(let s)?: return ["true", "1", "yes"].contains(s.lowercased())
+        default: return false
+        }
+    }
+
+    /// A JSON parameter (`where`, `pvalues`): a URL parameter holds its text;
+    /// a batch's `params` may hold the value itself.
+    func json(_ name: String) throws(APIError) -> Value? {
+        switch parameters[name] {
+        case nil, .null?: return nil
+        case .string(let s)?:
+            if s.isEmpty { return nil }
+            do {
+                return try JSONReader.parse(s)
+            } catch {
+                throw APIError.malformedJSON("\(name): \(error.shortDescription)")
+            }
+        case let v?: return v
+        }
+    }
+}
+
+/// An API answer: a status, a JSON body and, for a creation, its location.
+public struct APIResponse: Sendable {
+    public var status: Int
+    public var body: Value
+    public var location: String?
+
+    public init(status: Int = 200, body: Value, location: String? = nil) {
+        self.status = status
+        self.body = body
+        self.location = location
+    }
+}

@@ -1,0 +1,68 @@
+import CQLKit
+
+/// Objects as the API returns them.
+///
+/// `ACL` is returned only when the request asks with `returnACL=true` (the
+/// evaluator hides nothing stored; hiding it is the API's, rest-api.md), for
+/// the objects and for the objects `include` brought in.
+///
+/// An included Pointer (the evaluator's `{"__type":"Object",...}`) keeps
+/// `"__type":"Pointer"` and `"className"` beside its keys, as LeanCloud
+/// returns it.
+///
+/// A File stored as a reference (`{"__type":"File","id":"..."}`, how the SDKs
+/// save one) is returned expanded with `objectId`, `name` and `url` — the
+/// Python SDK's decoder requires them — from the `_File` object of that id
+/// when the reference lacks them.
+extension API {
+    func output(_ objects: [[String: Value]], returnACL: Bool = false) async throws -> [Value] {
+        var ids = Set<String>()
+        for o in objects { for v in o.values { Self.collectFileIds(v, into: &ids) } }
+        var files: [String: [String: Value]] = [:]
+        if !ids.isEmpty {
+            let condition: Value = .object(["objectId": .object(["$in": .array(ids.sorted().map { .string($0) })])])
+            let query = try WhereJSONReader.read(.object(["className": "_File", "where": condition, "limit": .int(Int64(ids.count))]))
+            for f in try await storage.find(try Self.prepared(query)).objects {
+                if case .string(let id)? = f["objectId"] { files[id] = f }
+            }
+        }
+        return objects.map { o in
+            var shown = o
+            if !returnACL { shown.removeValue(forKey: "ACL") }
+            return Self.expandingFiles(.object(shown), files, returnACL: returnACL)
+        }
+    }
+
+    /// The ids of File references that lack a name or url.
+    static func collectFileIds(_ v: Value, into ids: inout Set<String>) {
+        switch v {
+        case .file(let f): if let id = f.id, f.url == nil || f.name == nil { ids.insert(id) }
+        case .array(let items): for i in items { collectFileIds(i, into: &ids) }
+        case .object(let o): for i in o.values { collectFileIds(i, into: &ids) }
+        case .typedObject(_, let fields): for i in fields.values { collectFileIds(i, into: &ids) }
+        default: break
+        }
+    }
+
+    static func expandingFiles(_ v: Value, _ files: [String: [String: Value]], returnACL: Bool) -> Value {
+        switch v {
+        case .file(let f):
+            var o: [String: Value] = ["__type": "File"]
+            let stored = f.id.flatMap { files[$0] } ?? [:]
+            if let id = f.id { o["id"] = .string(id); o["objectId"] = .string(id) }
+            o["name"] = f.name.map { .string($0) } ?? stored["name"] ?? .null
+            o["url"] = f.url.map { .string($0) } ?? stored["url"] ?? .null
+            for key in ["mime_type", "metaData"] { if let m = stored[key] { o[key] = m } }
+            return .object(o)
+        case .array(let items): return .array(items.map { expandingFiles($0, files, returnACL: returnACL) })
+        case .object(let o): return .object(o.mapValues { expandingFiles($0, files, returnACL: returnACL) })
+        case .typedObject(let c, let fields):
+            var o = fields.mapValues { expandingFiles($0, files, returnACL: returnACL) }
+            if !returnACL { o.removeValue(forKey: "ACL") }
+            o["__type"] = "Pointer"
+            o["className"] = .string(c)
+            return .object(o)
+        default: return v
+        }
+    }
+}

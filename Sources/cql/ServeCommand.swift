@@ -1,0 +1,132 @@
+import ArgumentParser
+import CQLKit
+import CQLServer
+import Foundation
+import Logging
+
+/// `cql serve`: LeanCloud's REST storage API over SQLite or PostgreSQL.
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve LeanCloud's REST storage API and CQL endpoint over SQLite or PostgreSQL.",
+        discussion: """
+            Apps built on LeanCloud's SDKs, and Valine and Waline, keep working with their server URL \
+            pointed here. The data is a SQLite file (default cql.db in the current directory) or a \
+            PostgreSQL database, as `cql load` makes them.
+
+            Keys come from --app-id, --app-key and --master-key, or from CQL_APP_ID, CQL_APP_KEY and \
+            CQL_MASTER_KEY (which stay out of `ps`). With none given, keys are made once, kept beside \
+            the database (FILE.keys, mode 0600) and shown at start-up.
+
+            SIGTERM or SIGINT stops it: no new connections, requests in flight finish, exit 0.
+
+            Example:
+              cql load --sqlite app.db export/
+              cql serve --sqlite app.db --port 3000
+            """
+    )
+
+    @Option(help: "The SQLite database file (default: cql.db; created if missing).")
+    var sqlite: String?
+
+    @Option(help: "The PostgreSQL database: postgres://user[:password]@host[:port]/database.")
+    var postgres: String?
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0: any free port).")
+    var port = 3000
+
+    @Option(name: .customLong("app-id"), help: "The application id clients send (X-LC-Id).")
+    var appId: String?
+
+    @Option(name: .customLong("app-key"), help: "The application key (what apps carry).")
+    var appKey: String?
+
+    @Option(name: .customLong("master-key"), help: "The master key (bypasses restrictions; keep it on servers).")
+    var masterKey: String?
+
+    @Option(help: "Connections that read at once.")
+    var readers = 4
+
+    @Option(name: .customLong("timeout"), help: "Seconds a request's database work may take before it is stopped.")
+    var timeout = 10.0
+
+    func validate() throws {
+        if sqlite != nil && postgres != nil { throw ValidationError("Give one database: --sqlite FILE or --postgres URL.") }
+        if !(0...65535).contains(port) { throw ValidationError("--port takes 0 to 65535.") }
+        if readers < 1 || readers > 256 { throw ValidationError("--readers takes 1 to 256.") }
+        if !(timeout > 0) { throw ValidationError("--timeout takes a number of seconds above 0.") }
+    }
+
+    func run() throws {
+        let location: ServerStorage.Location = postgres.map { .postgres(url: $0) } ?? .sqlite(path: sqlite ?? "cql.db")
+        let keys = try resolveKeys(location)
+        var configuration = CQLServer.Configuration(storage: location, host: host, port: port, keys: keys)
+        configuration.readers = readers
+        configuration.requestTimeout = timeout
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .info
+            return handler
+        }
+        let server: CQLServer
+        do {
+            server = try CQLServer(configuration: configuration)
+        } catch {
+            throw CommandFailure("error: " + error.message)
+        }
+        let outcome = ServeOutcome()
+        let done = DispatchSemaphore(value: 0)
+        let shownHost = host
+        Task {
+            do {
+                try await server.run { port in
+                    Output.error("cql serve: listening on http://\(shownHost):\(port) (app id \(keys.appId))")
+                }
+            } catch {
+                outcome.failure = "\(error)"
+            }
+            done.signal()
+        }
+        done.wait()
+        if let failure = outcome.failure { throw CommandFailure("error: cql serve: \(failure)") }
+    }
+
+    /// Flags, then the environment, then the keys file beside the database.
+    func resolveKeys(_ location: ServerStorage.Location) throws(CommandFailure) -> AppKeys {
+        let env = ProcessInfo.processInfo.environment
+        let given = [appId ?? env["CQL_APP_ID"], appKey ?? env["CQL_APP_KEY"], masterKey ?? env["CQL_MASTER_KEY"]]
+        let present = given.compactMap { $0 }.filter { !$0.isEmpty }
+        if present.count == 3 { return AppKeys(appId: present[0], appKey: present[1], masterKey: present[2]) }
+        if !present.isEmpty {
+            throw CommandFailure("error: give all three keys (--app-id, --app-key, --master-key or CQL_APP_ID, CQL_APP_KEY, CQL_MASTER_KEY), or none to use generated ones", status: 2)
+        }
+        let file: String
+        switch location {
+        case .sqlite(let path): file = path + ".keys"
+        case .postgres: file = "cql-serve.keys"
+        }
+        do {
+            let (keys, generated) = try AppKeys.loadOrGenerate(file: file)
+            if generated {
+                Output.error("""
+                    cql serve: made new keys and saved them in \(file) (readable by you only):
+                      app id:     \(keys.appId)
+                      app key:    \(keys.appKey)
+                      master key: \(keys.masterKey)
+                    """)
+            } else {
+                Output.error("cql serve: keys from \(file): app id \(keys.appId), app key \(keys.appKey) (the master key is in the file)")
+            }
+            return keys
+        } catch {
+            throw CommandFailure("error: \(error)")
+        }
+    }
+}
+
+/// How the server task ended, read by the waiting command.
+final class ServeOutcome: @unchecked Sendable {
+    var failure: String?
+}

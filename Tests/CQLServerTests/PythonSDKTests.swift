@@ -1,0 +1,113 @@
+import CQLEval
+import CQLKit
+import CQLServer
+import Foundation
+import XCTest
+
+/// The real LeanCloud Python SDK (PyPI `leancloud` 3.0.2, in the virtualenv
+/// scripts/setup makes) against the server, on SQLite and PostgreSQL:
+/// Tests/Clients/leancloud_sdk_client.py saves, fetches, queries with every
+/// query method the SDK offers, counts, includes, selects, runs cloud
+/// queries, conditional saves, ops, scan and destroy_all. Each query's
+/// results are compared with the in-memory evaluator (what `cql eval` runs)
+/// over the same objects, in order.
+final class PythonSDKTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static var python: String { ProcessInfo.processInfo.environment["CQL_TEST_PYTHON"] ?? root + "/.build-python/venv/bin/python" }
+
+    func testLeanCloudPythonSDK() async throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.python) else {
+            XCTFail("\(Self.python) is missing: scripts/setup makes the virtualenv with the leancloud SDK (CQL_SETUP_PYTHON=1)")
+            return
+        }
+        try await onEachDatabase { h, db in
+            var queries = 0, asserts = 0
+            for phase in ["queries", "writes"] {
+                let (status, output, errors) = try Self.runClient(port: h.port, phase: phase)
+                XCTAssertEqual(status, 0, "\(db) \(phase): the client failed:\n\(errors)\n\(output)")
+                // The objects every query of the first phase saw.
+                let store = phase == "queries" ? try await Self.objects(h, ["Todo", "Person"]) : DocumentStore()
+                for line in output.split(separator: "\n") {
+                    let record = try JSONReader.parse(String(line))
+                    if case .string(let name)? = record["assert"] {
+                        asserts += 1
+                        XCTAssertEqual(record["ok"], true, "\(db) \(name): \(JSONWriter.string(record["detail"] ?? .null))")
+                    } else if case .string(let name)? = record["query"], case .string(let className)? = record["className"] {
+                        queries += 1
+                        let expected = try Self.evaluate(record["params"] ?? .null, className: className, store: store)
+                        let ids = (record["ids"]?.array ?? []).compactMap(\.string)
+                        XCTAssertEqual(ids, expected.ids, "\(db) \(name): \(JSONWriter.string(record["params"] ?? .null))")
+                        XCTAssertEqual(record["count"]?.int, Int64(expected.count), "\(db) \(name) count")
+                        XCTAssertFalse(ids.isEmpty, "\(db) \(name): a query that finds nothing proves little")
+                    }
+                }
+            }
+            XCTAssertEqual(queries, 27, "\(db): queries checked")
+            XCTAssertGreaterThanOrEqual(asserts, 20, "\(db): asserts checked")
+        }
+    }
+
+    /// Every object of the classes, through the API with the master key.
+    static func objects(_ h: ServerHarness, _ classes: [String]) async throws -> DocumentStore {
+        var store = DocumentStore()
+        for c in classes {
+            let page = try await h.call(.GET, "/1.1/classes/\(c)", query: [("limit", "1000"), ("returnACL", "true")], headers: ServerHarness.masterHeaders)
+            var objects: [[String: Value]] = []
+            for o in page.body["results"]?.array ?? [] {
+                if case .object(let fields) = try o.decodingTypedValues() { objects.append(fields) }
+            }
+            store.add(objects, to: c)
+        }
+        return store
+    }
+
+    /// The SDK's query (its own `dump()`) evaluated in memory: ids in order, and the count.
+    static func evaluate(_ params: Value, className: String, store: DocumentStore) throws -> (ids: [String], count: Int) {
+        guard case .object(var request) = params else { throw QueryError(.data, "params: not an object") }
+        request["className"] = .string(className)
+        let query = try Optimizer.optimize(try Binder.bind(try WhereJSONReader.read(.object(request)), parameters: []))
+        let ids = try QueryPlan(query, store: store).run(over: store.objects(in: className)).objects.compactMap { $0["objectId"]?.stringValue }
+        var counting = query
+        counting.count = .only
+        counting.limit = nil
+        counting.skip = nil
+        let count = try QueryPlan(counting, store: store).run(over: store.objects(in: className)).count ?? -1
+        return (ids, count)
+    }
+
+    static func runClient(port: Int, phase: String) throws -> (Int32, String, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [root + "/Tests/Clients/leancloud_sdk_client.py", phase]
+        var env = ProcessInfo.processInfo.environment
+        env["LEANCLOUD_API_SERVER"] = "http://127.0.0.1:\(port)"
+        env["CQL_APP_ID"] = ServerHarness.keys.appId
+        env["CQL_APP_KEY"] = ServerHarness.keys.appKey
+        env["CQL_MASTER_KEY"] = ServerHarness.keys.masterKey
+        env["PYTHONIOENCODING"] = "utf-8"
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read both pipes to the end before waiting (a full pipe would block the child).
+        let errors = LockedData()
+        let reader = Thread { errors.data = err.fileHandleForReading.readDataToEndOfFile() }
+        reader.start()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !errors.done { usleep(1000) }
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors.data, as: UTF8.self))
+    }
+}
+
+final class LockedData: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored = Data()
+    private var finished = false
+    var data: Data {
+        get { lock.lock(); defer { lock.unlock() }; return stored }
+        set { lock.lock(); stored = newValue; finished = true; lock.unlock() }
+    }
+    var done: Bool { lock.lock(); defer { lock.unlock() }; return finished }
+}

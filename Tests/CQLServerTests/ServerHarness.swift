@@ -1,0 +1,168 @@
+import AsyncHTTPClient
+import CQLKit
+import CQLSQL
+import CQLServer
+import CorpusSupport
+import Crypto
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import XCTest
+
+/// A `cql serve` in the test process on a free port of 127.0.0.1, over a
+/// fresh SQLite file or a fresh PostgreSQL schema, and an HTTP client
+/// (async-http-client) that talks to it.
+final class ServerHarness: @unchecked Sendable {
+    static let keys = AppKeys(appId: "test-app", appKey: "test-app-key", masterKey: "test-master-key")
+
+    enum Database: String, CaseIterable { case sqlite, postgres }
+
+    let server: CQLServer
+    let task: Task<Void, any Error>
+    let port: Int
+    let client: HTTPClient
+    let directory: String
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    /// The private PostgreSQL of this test run, started on first use.
+    nonisolated(unsafe) static var postgres: PostgreSQLServer?
+    static let postgresLock = NSLock()
+
+    static func postgresURL() throws -> String {
+        postgresLock.lock()
+        defer { postgresLock.unlock() }
+        if let p = postgres { return p.url }
+        let p = try PostgreSQLServer()
+        try p.start()
+        postgres = p
+        atexit { ServerHarness.postgres?.stop() }
+        return p.url
+    }
+
+    static func start(_ database: Database, readers: Int = 4, timeout: Double = 10, maximumBody: Int? = nil) async throws -> ServerHarness {
+        let directory = NSTemporaryDirectory() + "cql-serve-test-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let location: ServerStorage.Location
+        switch database {
+        case .sqlite: location = .sqlite(path: directory + "/app.db")
+        case .postgres:
+            let url = try postgresURL()
+            // A fresh database: every table of the previous test dropped.
+            try PostgreSQLDatabase(url: url).reset()
+            location = .postgres(url: url)
+        }
+        var configuration = CQLServer.Configuration(storage: location, port: 0, keys: keys)
+        configuration.readers = readers
+        configuration.requestTimeout = timeout
+        if let maximumBody { configuration.maximumBodySize = maximumBody }
+        // Quiet: a test's server is cancelled, not signalled, and Hummingbird
+        // logs the cancellation as an error; access lines would drown the log.
+        var logger = Logger(label: "cql.serve.test")
+        logger.logLevel = .critical
+        let server = try CQLServer(configuration: configuration, logger: logger)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let task = Task { try await server.run(handleSignals: false) { port in continuation.yield(port) } }
+        var port = 0
+        for await p in ports { port = p; break }
+        return ServerHarness(server: server, task: task, port: port, directory: directory)
+    }
+
+    init(server: CQLServer, task: Task<Void, any Error>, port: Int, directory: String) {
+        self.server = server
+        self.task = task
+        self.port = port
+        self.directory = directory
+        client = HTTPClient(eventLoopGroupProvider: .singleton)
+    }
+
+    func stop() async {
+        try? await client.shutdown()
+        task.cancel()
+        _ = await task.result
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    struct Answer {
+        var status: Int
+        var body: Value
+        var headers: HTTPHeaders
+        var text: String
+    }
+
+    /// The app key's headers (`X-LC-Id`, `X-LC-Key`).
+    static var appHeaders: [(String, String)] { [("X-LC-Id", keys.appId), ("X-LC-Key", keys.appKey)] }
+    static var masterHeaders: [(String, String)] { [("X-LC-Id", keys.appId), ("X-LC-Key", keys.masterKey + ",master")] }
+
+    /// `X-LC-Sign` as the SDKs make it: md5(timestamp + key), timestamp in ms.
+    static func signature(key: String, timestamp: Int64 = Int64(Date().timeIntervalSince1970 * 1000), master: Bool = false) -> String {
+        let digest = Insecure.MD5.hash(data: Data("\(timestamp)\(key)".utf8)).map { String(format: "%02x", $0) }.joined()
+        return "\(digest),\(timestamp)\(master ? ",master" : "")"
+    }
+
+    /// One request. `path` may carry a query string (values already encoded);
+    /// `query` adds parameters, encoded here. `body` `.null`: none (`rawBody`
+    /// sends text as it is).
+    @discardableResult
+    func call(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], body: Value = .null, rawBody: String? = nil,
+              headers: [(String, String)] = ServerHarness.appHeaders) async throws -> Answer {
+        var url = base + path
+        if !query.isEmpty {
+            url += (path.contains("?") ? "&" : "?") + query.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
+        }
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let text = rawBody ?? (body == .null ? nil : JSONWriter.string(body)) {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: text))
+        }
+        let response = try await client.execute(request, timeout: .seconds(60))
+        let bytes = try await response.body.collect(upTo: 64 << 20)
+        let text = String(buffer: bytes)
+        let value = text.isEmpty ? Value.null : try JSONReader.parse(text)
+        return Answer(status: Int(response.status.code), body: value, headers: response.headers, text: text)
+    }
+
+    static func encode(_ s: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return s.addingPercentEncoding(withAllowedCharacters: allowed)!
+    }
+}
+
+extension Value {
+    subscript(_ key: String) -> Value? {
+        if case .object(let o) = self { return o[key] }
+        return nil
+    }
+    var array: [Value] {
+        if case .array(let a) = self { return a }
+        return []
+    }
+    var string: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+    var int: Int64? {
+        if case .int(let i) = self { return i }
+        return nil
+    }
+}
+
+extension XCTestCase {
+    /// Runs `body` against a fresh server on each database.
+    func onEachDatabase(_ body: (ServerHarness, ServerHarness.Database) async throws -> Void) async throws {
+        for database in ServerHarness.Database.allCases {
+            let h = try await ServerHarness.start(database)
+            do {
+                try await body(h, database)
+            } catch {
+                await h.stop()
+                XCTFail("\(database): \(error)")
+                throw error
+            }
+            await h.stop()
+        }
+    }
+}

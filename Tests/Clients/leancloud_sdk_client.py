@@ -1,0 +1,189 @@
+"""The LeanCloud Python SDK (PyPI `leancloud` 3.0.2) against `cql serve`.
+
+Run by Tests/CQLServerTests/PythonSDKTests.swift with LEANCLOUD_API_SERVER
+pointing at a fresh server and CQL_APP_ID / CQL_APP_KEY / CQL_MASTER_KEY.
+Prints one JSON line per check:
+  {"query": NAME, "className": C, "params": <the SDK's own query.dump()>, "ids": [...], "count": N}
+      the Swift test evaluates params with the in-memory evaluator (what
+      `cql eval` runs) over the same objects and compares the ids (in order);
+  {"assert": NAME, "ok": true|false, "detail": ...}
+      a check of an SDK call's outcome.
+Any exception ends the script with a non-zero status.
+
+Two phases, one run each (argv[1]): `queries` saves the objects and runs
+every query (the test then reads the objects the queries saw); `writes`
+runs the ops, conditional saves, scan and destroy_all on them.
+"""
+import datetime
+import json
+import os
+import sys
+
+import leancloud
+from leancloud import LeanCloudError, Object, Query, GeoPoint
+
+leancloud.init(os.environ["CQL_APP_ID"], app_key=os.environ["CQL_APP_KEY"], master_key=os.environ["CQL_MASTER_KEY"])
+leancloud.use_master_key(False)
+
+Todo = Object.extend("Todo")
+Person = Object.extend("Person")
+
+
+def emit(obj):
+    print(json.dumps(obj, ensure_ascii=False, sort_keys=True), flush=True)
+
+
+def check(name, ok, detail=None):
+    emit({"assert": name, "ok": bool(ok), "detail": detail})
+
+
+def record(name, query):
+    ids = [o.id for o in query.find()]
+    emit({"query": name, "className": query._query_class._class_name, "params": query.dump(), "ids": ids, "count": query.count()})
+
+
+PHASE = sys.argv[1] if len(sys.argv) > 1 else "queries"
+
+
+def q():
+    return Query(Todo)
+
+
+if PHASE == "queries":
+    # save, save_all, fetch
+    ann = Person(name="Ann", age=31)
+    ann.save()
+    bob = Person(name="Bob", age=25)
+    carl = Person(name="Carl", age=40)
+    Person.save_all([bob, carl])
+    check("save_all gives ids", bob.id and carl.id, [bob.id, carl.id])
+
+    base = datetime.datetime(2026, 11, 1, tzinfo=datetime.timezone.utc)
+    todos = []
+    titles = ["买牛奶", "写代码", "Write tests", "read a book", "寄快递", "call mom", "Pay bills", "学习 Swift", "Bob", "买菜"]
+    for i, title in enumerate(titles):
+        t = Todo()
+        t.set("title", title)
+        t.set("priority", i % 5)
+        t.set("done", i % 3 == 0)
+        t.set("tags", ["home", "shop"][: (i % 3)])
+        t.set("due", base + datetime.timedelta(days=i))
+        t.set("location", GeoPoint(30 + i * 0.1, 120 + i * 0.1))
+        t.set("owner", [ann, bob, carl][i % 3])
+        if i % 4 == 0:
+            t.set("note", "注意 %d" % i)
+        todos.append(t)
+    Todo.save_all(todos)
+    first = todos[0]
+
+    fetched = Todo.create_without_data(first.id)
+    fetched.fetch()
+    check("fetch", fetched.get("title") == "买牛奶" and fetched.get("priority") == 0, fetched.get("title"))
+    check("fetch typed date", isinstance(fetched.get("due"), datetime.datetime), str(fetched.get("due")))
+    check("fetch pointer", fetched.get("owner").id == ann.id, fetched.get("owner").id)
+    got = Query(Todo).get(first.id)
+    check("query get", got.get("title") == "买牛奶", got.get("title"))
+    # An unknown id answers {}: the SDK's get gives an object with no data.
+    missing = Query(Todo).get("000000000000000000000000")
+    check("get missing is empty", missing.get("title") is None and missing.created_at is None, missing.get("title"))
+    try:
+        Query(Todo).equal_to("title", "no such title").first()
+        check("first of nothing raises", False)
+    except LeanCloudError as e:
+        check("first of nothing raises", e.code == 101, e.code)
+
+
+    record("equal_to", q().equal_to("priority", 2))
+    record("not_equal_to", q().not_equal_to("priority", 2).ascending("priority").add_ascending("title"))
+    record("less_than", q().less_than("priority", 2).descending("due"))
+    record("less_than_or_equal_to", q().less_than_or_equal_to("priority", 2).ascending("due"))
+    record("greater_than", q().greater_than("due", base + datetime.timedelta(days=4)).ascending("due"))
+    record("greater_than_or_equal_to", q().greater_than_or_equal_to("priority", 3).add_descending("priority").add_ascending("title"))
+    record("contained_in", q().contained_in("title", ["买牛奶", "Bob", "nothing"]).ascending("title"))
+    record("not_contained_in", q().not_contained_in("priority", [0, 1]).ascending("title"))
+    record("contains_all", q().contains_all("tags", ["home", "shop"]).ascending("title"))
+    record("exists", q().exists("note").ascending("title"))
+    record("does_not_exist", q().does_not_exist("note").ascending("title"))
+    record("size_equal_to", q().size_equal_to("tags", 1).ascending("title"))
+    record("startswith", q().startswith("title", "买").ascending("title"))
+    record("endswith", q().endswith("title", "s").ascending("title"))
+    record("contains", q().contains("title", "a").ascending("title"))
+    record("matched", q().matched("title", "^w", ignore_case=True).ascending("title"))
+    record("near", q().near("location", GeoPoint(30.5, 120.5)).limit(3))
+    record("within_kilometers", q().within_kilometers("location", GeoPoint(30, 120), 50).ascending("title"))
+    record("within_geo_box", q().within_geo_box("location", GeoPoint(30.15, 120.15), GeoPoint(30.55, 120.55)).ascending("title"))
+    record("or_", Query.or_(q().equal_to("priority", 1), q().equal_to("done", True)).ascending("title"))
+    record("and_", Query.and_(q().greater_than("priority", 0), q().equal_to("done", False)).ascending("title"))
+    record("limit_skip", q().ascending("due").skip(2).limit(3))
+    record("select", q().select("title", "priority").ascending("title").limit(4))
+    adults = Query(Person).greater_than("age", 30)
+    record("matches_query", q().matches_query("owner", adults).ascending("title"))
+    record("does_not_match_query", q().does_not_match_query("owner", adults).ascending("title"))
+    record("matches_key_in_query", q().matches_key_in_query("title", "name", Query(Person)).ascending("title"))
+    record("does_not_match_key_in_query", q().does_not_match_key_in_query("title", "name", Query(Person)).ascending("title"))
+
+
+else:
+    first = Query(Todo).equal_to("title", "买牛奶").first()
+    ann = Query(Person).equal_to("name", "Ann").first()
+    todos = Query(Todo).ascending("due").find()
+    # include: the pointer comes back as a whole object
+    inc = q().include("owner").equal_to("objectId", first.id).first()
+    check("include", inc.get("owner").get("name") == "Ann", inc.get("owner").get("name"))
+    check("count", q().equal_to("done", True).count() == 4, q().equal_to("done", True).count())
+    check("first", q().ascending("due").first().id == first.id)
+
+    # cloud queries
+    r = Query.do_cloud_query("select * from Todo where priority = ? order by title", 1)
+    check("cloud query pvalues", [o.get("title") for o in r.results] == sorted(t.get("title") for t in todos if t.get("priority") == 1), [o.get("title") for o in r.results])
+    check("cloud query className", r.class_name == "Todo", r.class_name)
+    r = Query.do_cloud_query("select count(*) from Todo where done = ?", True)
+    check("cloud query count", r.count == 4, r.count)
+    try:
+        Query.do_cloud_query("select * frm Todo")
+        check("cloud query syntax error", False)
+    except LeanCloudError as e:
+        check("cloud query syntax error", e.code == 300 and "1:" in e.error, [e.code, e.error])
+
+    # ops
+    t = Todo.create_without_data(first.id)
+    t.increment("priority", 5)
+    t.add("tags", "work")
+    t.save(fetch_when_save=True)
+    check("increment with fetch_when_save", t.get("priority") == 5 and t.get("tags") == ["work"], [t.get("priority"), t.get("tags")])
+    t = Todo.create_without_data(first.id)
+    t.add_unique("tags", "home")
+    t.add_unique("tags", "work")
+    t.save()
+    t.fetch()
+    check("add_unique", t.get("tags") == ["work", "home"], t.get("tags"))
+    t = Todo.create_without_data(first.id)
+    t.remove("tags", "work")
+    t.unset("note")
+    t.save()
+    t.fetch()
+    check("remove and unset", t.get("tags") == ["home"] and t.get("note") is None, [t.get("tags"), t.get("note")])
+
+    # conditional save: 305 when the condition does not hold
+    t = Todo.create_without_data(first.id)
+    t.increment("priority", 1)
+    try:
+        t.save(where=Query(Todo).less_than("priority", 5))
+        check("conditional save refused", False)
+    except LeanCloudError as e:
+        check("conditional save refused", e.code == 305, e.code)
+    t = Todo.create_without_data(first.id)
+    t.increment("priority", 1)
+    t.save(where=Query(Todo).greater_than_or_equal_to("priority", 5), fetch_when_save=True)
+    check("conditional save", t.get("priority") == 6, t.get("priority"))
+
+    # scan (master key) visits every object once
+    leancloud.use_master_key(True)
+    seen = [o.id for o in Query(Todo).scan(batch_size=3)]
+    check("scan", sorted(seen) == sorted(x.id for x in todos) and len(seen) == len(set(seen)), len(seen))
+    leancloud.use_master_key(False)
+
+    # destroy_all
+    Todo.destroy_all(todos[-2:])
+    check("destroy_all", q().count() == len(todos) - 2, q().count())
+    check("server date", isinstance(leancloud.client.get_server_time(), datetime.datetime))
