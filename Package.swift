@@ -42,6 +42,8 @@ let package = Package(
             dependencies: [
                 "CQLKit", "CQLEval",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // sqlite3_progress_handler, for a server's per-request deadline.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),

@@ -27,6 +27,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_postgres import start as start_postgres  # noqa: E402
+
 cql, cql_bench, duckdb, venv_python = sys.argv[1:5]
 quick = "--quick" in sys.argv
 RUNS = 3 if quick else 5
@@ -178,39 +181,6 @@ for label, cond, sql, jqcond in FILTERS:
 # started (as Tests/CQLSQLTests/PostgreSQL/PostgreSQLServer.swift does it),
 # on PostgreSQL; each must find the matches `cql eval` finds.
 INDEX_KEYS = "score,cheatMode,level,name"
-
-
-def start_postgres():
-    """initdb + pg_ctl start in a temp dir on a private port (as the postgres
-    user when run as root); returns (url, stop) or None when not possible."""
-    import shutil
-    import socket
-    bin_dir = "/usr/lib/postgresql/15/bin"
-    if not os.path.exists(f"{bin_dir}/initdb"):
-        return None
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    d = tempfile.mkdtemp(prefix="cql-bench-pg-")
-    as_pg = ["/usr/sbin/runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
-    if os.getuid() == 0:
-        shutil.chown(d, "postgres", "postgres")
-    opts = f"-p {port} -k {d} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-    try:
-        subprocess.run(as_pg + [f"{bin_dir}/initdb", "-D", f"{d}/data", "-U", "postgres", "-A", "trust", "-E", "UTF8",
-                                "--locale=C"], check=True, capture_output=True)
-        subprocess.run(as_pg + [f"{bin_dir}/pg_ctl", "-D", f"{d}/data", "-l", f"{d}/log", "-o", opts, "-w", "-t", "60",
-                                "start"], check=True, capture_output=True)
-    except (subprocess.CalledProcessError, OSError) as e:
-        print(f"  postgres: cannot start a private server ({e}); PostgreSQL rows skipped", flush=True)
-        return None
-
-    def stop():
-        subprocess.run(as_pg + [f"{bin_dir}/pg_ctl", "-D", f"{d}/data", "-m", "immediate", "-w", "stop"],
-                       capture_output=True)
-        shutil.rmtree(d, ignore_errors=True)
-    return f"postgres://postgres@127.0.0.1:{port}/postgres", stop
 
 
 def time_once(argv):

@@ -2,6 +2,7 @@ import CQLEval
 import CQLKit
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// A SQLite database in the layout the generator targets (sql.md): one
 /// table per class, `"<Class>"("objectId" TEXT PRIMARY KEY, "doc" TEXT)`
@@ -22,6 +23,7 @@ import GRDB
 public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
     public let dialect = SQLDialectName.sqlite
     let queue: DatabaseQueue
+    let deadline: Deadline
 
     /// Opens (creating if needed) the database file at `path`; `nil`: in memory.
     ///
@@ -36,7 +38,12 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
             config.journalMode = .wal
             config.busyMode = .timeout(10)
         }
-        config.prepareDatabase { db in SQLiteDatabase.registerFunctions(db) }
+        let deadline = Deadline()
+        self.deadline = deadline
+        config.prepareDatabase { db in
+            SQLiteDatabase.registerFunctions(db)
+            SQLiteDatabase.installProgressHandler(db, deadline)
+        }
         do {
             queue = try path.map { try DatabaseQueue(path: $0, configuration: config) } ?? DatabaseQueue(configuration: config)
         } catch {
@@ -44,10 +51,29 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
         }
     }
 
-    /// Stops the statement running on this connection (from any thread): it
-    /// fails with SQLite's "interrupted" error. A server's per-request time
-    /// limit.
-    public func interrupt() { queue.interrupt() }
+    /// When the statements of this connection must stop: checked by SQLite
+    /// every 10,000 virtual-machine steps (a progress handler), so every
+    /// statement run until ``clearDeadline()`` — not only the one running
+    /// when time is up — fails with SQLite's "interrupted" error once it has
+    /// passed. A server's per-request time limit.
+    public func setDeadline(after seconds: Double) {
+        deadline.nanoseconds = DispatchTime.now().uptimeNanoseconds &+ UInt64(max(0, seconds) * 1e9)
+    }
+
+    public func clearDeadline() { deadline.nanoseconds = 0 }
+
+    /// The instant (`DispatchTime` nanoseconds; 0: none) the progress handler
+    /// compares with. Set and read on the thread that uses the connection.
+    final class Deadline: @unchecked Sendable {
+        var nanoseconds: UInt64 = 0
+    }
+
+    static func installProgressHandler(_ db: Database, _ deadline: Deadline) {
+        sqlite3_progress_handler(db.sqliteConnection, 10_000, { context in
+            let d = Unmanaged<Deadline>.fromOpaque(context!).takeUnretainedValue()
+            return d.nanoseconds != 0 && DispatchTime.now().uptimeNanoseconds > d.nanoseconds ? 1 : 0
+        }, Unmanaged.passUnretained(deadline).toOpaque())
+    }
 
     static func registerFunctions(_ db: Database) {
         db.add(function: DatabaseFunction("cql_regexp", argumentCount: 3, pure: true) { args in

@@ -132,6 +132,11 @@ final class ServerClassesTests: XCTestCase {
                 XCTAssertEqual(value, 111)
             }
             // Class names: _Join tables and odd names are not classes (103).
+            // Nor may a sub-query read one.
+            let sneaky = try await h.call(.GET, "/1.1/classes/Counter", query: [("where", #"{"x":{"$inQuery":{"className":"_Join:tags:Counter","where":{}}}}"#)])
+            XCTAssertEqual(sneaky.body["code"], 103, sneaky.text)
+            let sneakyCQL = try await h.call(.GET, "/1.1/cloudQuery", query: [("cql", "select * from Counter where x in (select owningId from `_Join:tags:Counter`)")])
+            XCTAssertEqual(sneakyCQL.status, 400, sneakyCQL.text)
             for name in ["_Join:x:Counter", "a-b", "1abc"] {
                 do {
                     let value = try await h.call(.GET, "/1.1/classes/\(ServerHarness.encode(name))").body["code"]

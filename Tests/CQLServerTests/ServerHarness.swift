@@ -40,7 +40,10 @@ final class ServerHarness: @unchecked Sendable {
         return p.url
     }
 
-    static func start(_ database: Database, readers: Int = 4, timeout: Double = 10, maximumBody: Int? = nil) async throws -> ServerHarness {
+    /// - Parameter seed: objects per class, stored before the server starts
+    ///   (as `cql load` would: fast, for data larger than requests make).
+    static func start(_ database: Database, readers: Int = 4, timeout: Double = 10, maximumBody: Int? = nil,
+                      seed: [String: [[String: Value]]] = [:]) async throws -> ServerHarness {
         let directory = NSTemporaryDirectory() + "cql-serve-test-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let location: ServerStorage.Location
@@ -51,6 +54,14 @@ final class ServerHarness: @unchecked Sendable {
             // A fresh database: every table of the previous test dropped.
             try PostgreSQLDatabase(url: url).reset()
             location = .postgres(url: url)
+        }
+        if !seed.isEmpty {
+            let db: any SQLExecutor
+            switch location {
+            case .sqlite(let path): db = try SQLiteDatabase(path: path)
+            case .postgres(let url): db = try PostgreSQLDatabase(url: url)
+            }
+            for (className, objects) in seed { try db.insert(objects, into: className) }
         }
         var configuration = CQLServer.Configuration(storage: location, port: 0, keys: keys)
         configuration.readers = readers

@@ -61,6 +61,21 @@ public struct API: Sendable {
         return name
     }
 
+    /// Every class a query reads through a sub-query (`$inQuery`,
+    /// `$select`, their negations) must be a class name too: a sub-query
+    /// must not read a `_Join:` table or any table that is not a class.
+    static func checkSubqueryClasses(_ c: Condition?) throws(APIError) {
+        guard let c else { return }
+        switch c.predicate {
+        case .and(let items), .or(let items): for i in items { try checkSubqueryClasses(i) }
+        case .not(let inner), .elementMatch(_, let inner): try checkSubqueryClasses(inner)
+        case .inQuery(_, let sub, _), .select(_, _, let sub, _):
+            _ = try className(sub.className)
+            try checkSubqueryClasses(sub.condition)
+        default: break
+        }
+    }
+
     static func isLetter(_ b: UInt8) -> Bool { (b >= 65 && b <= 90) || (b >= 97 && b <= 122) }
 
     /// The master key, or 403 with code 119.

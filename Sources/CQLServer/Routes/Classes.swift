@@ -130,8 +130,9 @@ extension API {
 
     /// A query ready for the storage: bound (time functions resolved) and
     /// optimized, as `cql run` prepares it.
-    static func prepared(_ query: Query) throws(QueryError) -> Query {
-        try Optimizer.optimize(try Binder.bind(query, parameters: [], now: .now))
+    static func prepared(_ query: Query) throws -> Query {
+        try checkSubqueryClasses(query.condition)
+        return try Optimizer.optimize(try Binder.bind(query, parameters: [], now: .now))
     }
 
     /// A write request read by the library's REST reader and bound.

@@ -25,6 +25,7 @@ extension API {
         var body: [String: Value] = ["className": .string(statement.className)]
         switch statement {
         case .select(let q):
+            try Self.checkSubqueryClasses(q.condition)
             let query: Query
             do { query = try Optimizer.optimize(q) } catch { throw APIError.from(error, cloudQuery: true) }
             let result: SQLRunner.Result

@@ -24,9 +24,9 @@ import NIOPosix
 ///   `PostgreSQLDatabase.inWriteTransaction`).
 ///
 /// Each request is atomic: a write is one transaction. A statement that runs
-/// longer than ``requestTimeout`` is stopped (SQLite: interrupted from a
-/// timer; PostgreSQL: `statement_timeout`) and the request fails with code
-/// 124.
+/// longer than ``requestTimeout`` is stopped (SQLite: a deadline its
+/// progress handler checks; PostgreSQL: `statement_timeout`) and the
+/// request fails with code 124.
 public final class ServerStorage: @unchecked Sendable {
     /// Where the data lives.
     public enum Location: Sendable, Equatable {
@@ -58,6 +58,7 @@ public final class ServerStorage: @unchecked Sendable {
         threads = NIOThreadPool(numberOfThreads: self.readerCount + 1)
         threads.start()
         knownTables.value = try writer.db.tableNames()
+        for c in pool + [writer] { try c.limitStatements() }
     }
 
     /// Stops the threads (after the server stopped taking requests).
@@ -117,46 +118,40 @@ public final class ServerStorage: @unchecked Sendable {
     }
 }
 
-/// One database connection, with what the server needs beyond
-/// ``SQLExecutor``: stopping a statement, dropping temporary tables.
+/// One database connection, with the server's time limit on its statements.
 final class Connection: @unchecked Sendable {
     let db: any SQLExecutor
-    let interrupt: (@Sendable () -> Void)?
+    let sqlite: SQLiteDatabase?
     let timeout: Double
 
     init(_ location: ServerStorage.Location, timeout: Double) throws(QueryError) {
         self.timeout = timeout
         switch location {
         case .sqlite(let path):
-            let sqlite = try SQLiteDatabase(path: path, shared: true)
-            db = sqlite
-            interrupt = { sqlite.interrupt() }
+            let s = try SQLiteDatabase(path: path, shared: true)
+            db = s
+            sqlite = s
         case .postgres(let url):
-            let postgres = try PostgreSQLDatabase(url: url)
-            try postgres.setStatementTimeout(milliseconds: Int(timeout * 1000))
-            db = postgres
-            interrupt = nil
+            db = try PostgreSQLDatabase(url: url)
+            sqlite = nil
         }
     }
 
-    /// Runs `body`; a statement still running after ``timeout`` is stopped,
-    /// and the call then fails with code 124.
+    /// Starts limiting statements (after the storage's own set-up queries).
+    func limitStatements() throws(QueryError) {
+        if let postgres = db as? PostgreSQLDatabase { try postgres.setStatementTimeout(milliseconds: Int((timeout * 1000).rounded(.up))) }
+    }
+
+    /// Runs `body`; once it has taken ``timeout``, its statements fail
+    /// (SQLite: a deadline checked by a progress handler; PostgreSQL:
+    /// `statement_timeout`, per statement) and the call fails with code 124.
     func timed<T>(_ body: (any SQLExecutor) throws(QueryError) -> T) throws -> T {
-        let fired = LockedValue(false)
-        var timer: DispatchWorkItem?
-        if let interrupt {
-            let item = DispatchWorkItem {
-                fired.value = true
-                interrupt()
-            }
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: item)
-            timer = item
-        }
-        defer { timer?.cancel() }
+        sqlite?.setDeadline(after: timeout)
+        defer { sqlite?.clearDeadline() }
         do {
             return try body(db)
         } catch {
-            if fired.value || error.message.contains("statement timeout") { throw APIError.timeout(timeout) }
+            if error.message.hasSuffix("interrupted") || error.message.contains("statement timeout") { throw APIError.timeout(timeout) }
             throw error
         }
     }

@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""The serve section of scripts/bench (`scripts/bench --serve`): `cql serve`
+under `wrk` beside `pgbench` running the same SQL on the same PostgreSQL.
+
+Data: N comments shaped like a Valine site's LeanCloud export (Chinese text,
+`url` among 2,000 pages, `createdAt` strings, an `insertedAt` Date, `ACL`),
+loaded with `cql load --index url` into SQLite and into a private
+PostgreSQL 15. For each database `cql serve` runs (release build) and wrk
+drives, with C connections for D seconds each:
+
+  get     GET /1.1/classes/Comment/<random id>
+  page    a Valine page: where {"url": <random page>}, order=-createdAt, limit=10
+  count   where {"url": <random page>}, count=1, limit=0
+
+and pgbench runs the SQL cql generates for the same three requests
+(`cql translate --to sql --dialect postgres`, with the same random choices
+as pgbench variables) with the same number of connections against the same
+database. Reported: requests/s, p50/p99 latency (wrk --latency; pgbench:
+average latency), peak RSS of the server, and serve/pgbench throughput.
+
+What the ratio measures: HTTP parsing, auth (X-LC-Key), the where-JSON
+reader, binder and optimizer, SQL generation, the database round trip
+through CQLSQL, and JSON output — against the database executing the same
+SQL alone (pgbench's own protocol, prepared statements).
+
+Usage: serve_bench.py CQL [--objects N] [--connections C] [--seconds D]
+Writes Benchmarks/serve-results.json.
+"""
+import json
+import os
+import random
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+cql = sys.argv[1]
+args = sys.argv[2:]
+
+
+def option(name, default):
+    return type(default)(args[args.index(name) + 1]) if name in args else default
+
+
+OBJECTS = option("--objects", 1_000_000)
+CONNECTIONS = option("--connections", 64)
+SECONDS = option("--seconds", 10)
+PAGES = 2_000
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+work = tempfile.mkdtemp(prefix="cql-serve-bench-")
+KEYS = {"CQL_APP_ID": "bench", "CQL_APP_KEY": "bench-key", "CQL_MASTER_KEY": "bench-master"}
+
+
+def generate(path, n):
+    rnd = random.Random(7)
+    words = ["博客", "评论", "谢谢", "分享", "学习", "不错", "问题", "代码", "hello", "great", "文章", "支持"]
+    base = 1_600_000_000_000
+    ids = []
+    with open(path, "w") as f:
+        f.write("#filetype:JSON-streaming;version=1.0;class=Comment\n")
+        for i in range(n):
+            # Derived from i, so wrk and pgbench can pick a random existing one.
+            oid = "%024x" % (i * 7919 + 1)
+            ids.append(oid)
+            ms = base + i * 1000
+            iso = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms / 1000)) + ".%03dZ" % (ms % 1000)
+            obj = {
+                "objectId": oid, "url": "/p/%d/" % rnd.randrange(PAGES), "nick": "访客%d" % rnd.randrange(500),
+                "comment": "".join(rnd.choice(words) for _ in range(rnd.randrange(3, 12))),
+                "rid": "" if rnd.random() < 0.8 else "%024x" % rnd.getrandbits(96),
+                "createdAt": iso, "updatedAt": iso, "insertedAt": {"__type": "Date", "iso": iso},
+                "ACL": {"*": {"read": True}},
+            }
+            f.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    return ids
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def start_serve(db_args):
+    port = free_port()
+    env = dict(os.environ, **KEYS)
+    p = subprocess.Popen([cql, "serve", "--port", str(port), "--readers", "8"] + db_args, env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    line = b""
+    while b"listening on" not in line:
+        line = p.stderr.readline()
+        if not line:
+            raise SystemExit("cql serve did not start")
+    # Drain the access log so the pipe never fills (and the log costs the same as in use).
+    subprocess.Popen(["cat"], stdin=p.stderr, stdout=subprocess.DEVNULL)
+    return p, port
+
+
+def wrk(port, lua, label):
+    script = os.path.join(work, label + ".lua")
+    with open(script, "w") as f:
+        f.write(lua)
+    out = subprocess.run(["wrk", "-t", "2", "-c", str(CONNECTIONS), "-d", "%ds" % SECONDS, "--latency", "-s", script,
+                          "http://127.0.0.1:%d" % port], capture_output=True, text=True, check=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    lat = {}
+    for pct in ("50", "99"):
+        m = re.search(r"\s%s%%\s+([\d.]+)(us|ms|s)" % pct, out)
+        v = float(m.group(1))
+        lat[pct] = v / 1000 if m.group(2) == "us" else (v * 1000 if m.group(2) == "s" else v)
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    if errors:
+        raise SystemExit("wrk %s: %s non-2xx answers\n%s" % (label, errors.group(1), out))
+    return {"rps": rps, "p50_ms": lat["50"], "p99_ms": lat["99"]}
+
+
+def lua_script(kind):
+    headers = 'wrk.headers["X-LC-Id"] = "bench"\nwrk.headers["X-LC-Key"] = "bench-key"\n'
+    if kind == "get":
+        return headers + """
+request = function()
+  return wrk.format("GET", "/1.1/classes/Comment/" .. string.format("%%024x", math.random(0, %d) * 7919 + 1))
+end
+""" % (OBJECTS - 1)
+    if kind == "page":
+        return headers + """
+request = function()
+  local w = '%%7B%%22url%%22%%3A%%22%%2Fp%%2F' .. math.random(0, %d) .. '%%2F%%22%%7D'
+  return wrk.format("GET", "/1.1/classes/Comment?where=" .. w .. "&order=-createdAt&limit=10")
+end
+""" % (PAGES - 1)
+    return headers + """
+request = function()
+  local w = '%%7B%%22url%%22%%3A%%22%%2Fp%%2F' .. math.random(0, %d) .. '%%2F%%22%%7D'
+  return wrk.format("GET", "/1.1/classes/Comment?where=" .. w .. "&count=1&limit=0")
+end
+""" % (PAGES - 1)
+
+
+def translated_sql(query_text):
+    out = subprocess.run([cql, "translate", "--to", "sql", "--dialect", "postgres", query_text], capture_output=True,
+                         text=True, check=True).stdout
+    return json.loads(out)
+
+
+def sql_literal(s):
+    return "'" + s.replace("'", "''") + "'"
+
+
+def pgbench_script(kind, count):
+    """The SQL cql generates for the request, with its arguments as pgbench
+    variables (the same random choices as the wrk scripts)."""
+    if kind == "get":
+        t = translated_sql("select * from Comment where objectId = 'X' limit 1")
+    elif kind == "page":
+        t = translated_sql("select * from Comment where url = '/p/1/' order by -createdAt limit 10")
+    else:
+        t = translated_sql("select count(*) from Comment where url = '/p/1/'")
+        t = t.get("count", t)
+    sql = t["sql"]
+    lines = ["\\set i random(0, %d)" % (count - 1), "\\set p random(0, %d)" % (PAGES - 1)]
+    for n in range(len(t["arguments"]), 0, -1):
+        a = t["arguments"][n - 1]
+        if a == "X":
+            expr = "lpad(to_hex(:i * 7919 + 1), 24, '0')"
+        elif isinstance(a, str) and "/p/1/" in a:
+            left, right = a.split("/p/1/", 1)
+            expr = "(%s || :p || %s)" % (sql_literal(left + "/p/"), sql_literal("/" + right))
+        elif isinstance(a, str):
+            expr = sql_literal(a)
+        else:
+            expr = json.dumps(a)
+        sql = sql.replace("$%d" % n, expr)
+    return "\n".join(lines) + "\n" + sql + ";\n", t["sql"]
+
+
+def rss_mb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0
+
+
+def main():
+    import bench_postgres
+    data = os.path.join(work, "export")
+    os.makedirs(data)
+    print("serve bench: %d comments, %d connections, %d s per figure" % (OBJECTS, CONNECTIONS, SECONDS), flush=True)
+    ids = generate(os.path.join(data, "Comment.0.json"), OBJECTS)
+    results = {"objects": OBJECTS, "connections": CONNECTIONS, "seconds": SECONDS, "rows": []}
+    targets = [("SQLite", ["--sqlite", os.path.join(work, "serve.db")])]
+    pg = bench_postgres.start()
+    if pg:
+        targets.append(("PostgreSQL", ["--postgres", pg[0]]))
+    try:
+        for label, db_args in targets:
+            t0 = time.time()
+            subprocess.run([cql, "load"] + db_args + ["--index", "url", data], check=True, stdout=subprocess.DEVNULL)
+            print("  %s: loaded in %.1f s" % (label, time.time() - t0), flush=True)
+            plan = subprocess.run([cql, "run"] + db_args + ["--explain", "select * from Comment order by -createdAt limit 10"],
+                                  capture_output=True, text=True).stdout
+            results.setdefault("plans", {})[label] = plan
+            server, port = start_serve(db_args)
+            try:
+                for kind in ("get", "page", "count"):
+                    r = wrk(port, lua_script(kind), "%s-%s" % (label, kind))
+                    row = {"database": label, "work": kind, "serve": r}
+                    if label == "PostgreSQL":
+                        script, sql = pgbench_script(kind, len(ids))
+                        path = os.path.join(work, "pgbench-%s.sql" % kind)
+                        with open(path, "w") as f:
+                            f.write(script)
+                        out = subprocess.run(["pgbench", "-n", "-M", "prepared", "-c", str(CONNECTIONS), "-j", "2", "-T", str(SECONDS),
+                                              "-f", path, pg[0]], capture_output=True, text=True).stdout
+                        m = re.search(r"tps = ([\d.]+)", out)
+                        lat = re.search(r"latency average = ([\d.]+) ms", out)
+                        row["pgbench"] = {"tps": float(m.group(1)) if m else None, "avg_ms": float(lat.group(1)) if lat else None, "sql": sql}
+                        if m:
+                            row["ratio"] = r["rps"] / float(m.group(1))
+                    results["rows"].append(row)
+                    print("  %-10s %-6s %9.0f req/s  p50 %6.2f ms  p99 %6.2f ms%s" % (
+                        label, kind, r["rps"], r["p50_ms"], r["p99_ms"],
+                        "   pgbench %9.0f tps  serve/pgbench %.2f" % (row["pgbench"]["tps"], row["ratio"]) if "ratio" in row else ""), flush=True)
+                results.setdefault("rss_mb", {})[label] = rss_mb(server.pid)
+                print("  %s: server peak RSS %.0f MB" % (label, results["rss_mb"][label]), flush=True)
+            finally:
+                server.terminate()
+                server.wait()
+    finally:
+        if pg:
+            pg[1]()
+        shutil.rmtree(work, ignore_errors=True)
+    with open(os.path.join(root, "Benchmarks", "serve-results.json"), "w") as f:
+        json.dump(results, f, indent=1, ensure_ascii=False)
+
+
+if __name__ == "__main__":
+    main()
