@@ -152,4 +152,22 @@ final class ServerBatchQueryTests: XCTestCase {
             }
         }
     }
+
+    /// A stored File reference comes back with objectId, name and url (the
+    /// Python SDK's decoder needs them), from the `_File` object of its id.
+    func testFileReferencesAreExpanded() async throws {
+        try await onEachDatabase { h, db in
+            let file = try await h.call(.POST, "/1.1/classes/_File", body: ["name": "a.png", "url": "https://files.example/a.png", "mime_type": "image/png"],
+                                        headers: ServerHarness.masterHeaders)
+            let fileId = try XCTUnwrap(file.body["objectId"]?.string, file.text)
+            let post = try await h.call(.POST, "/1.1/classes/Post", body: ["image": ["__type": "File", "id": .string(fileId)],
+                                                                           "other": ["__type": "File", "id": "nope"]])
+            let id = try XCTUnwrap(post.body["objectId"]?.string)
+            let got = try await h.call(.GET, "/1.1/classes/Post/\(id)")
+            XCTAssertEqual(got.body["image"], ["__type": "File", "id": .string(fileId), "objectId": .string(fileId), "name": "a.png",
+                                              "url": "https://files.example/a.png", "mime_type": "image/png"], "\(db) \(got.text)")
+            // An id with no _File object: the keys are there, null.
+            XCTAssertEqual(got.body["other"], ["__type": "File", "id": "nope", "objectId": "nope", "name": nil, "url": nil])
+        }
+    }
 }

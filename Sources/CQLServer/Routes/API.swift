@@ -61,6 +61,26 @@ public struct API: Sendable {
         return name
     }
 
+    /// Keys of `_User` that no write through the class API or cloudQuery may
+    /// set: the password and its salt (set, hashed, by the users API only:
+    /// storing one written here would keep a password in clear) and the
+    /// session token; the verification flags need the master key.
+    static let protectedUserKeys = ["password", "salt", "sessionToken"], verifiedUserKeys = ["emailVerified", "mobilePhoneVerified"]
+
+    /// 105 when a write names a protected `_User` key.
+    static func checkWritableKeys(_ statement: Statement, identity: Identity) throws(APIError) {
+        guard statement.className == "_User" else { return }
+        var keys: [String] = []
+        switch statement {
+        case .insert(let s): keys = s.columns.map(\.name)
+        case .update(let s): keys = s.assignments.map(\.key.name)
+        default: return
+        }
+        for key in keys where protectedUserKeys.contains(key) || (!identity.isMaster && verifiedUserKeys.contains(key)) {
+            throw APIError(code: 105, "_User's '\(key)' cannot be written here\(protectedUserKeys.contains(key) ? "" : " without the master key")")
+        }
+    }
+
     /// Every class a query reads through a sub-query (`$inQuery`,
     /// `$select`, their negations) must be a class name too: a sub-query
     /// must not read a `_Join:` table or any table that is not a class.

@@ -13,7 +13,7 @@ extension API {
     func find(_ r: APIRequest, className: String) async throws -> APIResponse {
         let query = try Self.query(r, className: className, where: try r.json("where"), names: Self.findParameters, limit: true)
         let result = try await storage.find(try Self.prepared(query))
-        var body: [String: Value] = ["results": .array(try await output(result.objects, returnACL: query.returnACL))]
+        var body: [String: Value] = ["results": .array(try await output(result.objects, className: query.className, returnACL: query.returnACL))]
         if query.count != .none { body["count"] = .int(Int64(result.count ?? 0)) }
         return APIResponse(body: .object(body))
     }
@@ -24,7 +24,7 @@ extension API {
         let query = try Self.query(r, className: className, where: .object(["objectId": .string(objectId)]),
                                    names: ["keys", "include", "returnACL"], limit: false)
         let result = try await storage.find(try Self.prepared(query))
-        return APIResponse(body: .object(try await output(result.objects, returnACL: query.returnACL).first?.objectValue ?? [:]))
+        return APIResponse(body: .object(try await output(result.objects, className: query.className, returnACL: query.returnACL).first?.objectValue ?? [:]))
     }
 
     /// `POST /1.1/classes/<Class>`: 201, `Location`, `{"objectId","createdAt"}`
@@ -32,7 +32,7 @@ extension API {
     func create(_ r: APIRequest, className: String) async throws -> APIResponse {
         let body = try CreateBody(try Self.objectBody(r))
         let now = clock()
-        let insert = try Self.statement(["method": "POST", "path": .string("/1.1/classes/\(className)"), "body": .object(body.values)], now: now)
+        let insert = try Self.statement(["method": "POST", "path": .string("/1.1/classes/\(className)"), "body": .object(body.values)], now: now, identity: r.identity)
         let result = try await storage.write(insert, now: now)
         guard let created = result.changes.first, var object = created.after else {
             throw APIError.internalError("the insert created no object")
@@ -40,12 +40,12 @@ extension API {
         if !body.relationOps.isEmpty {
             // Relations are rows of their own: added once the object exists.
             let update = try Self.statement(["method": "PUT", "path": .string("/1.1/classes/\(className)/\(created.objectId)"),
-                                             "body": .object(body.relationOps)], now: now)
+                                             "body": .object(body.relationOps)], now: now, identity: r.identity)
             object = try await storage.write(update, now: now, readBack: true).changes.first?.after ?? object
         }
         let location = "/1.1/classes/\(className)/\(created.objectId)"
         if r.flag("fetchWhenSave") || r.flag("new") {
-            return APIResponse(status: 201, body: .object(try await output([object])[0].objectValue ?? [:]), location: location)
+            return APIResponse(status: 201, body: .object(try await output([object], className: className)[0].objectValue ?? [:]), location: location)
         }
         return APIResponse(status: 201, body: .object(["objectId": .string(created.objectId), "createdAt": object["createdAt"] ?? .null]),
                            location: location)
@@ -66,10 +66,10 @@ extension API {
         var request: [String: Value] = ["method": "PUT", "path": .string("/1.1/classes/\(className)/\(objectId)"), "body": .object(body)]
         if let condition { request["where"] = condition }
         let fetch = r.flag("fetchWhenSave") || r.flag("new")
-        let result = try await storage.write(try Self.statement(request, now: now), now: now, readBack: fetch)
+        let result = try await storage.write(try Self.statement(request, now: now, identity: r.identity), now: now, readBack: fetch)
         var answer: [String: Value] = ["objectId": .string(objectId), "updatedAt": .string(ISODate.format(now))]
         if fetch, let after = result.changes.first?.after {
-            let shown = try await output([after], returnACL: true)[0].objectValue ?? [:]
+            let shown = try await output([after], className: className, returnACL: true)[0].objectValue ?? [:]
             for key in body.keys { answer[key] = shown[key] }
             answer["updatedAt"] = shown["updatedAt"] ?? answer["updatedAt"]
         }
@@ -105,7 +105,7 @@ extension API {
         for id in objectIds.split(separator: ",", omittingEmptySubsequences: false) {
             var request: [String: Value] = ["method": "DELETE", "path": .string("/1.1/classes/\(className)/\(id)")]
             if let condition { request["where"] = condition }
-            _ = try await storage.write(try Self.statement(request, now: now), now: now)
+            _ = try await storage.write(try Self.statement(request, now: now, identity: r.identity), now: now)
         }
         return APIResponse(body: .object([:]))
     }
@@ -136,8 +136,10 @@ extension API {
     }
 
     /// A write request read by the library's REST reader and bound.
-    static func statement(_ request: [String: Value], now: DateValue) throws -> Statement {
-        try Binder.bind(try RESTReader.read(.object(request)), parameters: [], now: now)
+    static func statement(_ request: [String: Value], now: DateValue, identity: Identity) throws -> Statement {
+        let s = try Binder.bind(try RESTReader.read(.object(request)), parameters: [], now: now, identity: r.identity)
+        try checkWritableKeys(s, identity: identity)
+        return s
     }
 
     /// The request's body, which must be a JSON object.

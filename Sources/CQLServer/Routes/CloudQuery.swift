@@ -22,6 +22,7 @@ extension API {
             throw APIError(code: 300, "CQL syntax error. Detail: " + error.shortDescription)
         }
         _ = try Self.className(statement.className)
+        try Self.checkWritableKeys(statement, identity: r.identity)
         var body: [String: Value] = ["className": .string(statement.className)]
         switch statement {
         case .select(let q):
@@ -34,7 +35,7 @@ extension API {
             } catch let e as QueryError {
                 throw APIError.from(e.withSource(cql), cloudQuery: true)
             }
-            body["results"] = .array(try await output(result.objects, returnACL: query.returnACL))
+            body["results"] = .array(try await output(result.objects, className: query.className, returnACL: query.returnACL))
             if query.count != .none { body["count"] = .int(Int64(result.count ?? 0)) }
         case .insert, .update, .delete:
             let written: WriteResult

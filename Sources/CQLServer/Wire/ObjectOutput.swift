@@ -6,6 +6,11 @@ import CQLKit
 /// evaluator hides nothing stored; hiding it is the API's, rest-api.md), for
 /// the objects and for the objects `include` brought in.
 ///
+/// `_User`'s secrets — `password`, `salt` (LeanCloud's export keeps both,
+/// for the login of imported users) and `sessionToken` — are never
+/// returned, neither from `_User` itself nor from a `_User` brought in by
+/// `include`.
+///
 /// An included Pointer (the evaluator's `{"__type":"Object",...}`) keeps
 /// `"__type":"Pointer"` and `"className"` beside its keys, as LeanCloud
 /// returns it.
@@ -15,7 +20,10 @@ import CQLKit
 /// Python SDK's decoder requires them — from the `_File` object of that id
 /// when the reference lacks them.
 extension API {
-    func output(_ objects: [[String: Value]], returnACL: Bool = false) async throws -> [Value] {
+    /// Keys of `_User` no answer holds.
+    static let userSecrets = ["password", "salt", "sessionToken"]
+
+    func output(_ objects: [[String: Value]], className: String, returnACL: Bool = false) async throws -> [Value] {
         var ids = Set<String>()
         for o in objects { for v in o.values { Self.collectFileIds(v, into: &ids) } }
         var files: [String: [String: Value]] = [:]
@@ -29,6 +37,7 @@ extension API {
         return objects.map { o in
             var shown = o
             if !returnACL { shown.removeValue(forKey: "ACL") }
+            if className == "_User" { for k in Self.userSecrets { shown.removeValue(forKey: k) } }
             return Self.expandingFiles(.object(shown), files, returnACL: returnACL)
         }
     }
@@ -59,6 +68,7 @@ extension API {
         case .typedObject(let c, let fields):
             var o = fields.mapValues { expandingFiles($0, files, returnACL: returnACL) }
             if !returnACL { o.removeValue(forKey: "ACL") }
+            if c == "_User" { for k in userSecrets { o.removeValue(forKey: k) } }
             o["__type"] = "Pointer"
             o["className"] = .string(c)
             return .object(o)
