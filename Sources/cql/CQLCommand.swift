@@ -1,5 +1,10 @@
 import ArgumentParser
 import CQLKit
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The `cql` command: translate, format, explain and run queries.
 struct CQL: ParsableCommand {
@@ -15,6 +20,10 @@ struct CQL: ParsableCommand {
 @main
 enum Main {
     static func main() {
+        // A closed output pipe is then a failed write (EPIPE) that
+        // Output.outputFailed ends quietly, not a signal that kills the
+        // process in the middle of a write.
+        signal(SIGPIPE, SIG_IGN)
         do {
             // `cql translate` in its plain forms skips argument-parser's
             // reflection (TranslateInvocation.read says why); other forms of
@@ -23,6 +32,7 @@ enum Main {
             if arguments.first == "translate", let invocation = TranslateInvocation.read(arguments.dropFirst()) {
                 try invocation.run()
             } else {
+                if let problem = SubcommandSuggestion.problem(arguments) { throw CommandFailure(problem, status: 2) }
                 var command = try parseTranslateDirectly() ?? CQL.parseAsRoot()
                 try command.run()
             }
@@ -34,7 +44,12 @@ enum Main {
             Output.flush()
             let code = CQL.exitCode(for: error)
             if code == .success {
-                CQL.exit(withError: error)  // --help, --version
+                // --help: printed through Output, so that a failed write is
+                // reported as for every command's output.
+                let text = CQL.fullMessage(for: error)
+                if !text.isEmpty { Output.line(text) }
+                Output.flush()
+                exitProcess(0)
             }
             Output.error(CQL.fullMessage(for: error))
             exitProcess(2)

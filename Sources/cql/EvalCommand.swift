@@ -5,14 +5,22 @@ import CQLKit
 struct Eval: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a query in memory over JSON data and print the matching objects as NDJSON.",
+        // Paragraphs are one line each (`\` joins the source lines) and
+        // examples shorter than 78 columns: argument-parser wraps every line
+        // itself, so a hard break inside a paragraph left a ragged line.
         discussion: """
-            --data takes an NDJSON file, a JSON file (an array of objects or {"results": [...]}),
-            or a directory of <ClassName>.ndjson / .json files (needed for subqueries, include
-            and relations; relation tables are _Join:<key>:<OwnerClass>.ndjson).
-            Without order and near, an NDJSON collection is streamed in constant memory.
+            --data takes an NDJSON file, a JSON file (an array of objects or \
+            {"results": [...]}), or a directory of <ClassName>.ndjson / .json \
+            files (needed for subqueries, include and relations; relation tables \
+            are _Join:<key>:<OwnerClass>.ndjson).
+
+            Without order and near, an NDJSON collection is streamed in \
+            constant memory.
+
             Examples:
-              cql eval --data Corpus/data "select * from GameScore where score > 1000 order by -score limit 5"
-              cql eval --data Corpus/data --count "select * from Todo where tags all ('home')"
+              cql eval --data Corpus/data "select * from GameScore limit 5"
+              cql eval --data Corpus/data --count "select * from Todo"
+              cql eval --data scores.ndjson "select * from T order by -score"
             """
     )
 

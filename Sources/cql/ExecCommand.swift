@@ -6,19 +6,27 @@ import CQLSQL
 struct Exec: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Apply an insert, update or delete to a data directory or a SQL database, all or nothing.",
+        // One line per paragraph and examples under 78 columns (see Eval).
         discussion: """
-            --data takes a directory of <Class>.ndjson / .json files (as eval reads them). The files the
-            statement changes are rewritten atomically through a journal (DIR/.cql-journal): after a crash
-            the directory reads as entirely old or entirely new, and the next exec finishes or discards
-            the interrupted write. Prints {"created":N}, {"updated":N} or {"deleted":N}.
-            --sqlite FILE / --postgres URL apply it in one transaction of the database (tables as `cql load`
-            makes them): the statement's rows are read, the write applied with the in-memory semantics,
-            and the changed rows written back; any error rolls it back.
-            A failed condition is error 305, a missing objectId error 101 (exit status 1, nothing written).
+            --data takes a directory of <Class>.ndjson / .json files (as eval \
+            reads them). The files the statement changes are rewritten \
+            atomically through a journal (DIR/.cql-journal): after a crash the \
+            directory reads as entirely old or entirely new, and the next exec \
+            finishes or discards the interrupted write. Prints {"created":N}, \
+            {"updated":N} or {"deleted":N}.
+
+            --sqlite FILE / --postgres URL apply it in one transaction of the \
+            database (tables as `cql load` makes them): the statement's rows are \
+            read, the write applied with the in-memory semantics, and the \
+            changed rows written back; any error rolls it back.
+
+            A failed condition is error 305, a missing objectId error 101 (exit \
+            status 1, nothing written).
+
             Examples:
-              cql exec --data data "insert into Todo(title, done) values ('Buy milk', false)"
-              cql exec --data data --params '["td01"]' "update Todo set done = true where objectId = ?"
-              cql exec --data data "update Account set amount = op('Decrement', {'amount': 50}) where objectId = 'a1' and amount >= 100"
+              cql exec --data data "insert into Todo(title) values ('Buy milk')"
+              cql exec --data data --params '["td01"]' \\
+                "update Todo set done = true where objectId = ?"
               cql exec --sqlite app.db "delete from Todo where objectId = 'td01'"
             """
     )

@@ -5,9 +5,9 @@ struct Explain: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show how a query is read: tokens, AST, the optimizer's rewrites, and each backend's output.",
         discussion: """
-            Each optimizer rule that changed the query is listed with the query in canonical CQL
-            before and after it; the backends' outputs are those of `translate` (optimized unless
-            --no-optimize).
+            Each optimizer rule that changed the query is listed with the query \
+            in canonical CQL before and after it; the backends' outputs are \
+            those of `translate` (optimized unless --no-optimize).
             """
     )
 

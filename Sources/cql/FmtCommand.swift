@@ -5,8 +5,9 @@ struct Fmt: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print a query in the canonical text of its own language.",
         discussion: """
-            CQL, Usergrid and NSPredicate queries are printed canonically (lowercase keywords, normalized spacing);
-            where-JSON is read and written back idiomatically (parse dialect, pretty-printed).
+            CQL, Usergrid and NSPredicate queries are printed canonically \
+            (lowercase keywords, normalized spacing); where-JSON is read and \
+            written back idiomatically (parse dialect, pretty-printed).
             """
     )
 

@@ -73,7 +73,7 @@ struct LineTranslation {
             }
         }
         do {
-            try reader.forEachBlock { block, firstLine in
+            try reader.forEachBlock({ block, firstLine in
                 let parts = LineParts(block, count: block.count < parallelFrom ? 1 : max(cores, block.count / pieceSize), firstLine: firstLine)
                 while sets[current].count < parts.ranges.count { sets[current].append(PieceResult()) }
                 let results = sets[current]
@@ -87,7 +87,17 @@ struct LineTranslation {
                 done(previous)
                 unwritten = results.prefix(parts.ranges.count)
                 current = 1 - current
-            }
+            }, overlong: { line in
+                // The lines before it first, then its empty output line and
+                // its error, as for any bad line.
+                write(unwritten)
+                done(unwritten)
+                unwritten = []
+                lines += 1
+                failures += 1
+                Output.bytes([0x0A])
+                Output.error(Self.overlongMessage(name: name, line: line))
+            })
         } catch {
             write(unwritten)  // the lines read before the input failed
             throw CommandFailure("error: " + error.message)
@@ -95,6 +105,20 @@ struct LineTranslation {
         write(unwritten)
         done(unwritten)
         return (lines, failures)
+    }
+
+    /// The longest line read (``LineBlockReader/maxLineLength``): a query's
+    /// limit, and a `\r` before the `\n` (dropped before translating).
+    static let maxLineLength = QueryLimits.default.maxQueryLength + 1
+
+    /// The error of a line longer than ``maxLineLength``, said as the limit
+    /// check says it (at the first byte past the limit), without the line's
+    /// length: the rest of the line is skipped as it is read, not counted
+    /// into memory.
+    static func overlongMessage(name: String, line: Int) -> String {
+        let limit = QueryLimits.default.maxQueryLength
+        return "error: \(name):\(line):\(limit + 1): the query is more than \(limit) bytes long; the limit is \(limit) bytes "
+            + "(the rest of the line is skipped)"
     }
 
     /// One piece's lines, numbered from `firstLine`: a blank line and a line

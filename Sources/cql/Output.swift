@@ -57,15 +57,50 @@ enum Output {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Writes all of `raw` to stdout (a short write goes on where it
-    /// stopped; an error ends it, as a closed pipe ends the output).
+    /// Writes all of `raw` to stdout: a short write goes on where it
+    /// stopped, an interrupted one (EINTR) is tried again, and a full
+    /// non-blocking pipe (EAGAIN) is waited for.
+    ///
+    /// Any other failure ends the run at once, since output that cannot be
+    /// written must not look like success (a full disk left a truncated file
+    /// and status 0): see ``outputFailed(_:)``.
     private static func writeAll(_ raw: UnsafeRawBufferPointer) {
         var offset = 0
         while offset < raw.count {
             let n = write(1, raw.baseAddress! + offset, raw.count - offset)
-            if n <= 0 { break }
-            offset += n
+            if n > 0 {
+                offset += n
+                continue
+            }
+            let code = n == 0 ? EIO : errno
+            if code == EINTR { continue }
+            if code == EAGAIN {
+                var ready = pollfd(fd: 1, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&ready, 1, -1)
+                continue
+            }
+            outputFailed(code)
         }
+    }
+
+    /// The exit status of a run whose reader closed the pipe: 128 + SIGPIPE,
+    /// what a shell reports for a tool that SIGPIPE killed.
+    ///
+    /// Why not 0: the run stopped early (an `exec` may not have applied its
+    /// later statements), and `set -o pipefail` scripts expect the status
+    /// that `yes | head -1` gives. Why not the signal itself: ``Main``
+    /// ignores SIGPIPE, so the process ends by `exit` after its own clean-up
+    /// instead of being killed in the middle of a write.
+    static let closedPipeStatus: Int32 = 141
+
+    /// Ends the run after a failed write to stdout: a closed pipe (EPIPE, the
+    /// reader had enough, as `| head -1`) quietly with ``closedPipeStatus``;
+    /// anything else (ENOSPC, EIO, EBADF...) with
+    /// `error: cannot write output: <reason>` and status 1.
+    static func outputFailed(_ code: Int32) -> Never {
+        if code == EPIPE { exitProcess(closedPipeStatus) }
+        error("error: cannot write output: " + String(cString: strerror(code)))
+        exitProcess(1)
     }
 
     /// `warning: <message>` on stderr; the run goes on (exit status unchanged).

@@ -58,14 +58,17 @@ struct DatabaseOptions: ParsableArguments {
 struct Load: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Import JSON data into a SQL database: one table per class, in one transaction.",
+        // One line per paragraph and examples under 78 columns (see Eval).
         discussion: """
-            Reads what `cql eval --data` reads: a directory of <ClassName>.ndjson|.json files (relations
-            as _Join:<key>:<Owner>.ndjson) or one file. A bad line aborts the load with its file and line
-            and leaves the database as it was. --index creates the expression indexes the generated SQL
-            uses for those keys.
-            Example:
+            Reads what `cql eval --data` reads: a directory of \
+            <ClassName>.ndjson|.json files (relations as \
+            _Join:<key>:<Owner>.ndjson) or one file. A bad line aborts the load \
+            with its file and line and leaves the database as it was. --index \
+            creates the expression indexes the generated SQL uses for those keys.
+
+            Examples:
               cql load --sqlite scores.db --index score,name Corpus/data
-              cql load --postgres postgres://postgres@127.0.0.1:5432/postgres --index score Corpus/data
+              cql load --postgres postgres://postgres@127.0.0.1/db Corpus/data
             """
     )
 
@@ -95,12 +98,15 @@ struct Load: ParsableCommand {
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a query in a SQL database and print the matching objects as NDJSON, as `cql eval` does.",
+        // One line per paragraph and examples under 78 columns (see Eval).
         discussion: """
-            What the database can answer exactly runs there; a part it can only prefilter is re-checked
-            with the evaluator's own predicate (--explain says which).
+            What the database can answer exactly runs there; a part it can only \
+            prefilter is re-checked with the evaluator's own predicate \
+            (--explain says which).
+
             Examples:
-              cql run --sqlite scores.db "select * from GameScore where score > 1000 order by -score limit 5"
-              cql run --sqlite scores.db --explain "select * from GameScore where score = 1200"
+              cql run --sqlite scores.db "select * from GameScore limit 5"
+              cql run --sqlite scores.db --explain "select * from T where a = 1"
             """
     )
 

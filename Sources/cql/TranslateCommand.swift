@@ -20,14 +20,20 @@ struct Translate: ParsableCommand {
     static let configuration = CommandConfiguration(
         _superCommandName: "cql",
         abstract: "Translate a query to REST where-JSON, SQL (SQLite, PostgreSQL), CQL, Usergrid or NSPredicate text.",
+        // One line per paragraph and examples under 78 columns (see Eval).
         discussion: """
+            CQL input goes to the leancloud where-JSON dialect by default, \
+            other input to parse. --lines FILE translates one query per line \
+            in constant memory: a bad line prints its error with its line \
+            number and the run goes on (exit status 1 at the end).
+
             Examples:
-              cql translate "select * from GameScore where score > 80 order by -score limit 10"
-              cql translate --dialect mongo --pretty "select * from T where name regexp 'a.c'"
-              cql translate --from usergrid --to where "name = 'fred*' order by age desc"
-              cql translate --to sql --dialect postgres "select * from GameScore where score > 80 limit 5"
-              cql translate --to sql "update T set n = op('Increment', {'amount': 1}) where objectId = 'a1'"
-              cql translate --from nspredicate --class GameScore --args '["Dan", 18]' "playerName = %@ AND playerAge > %d"
+              cql translate "select * from T where score > 80 limit 10"
+              cql translate --dialect mongo "select * from T where a regexp 'x'"
+              cql translate --from usergrid --to where "name = 'fred*'"
+              cql translate --to sql --dialect postgres "select * from T"
+              cql translate --to rest "delete from T where objectId = 'a1'"
+              cql translate --from nspredicate --args '[18]' "age > %d"
               cql translate --lines queries.txt
             """
     )

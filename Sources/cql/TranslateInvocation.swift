@@ -40,7 +40,8 @@ struct TranslateInvocation: Equatable {
     /// CRLF file as a single line. ``LineTranslation`` shares the lines out
     /// among the cores and writes the results in input order.
     private func runLines(_ path: String) throws {
-        let reader = LineBlockReader(path: path == "-" ? "<stdin>" : path, standardInput: path == "-")
+        let reader = LineBlockReader(path: path == "-" ? "<stdin>" : path, standardInput: path == "-",
+                                     maxLineLength: LineTranslation.maxLineLength)
         let run = LineTranslation(translator: translator, name: reader.path)
         let (lines, failures) = try run.run(reader)
         if failures > 0 {

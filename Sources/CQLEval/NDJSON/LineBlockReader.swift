@@ -16,16 +16,30 @@ package struct LineBlockReader {
     /// Read standard input instead of opening `path`.
     package var standardInput: Bool
 
-    package init(path: String, blockSize: Int = 1 << 20, standardInput: Bool = false) {
+    /// The longest line handed to `body`, in bytes (nil: no limit). A
+    /// longer line is reported to `overlong` as soon as this many bytes of it
+    /// have been read, and the rest of it is read in blocks and dropped: one
+    /// line of gigabytes costs a block of memory, not its size.
+    package var maxLineLength: Int?
+
+    package init(path: String, blockSize: Int = 1 << 20, standardInput: Bool = false, maxLineLength: Int? = nil) {
         self.path = path
         self.blockSize = blockSize
         self.standardInput = standardInput
+        self.maxLineLength = maxLineLength
     }
 
     /// Calls `body` with each block (every line of it ends with `\n`, except
     /// perhaps the file's last) and the 1-based number of its first line. A
     /// UTF-8 byte order mark at the start of the file is left out.
-    package func forEachBlock(_ body: (UnsafeBufferPointer<UInt8>, Int) throws(QueryError) -> Void) throws(QueryError) {
+    ///
+    /// A line longer than ``maxLineLength`` is not in any block: `overlong`
+    /// gets its number, in order (after the blocks of the lines before it,
+    /// before those after it).
+    package func forEachBlock(
+        _ body: (UnsafeBufferPointer<UInt8>, Int) throws(QueryError) -> Void,
+        overlong: (Int) throws(QueryError) -> Void = { _ in }
+    ) throws(QueryError) {
         // Standard input through a stream of its own (on a copy of fd 0), so
         // it is closed like a file.
         guard let file = standardInput ? fdopen(dup(0), "rb") : fopen(path, "rb") else {
@@ -39,7 +53,33 @@ package struct LineBlockReader {
         var atStart = true
         while true {
             if filled == buffer.count { buffer.append(contentsOf: repeatElement(0, count: buffer.count)) }
-            let n = buffer.withUnsafeMutableBytes { fread($0.baseAddress! + filled, 1, $0.count - filled, file) }
+            var room = buffer.count - filled
+            if let maxLineLength {
+                // The first line held: all of `buffer[..<filled]` (the start of
+                // a line), or, after a skipped line, up to its `\n`.
+                let lineStart = atStart && filled >= 3 && buffer[0] == 0xEF && buffer[1] == 0xBB && buffer[2] == 0xBF ? 3 : 0
+                let (length, complete) = buffer.withUnsafeBufferPointer { b -> (Int, Bool) in
+                    guard let hit = memchr(b.baseAddress! + lineStart, 0x0A, filled - lineStart) else { return (filled - lineStart, false) }
+                    return (UnsafeRawPointer(b.baseAddress! + lineStart).distance(to: UnsafeRawPointer(hit)), true)
+                }
+                if length > maxLineLength {
+                    try overlong(firstLine)
+                    firstLine += 1
+                    atStart = false
+                    if !complete {
+                        guard try skipLine(file, &buffer, &filled) else { return }
+                    } else {
+                        let after = lineStart + length + 1
+                        buffer.withUnsafeMutableBytes { raw in _ = memmove(raw.baseAddress!, raw.baseAddress! + after, filled - after) }
+                        filled -= after
+                    }
+                    continue
+                }
+                // Read no further into an unfinished line than its limit and
+                // one byte, which tells it is over.
+                if !complete { room = min(room, maxLineLength + 1 - length) }
+            }
+            let n = buffer.withUnsafeMutableBytes { fread($0.baseAddress! + filled, 1, room, file) }
             if n == 0 && ferror(file) != 0 { throw QueryError(.data, "\(path): read error after line \(firstLine - 1)") }
             filled += n
             let atEnd = n == 0
@@ -67,6 +107,30 @@ package struct LineBlockReader {
                     _ = memmove(raw.baseAddress!, raw.baseAddress! + consumed, filled - consumed)
                 }
                 filled -= consumed
+            }
+        }
+    }
+
+    /// Reads and drops the rest of a line whose start fills `buffer[..<filled]`,
+    /// a buffer at a time; keeps what follows its `\n` at the buffer's start.
+    /// False when the input ends first.
+    private func skipLine(_ file: UnsafeMutablePointer<FILE>, _ buffer: inout [UInt8], _ filled: inout Int) throws(QueryError) -> Bool {
+        while true {
+            let n = buffer.withUnsafeMutableBytes { fread($0.baseAddress!, 1, $0.count, file) }
+            if n == 0 {
+                if ferror(file) != 0 { throw QueryError(.data, "\(path): read error in a line longer than the limit") }
+                filled = 0
+                return false
+            }
+            let next: Int? = buffer.withUnsafeMutableBytes { raw in
+                guard let hit = memchr(raw.baseAddress!, 0x0A, n) else { return nil }
+                let after = raw.baseAddress!.distance(to: UnsafeMutableRawPointer(hit)) + 1
+                _ = memmove(raw.baseAddress!, raw.baseAddress! + after, n - after)
+                return n - after
+            }
+            if let next {
+                filled = next
+                return true
             }
         }
     }

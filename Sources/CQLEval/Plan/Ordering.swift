@@ -5,7 +5,8 @@ import CQLKit
 /// sort-key rule (``SortKeys``: arrays by their smallest element ascending and
 /// largest descending, paths through one array paired per element, an empty
 /// array at the end of a path before null), ties in input order; without
-/// order keys, `near` sorts nearest first.
+/// order keys, `near` sorts nearest first, equal distances newest first
+/// (``distanceTie``).
 ///
 /// Each object's keys are computed once (``entry(_:index:)``), not per
 /// comparison.
@@ -20,6 +21,15 @@ struct Ordering: Sendable {
     let keys: [Key]
     /// Per key, whether it is descending (what comparisons read).
     let descending: [Bool]
+
+    /// What breaks a tie in distance (nearest first, no order keys):
+    /// `created` descending, newest first. Usergrid's `within` without
+    /// `order by` returns entities at one point newest first (its own geo
+    /// tests put ten at one point and expect that), as its default order
+    /// does without a `within`. LeanCloud and Parse objects carry
+    /// `createdAt`, not `created`: for them equal distances stay in input
+    /// order (objects without the key come last, in input order).
+    static let distanceTie = SortKeys(keys: [Key(path: Accessor(FieldPath(["created"])), descending: true)])
 
     init(keys: [Key], nearPath: Accessor?, nearCenter: GeoPoint?) {
         sortKeys = SortKeys(keys: keys)
@@ -45,7 +55,13 @@ struct Ordering: Sendable {
         let root = Value.object(object)
         let values: [SortValue]
         do throws(SortKeys.ParallelArrays) {
-            values = keys.isEmpty ? [] : try sortKeys.best(root)
+            if !keys.isEmpty {
+                values = try sortKeys.best(root)
+            } else if nearPath != nil {
+                values = [Self.distanceTie.best(0, root)]
+            } else {
+                values = []
+            }
         } catch {
             throw parallelArrays(error, object)
         }
@@ -78,6 +94,14 @@ struct Ordering: Sendable {
 
     /// Strict weak order of entries; total thanks to the input index.
     func precedes(_ a: Entry, _ b: Entry) -> Bool {
+        if keys.isEmpty {
+            if nearPath != nil {
+                if a.distance != b.distance { return a.distance < b.distance }
+                let c = SortValue.compare(a.values[0], b.values[0])
+                if c != 0 { return c > 0 }
+            }
+            return a.index < b.index
+        }
         if descending.count == 1 {
             // The common case, without the loop.
             let c = SortValue.compare(a.values[0], b.values[0])
@@ -86,7 +110,6 @@ struct Ordering: Sendable {
             let c = SortKeys.compare(a.values, b.values, descending)
             if c != 0 { return c < 0 }
         }
-        if nearPath != nil, keys.isEmpty, a.distance != b.distance { return a.distance < b.distance }
         return a.index < b.index
     }
 

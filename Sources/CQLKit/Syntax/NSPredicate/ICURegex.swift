@@ -175,11 +175,14 @@ enum ICURegex {
     }
 
     /// ICU's `.` outside `(?s)`: any character but a line terminator
-    /// (PCRE's `.` only excludes `\n`).
-    static let lineDot = #"[^\n\r\x{85}\x{2028}\x{2029}]"#
+    /// (PCRE's `.` only excludes `\n`). ICU's terminators are U+000A–U+000D
+    /// (line feed, vertical tab, form feed, carriage return), U+0085, U+2028
+    /// and U+2029 (icu4c's `isLineTerminator`), so `a.b` does not match
+    /// across a vertical tab or a form feed either.
+    static let lineDot = #"[^\n\x0B\f\r\x{85}\x{2028}\x{2029}]"#
     /// ICU's `$` (and `\Z`) outside `(?m)`: the end, or before one line
     /// terminator at the end (`\r\n` counts as one).
-    static let lineEnd = #"(?=(?:\r\n|[\n\r\x{85}\x{2028}\x{2029}])?\z)"#
+    static let lineEnd = #"(?=(?:\r\n|[\n\x0B\f\r\x{85}\x{2028}\x{2029}])?\z)"#
 
     /// ICU's `\w` members: `[\p{Alphabetic}\p{Mark}\p{Decimal_Number}\p{Connector_Punctuation}\u200c\u200d]`.
     static let wordMembers = #"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\x{200c}\x{200d}"#

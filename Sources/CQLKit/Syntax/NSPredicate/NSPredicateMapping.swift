@@ -7,6 +7,7 @@
 /// | `k ==[c] s` | ``Predicate/text(_:_:_:)`` ``TextMatch/equalsIgnoringCase`` |
 /// | `k ==[d] s`, `k ==[cd] s` | regex `^\Q s \E\z`, options `d` / `di` |
 /// | `k BETWEEN {lo, hi}` | `k >= lo AND k <= hi` |
+/// | `c BETWEEN {lo, hi}` (key paths lo, hi) | `lo <= c AND hi >= c` (the Parse iOS SDK's expansion) |
 /// | `k IN {..}` / `k IN %@` (array) | ``Predicate/in(_:_:negated:)`` |
 /// | `k IN %@` (sub-query) | ``Predicate/inQuery(_:query:negated:)`` |
 /// | `k IN SELF` | ``Predicate/exists(_:_:)`` |
@@ -45,8 +46,12 @@ enum NSPredicateMapping {
             return try keyed(path, count: count, op, m, right, r)
         case (.self, _):
             throw fail("SELF (the object itself) is only supported as 'k IN SELF' (k exists)", left.range)
-        case (.subquery, .keyPath), (.aggregate, .keyPath):
+        case (.subquery, .keyPath), (.aggregate, .keyPath), (.keyedAggregate, _):
             throw fail("\(left.description) cannot stand on the left of \(opName); write the key path first", left.range)
+        case (.constant(let c, _), .keyedAggregate(let items, _)) where op.kind == .between:
+            return try constantBetween(c, left.range, items, m, r, right.range)
+        case (_, .keyedAggregate):
+            throw keyPathsInAggregate(right.range)
         case (.constant(let c, _), .keyPath(let path, let count, _)):
             if count { throw fail("@count is only supported as k.@count == n", right.range) }
             if op.kind == .in {
@@ -61,6 +66,39 @@ enum NSPredicateMapping {
             throw fail("constants on both sides of \(opName) (\(left.description) and \(right.description)); one side must be a key path "
                        + "(a string argument of %@ is a constant: pass a key with %K)")
         }
+    }
+
+    /// `c BETWEEN {lo, hi}` as the Parse iOS SDK expands any BETWEEN:
+    /// `c >= lo AND c <= hi`, each comparison then read as written (so key
+    /// paths lo and hi give `lo <= c AND hi >= c`; a constant bound compares
+    /// two constants, an error as it is anywhere).
+    static func constantBetween(
+        _ c: Value, _ cRange: SourceRange, _ bounds: [NSPredicateOperand], _ m: NSPredicateModifiers, _ r: SourceRange,
+        _ boundsRange: SourceRange
+    ) throws(QueryError) -> Condition {
+        guard bounds.count == 2 else {
+            throw QueryError(.syntax, "BETWEEN needs exactly two items: c BETWEEN {low, high}", range: boundsRange)
+        }
+        var parts: [Condition] = []
+        for (bound, op) in zip(bounds, [ComparisonOperator.lessThanOrEqual, .greaterThanOrEqual]) {
+            switch bound {
+            case .keyPath(_, true, _):
+                throw QueryError(.syntax, "@count is only supported as k.@count == n", range: bound.range)
+            case .keyPath(let path, false, _):
+                parts.append(try compare(path, op, c, m, r, valueRange: cRange))
+            default:
+                throw QueryError(.syntax, "BETWEEN's \(op == .lessThanOrEqual ? "low" : "high") bound is \(bound.description): with a key path "
+                                 + "in the aggregate both bounds are key paths (c BETWEEN {lo, hi} is lo <= c AND hi >= c)",
+                                 range: bound.range)
+            }
+        }
+        return Condition.and(parts, range: r)
+    }
+
+    /// A key path in an aggregate anywhere but `c BETWEEN {lo, hi}`.
+    static func keyPathsInAggregate(_ range: SourceRange) -> QueryError {
+        QueryError(.syntax, "an aggregate holds key paths only in 'c BETWEEN {lo, hi}' (lo <= c AND hi >= c); elsewhere it holds constants",
+                   range: range)
     }
 
     static func mirrored(_ op: ComparisonOperator) -> ComparisonOperator {
@@ -83,6 +121,11 @@ enum NSPredicateMapping {
                 throw QueryError(.syntax, "@count is only supported as k.@count == n with a whole number n (an array's length)", range: r)
             }
             return Condition(.size(path, .value(.int(n))), range: r)
+        }
+        if case .keyedAggregate = right {
+            guard op.kind == .between else { throw keyPathsInAggregate(right.range) }
+            throw QueryError(.syntax, "comparing key paths ('\(path.dotted)' and the aggregate's) is not supported: "
+                             + "a query compares a key path with a constant", range: right.range)
         }
         if case .self = right {
             guard op.kind == .in, m.isEmpty else {

@@ -7,6 +7,10 @@ enum NSPredicateOperand {
     case constant(Value, SourceRange)
     /// `{a, b, c}` (elements are constants).
     case aggregate([Value], SourceRange)
+    /// `{lo, hi}` holding a key path: only `c BETWEEN {lo, hi}` takes it,
+    /// read as the Parse iOS SDK expands it (`lo <= c AND hi >= c`).
+    /// Elements are key paths and constants.
+    case keyedAggregate([NSPredicateOperand], SourceRange)
     /// A `%@` / `$VAR` bound to a sub-query argument.
     case subquery(Query, SourceRange)
     /// `SELF`
@@ -14,7 +18,8 @@ enum NSPredicateOperand {
 
     var range: SourceRange {
         switch self {
-        case .keyPath(_, _, let r), .constant(_, let r), .aggregate(_, let r), .subquery(_, let r), .self(let r): return r
+        case .keyPath(_, _, let r), .constant(_, let r), .aggregate(_, let r), .keyedAggregate(_, let r), .subquery(_, let r), .self(let r):
+            return r
         }
     }
 
@@ -28,6 +33,7 @@ enum NSPredicateOperand {
             if case .array = v { return "an array" }
             return v.typeDescription == "null" ? "nil" : v.typeDescription
         case .aggregate: return "an aggregate {..}"
+        case .keyedAggregate: return "an aggregate of key paths {..}"
         case .subquery: return "a sub-query"
         case .self: return "SELF"
         }

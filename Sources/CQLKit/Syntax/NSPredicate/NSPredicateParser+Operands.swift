@@ -102,20 +102,19 @@ extension NSPredicateParserState {
         return .keyPath(FieldPath(components), count: count, range)
     }
 
-    /// `{a, b, c}`: constants only.
+    /// `{a, b, c}`: constants, or constants and key paths (which only
+    /// `c BETWEEN {lo, hi}` takes: ``NSPredicateOperand/keyedAggregate(_:_:)``).
     mutating func parseAggregate() throws(QueryError) -> NSPredicateOperand {
         let open = advance()
         try enter(open)
-        var values: [Value] = []
+        var items: [NSPredicateOperand] = []
         if !at(.rightBrace) {
             while true {
                 let item = try parseOperand()
                 switch item {
-                case .constant(let v, _): values.append(v)
-                case .keyPath:
-                    throw QueryError(.syntax, "an aggregate holds constants, not key paths", range: item.range)
+                case .constant, .keyPath: items.append(item)
                 default:
-                    throw QueryError(.syntax, "an aggregate holds constants, not \(item.description)", range: item.range)
+                    throw QueryError(.syntax, "an aggregate holds constants or key paths, not \(item.description)", range: item.range)
                 }
                 if at(.comma) { advance(); continue }
                 guard at(.rightBrace) else { throw error("expected ',' or '}' in the aggregate, found \(describe(current))", current) }
@@ -124,7 +123,13 @@ extension NSPredicateParserState {
         }
         let close = advance()
         depth -= 1
-        return .aggregate(values, open.range.union(close.range))
+        let range = open.range.union(close.range)
+        var values: [Value] = []
+        for item in items {
+            guard case .constant(let v, _) = item else { return .keyedAggregate(items, range) }
+            values.append(v)
+        }
+        return .aggregate(values, range)
     }
 
     /// `CAST(n, 'NSDate')`: the Date n seconds after 2001-01-01T00:00:00Z.
