@@ -137,7 +137,7 @@ extension API {
 
     /// A write request read by the library's REST reader and bound.
     static func statement(_ request: [String: Value], now: DateValue, identity: Identity) throws -> Statement {
-        let s = try Binder.bind(try RESTReader.read(.object(request)), parameters: [], now: now, identity: r.identity)
+        let s = try Binder.bind(try RESTReader.read(.object(request)), parameters: [], now: now)
         try checkWritableKeys(s, identity: identity)
         return s
     }
