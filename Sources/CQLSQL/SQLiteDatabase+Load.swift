@@ -59,7 +59,7 @@ extension SQLiteDatabase {
         } catch let e as QueryError {
             throw e
         } catch {
-            throw QueryError(.data, "sqlite: \(SQLiteDatabase.message(error))")
+            throw SQLiteDatabase.queryError(error)
         }
         return counts
     }
@@ -118,7 +118,7 @@ extension SQLiteDatabase {
         } catch let e as QueryError {
             throw e
         } catch {
-            throw QueryError(.data, "sqlite: \(SQLiteDatabase.message(error))")
+            throw SQLiteDatabase.queryError(error)
         }
     }
 }

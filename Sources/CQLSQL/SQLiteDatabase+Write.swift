@@ -19,7 +19,7 @@ extension SQLiteDatabase {
         } catch let e as QueryError {
             throw e
         } catch {
-            throw QueryError(.data, "sqlite: \(SQLiteDatabase.message(error))")
+            throw SQLiteDatabase.queryError(error)
         }
         return result!
     }
@@ -36,7 +36,7 @@ struct SQLiteWriteSession: SQLWriteSession {
         } catch let e as QueryError {
             throw e
         } catch {
-            throw QueryError(.data, "sqlite: \(SQLiteDatabase.message(error))")
+            throw SQLiteDatabase.queryError(error)
         }
     }
 

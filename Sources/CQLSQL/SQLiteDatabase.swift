@@ -87,7 +87,7 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
             do {
                 return try EvaluatorFunctions.regexMatches(pattern: pattern, options: options, subject: subject)
             } catch {
-                throw DatabaseError(message: (error as? QueryError)?.message ?? "\(error)")
+                throw (error as? QueryError).map(functionError) ?? DatabaseError(message: "\(error)")
             }
         })
         db.add(function: DatabaseFunction("cql_match", argumentCount: 2, pure: true) { args in
@@ -96,7 +96,7 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
             do throws(QueryError) {
                 return try EvaluatorFunctions.matches(whereJSON: whereJSON, object: object)
             } catch {
-                throw DatabaseError(message: error.message)
+                throw functionError(error)
             }
         })
         db.add(function: DatabaseFunction("cql_select", argumentCount: 3, pure: true) { args in
@@ -107,7 +107,7 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
             do throws(QueryError) {
                 return try EvaluatorFunctions.selectMatches(object: object, paths: paths, documents: documents)
             } catch {
-                throw DatabaseError(message: error.message)
+                throw functionError(error)
             }
         })
         db.add(function: DatabaseFunction("cql_sort_value", argumentCount: 3, pure: true) { args in
@@ -130,7 +130,7 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
             do throws(QueryError) {
                 return try EvaluatorFunctions.sortKey(of: object, keys: keys)
             } catch {
-                throw DatabaseError(message: error.message)
+                throw functionError(error)
             }
         })
         db.add(collation: DatabaseCollation("cql_order_keys") { a, b in
@@ -147,6 +147,30 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
             default: return .orderedDescending
             }
         })
+    }
+
+    /// How an evaluator function's error leaves SQLite: as the statement's
+    /// message, its kind in front after a marker, so that ``queryError(_:)``
+    /// gives back the evaluator's own error ("regex too expensive" is a
+    /// `.pattern` error in `cql run` as in `cql eval`, not a `.data` one).
+    static func functionError(_ error: QueryError) -> DatabaseError {
+        DatabaseError(message: functionErrorMarker + error.kind.rawValue + ":" + error.message)
+    }
+
+    static let functionErrorMarker = "cql-function-error:"
+
+    /// A database error as a ``QueryError``: an evaluator function's own
+    /// error as it was thrown, anything else `.data` ("sqlite: ...").
+    static func queryError(_ error: any Error) -> QueryError {
+        if let e = error as? QueryError { return e }
+        let text = message(error)
+        if let marker = text.range(of: functionErrorMarker) {
+            let rest = text[marker.upperBound...]
+            if let colon = rest.firstIndex(of: ":"), let kind = QueryError.Kind(rawValue: String(rest[..<colon])) {
+                return QueryError(kind, String(rest[rest.index(after: colon)...]))
+            }
+        }
+        return QueryError(.data, "sqlite: \(text)")
     }
 
     static func message(_ error: any Error) -> String {
@@ -171,10 +195,8 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
     func read<T>(_ body: (Database) throws -> T) throws(QueryError) -> T {
         do {
             return try queue.inDatabase(body)
-        } catch let e as QueryError {
-            throw e
         } catch {
-            throw QueryError(.data, "sqlite: \(SQLiteDatabase.message(error))")
+            throw SQLiteDatabase.queryError(error)
         }
     }
 

@@ -8,7 +8,10 @@ import XCTest
 /// Soundness of the optimizer by testing, as Calcite fuzzes its simplifier:
 /// seeded random data and queries (``RandomQueries``) are evaluated as
 /// generated, fully optimized, and rewritten by each rule alone (to its own
-/// fixed point); every result must be the same (objects in order, count).
+/// fixed point); every outcome must be the same: objects in order and count,
+/// or an error of the same kind and message (a rewrite must not turn an error
+/// into results nor results into an error). Whenever a rule fires, even if
+/// the rules together give the query back unchanged, each rule is checked.
 ///
 /// A disagreement fails with a minimal case: the condition is shrunk (an
 /// operand of `and`/`or`, or the inside of a `not`, replaces the whole while
@@ -34,10 +37,38 @@ final class OptimizerSoundnessTests: XCTestCase {
         return (0..<max(1, n / queriesPerDataset)).map { _ in master.next() }
     }
 
+    /// What a query gave: its results, or the error it ended with (kind and
+    /// message; the position is the rewrite's own, so it is not compared).
+    enum Outcome: Equatable, CustomStringConvertible {
+        case results([[String: Value]], count: Int?)
+        case error(QueryError.Kind, String)
+
+        init(_ query: Query, _ store: DocumentStore) {
+            do {
+                let result = try QueryPlan(query, store: store).run()
+                self = .results(result.objects, count: result.count)
+            } catch {
+                self = .error(error.kind, error.message)
+            }
+        }
+
+        var isError: Bool {
+            if case .error = self { return true }
+            return false
+        }
+
+        var description: String {
+            switch self {
+            case .results(let objects, let count): "\(objects.count) objects, count \(count.map(String.init) ?? "none")"
+            case .error(let kind, let message): "error (\(kind.rawValue)): \(message)"
+            }
+        }
+    }
+
     func testOptimizedQueriesEvaluateAlike() throws {
         let optimizers: [(String, Optimizer)] = [("all rules", Optimizer())]
             + Optimizer.defaultRules.map { ($0.name, Optimizer(rules: [$0])) }
-        var queries = 0, rewritten = 0, comparisons = 0
+        var queries = 0, rewritten = 0, comparisons = 0, errorQueries = 0, errorComparisons = 0, droppedPatternErrors = 0
         var fired: [String: Int] = [:]
         var failures: [String] = []
         let clock = ContinuousClock()
@@ -50,43 +81,63 @@ final class OptimizerSoundnessTests: XCTestCase {
             for k in 0..<Self.queriesPerDataset {
                 var query = generator.query(dataset)
                 if generator.rng.chance(0.5) { query.condition = Self.redundant(query.condition, &generator, dataset) }
-                guard let expected = try? QueryPlan(query, store: store).run() else { continue }
+                if generator.rng.chance(0.1) { query.condition = Self.failing(query.condition, &generator) }
+                // A query that fails is compared too: a rewrite must not turn
+                // an error into results, results into an error, or one error
+                // into another.
+                let expected = Outcome(query, store)
                 queries += 1
+                if expected.isError { errorQueries += 1 }
                 let name = "seed 0x\(String(seed, radix: 16)) query \(k)"
                 for (rules, optimizer) in optimizers {
-                    let result: Optimizer.Result
+                    let got: Outcome
                     do {
-                        result = try optimizer.optimize(query)
+                        let result = try optimizer.optimize(query)
+                        // A rule that fired is checked even when the query
+                        // came back as it was (rules that undid each other);
+                        // when no rule fired together, none fires alone (the
+                        // first round runs each on the query as generated).
+                        if result.steps.isEmpty { if rules == "all rules" { break } else { continue } }
+                        if rules == "all rules" {
+                            rewritten += 1
+                            for s in result.steps { fired[s.rule, default: 0] += 1 }
+                        }
+                        got = Outcome(result.query, store)
                     } catch {
-                        failures.append("\(name) \(rules): the optimizer rejected a valid query: \(error.rendered())")
-                        continue
-                    }
-                    // When all rules together change nothing, no rule alone does
-                    // (the first round runs each on the query as generated).
-                    if result.query == query { if rules == "all rules" { break } else { continue } }
-                    if rules == "all rules" {
-                        rewritten += 1
-                        for s in result.steps { fired[s.rule, default: 0] += 1 }
+                        // The optimizer's compile-time checks may refuse what
+                        // evaluation refuses, with the same error.
+                        got = .error(error.kind, error.message)
                     }
                     comparisons += 1
-                    let got: QueryResult
-                    do {
-                        got = try QueryPlan(result.query, store: store).run()
-                    } catch {
-                        failures.append("\(name) \(rules): the rewrite fails: \(error.rendered())\n\(cql(query)) → \(cql(result.query))")
+                    if expected.isError { errorComparisons += 1 }
+                    guard got != expected else { continue }
+                    if case .error(.pattern, _) = expected, case .results = got, let rewritten = try? optimizer.optimize(query).query,
+                       !Self.holdsBadPattern(rewritten.condition) {
+                        // Known (issue 20's report): a rule that drops a whole
+                        // operand (Contradictions, absorption, constant
+                        // folding) drops a pattern PCRE2 refuses with it, so
+                        // the error becomes results. Counted and shown, not
+                        // failed, until the optimizer keeps such operands;
+                        // every other change of outcome fails.
+                        droppedPatternErrors += 1
+                        if droppedPatternErrors <= 3 { print("known: \(name) via \(rules): \(expected) became \(got): \(cql(query)) → \(cql(rewritten))") }
                         continue
                     }
-                    if got.objects != expected.objects || got.count != expected.count {
+                    if case .results = expected, case .results = got {
                         failures.append("\(name) via \(rules): results differ\n" + minimalCase(query, optimizer, dataset, store))
+                    } else {
+                        let rewrite = (try? optimizer.optimize(query).query).map(cql) ?? "(refused)"
+                        failures.append("\(name) via \(rules): \(expected) became \(got)\nquery: \(cql(query))\nrewrite: \(rewrite)")
                     }
                 }
             }
         }
         let summary = fired.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-        print("optimizer soundness: \(queries) queries, \(rewritten) rewritten, \(comparisons) comparisons in \(clock.now - started); rules fired: \(summary)")
+        print("optimizer soundness: \(queries) queries (\(errorQueries) ended in errors), \(rewritten) rewritten, \(comparisons) comparisons (\(errorComparisons) of errors, kind and message; \(droppedPatternErrors) known: a refused pattern dropped by a rewrite) in \(clock.now - started); rules fired: \(summary)")
         for f in failures { XCTFail(f) }
         XCTAssertGreaterThan(rewritten, queries / 10, "too few queries were rewritten to test anything")
         if Self.seeds.count > 1 {
+            XCTAssertGreaterThan(errorComparisons, 0, "no query that ends in an error was compared")
             for rule in Optimizer.defaultRules {
                 XCTAssertGreaterThan(fired[rule.name, default: 0], 0, "\(rule.name) never fired on the random queries")
             }
@@ -108,6 +159,34 @@ final class OptimizerSoundnessTests: XCTestCase {
         case 4: return Condition(.and([c, x, c]))
         case 5: return Condition(.or([Condition(.and([x, c, y])), Condition(.and([c, x]))]))
         default: return Condition(.and([c, Condition(.or([x, Condition(.not(c))]))]))
+        }
+    }
+
+    /// The generated queries never fail, so some get a condition whose
+    /// evaluation does (a pattern PCRE2 refuses, an error when the plan
+    /// compiles it), in a shape the rules rewrite (a conjunct, a disjunct,
+    /// under a negation, in a contradiction): a rewrite must keep the
+    /// error, not turn it into results.
+    static func failing(_ c: Condition?, _ g: inout RandomQueries) -> Condition {
+        let bad = Condition(.regex("name", pattern: .value(.string(g.rng.chance(0.5) ? "(" : "a{2,1}")), options: ""))
+        guard let c else { return bad }
+        switch g.rng.below(5) {
+        case 0: return Condition(.and([c, bad]))
+        case 1: return Condition(.or([bad, c]))
+        case 2: return Condition(.not(Condition(.and([bad, c]))))
+        case 3: return Condition(.and([c, Condition(.not(c)), bad]))
+        default: return Condition(.and([c, Condition(.not(bad)), bad]))
+        }
+    }
+
+    /// Whether `c` still holds one of the patterns ``failing(_:_:)`` plants.
+    static func holdsBadPattern(_ c: Condition?) -> Bool {
+        guard let c else { return false }
+        switch c.predicate {
+        case .regex(_, .value(.string(let p)), _): return p == "(" || p == "a{2,1}"
+        case .and(let items), .or(let items): return items.contains { holdsBadPattern($0) }
+        case .not(let inner): return holdsBadPattern(inner)
+        default: return false
         }
     }
 

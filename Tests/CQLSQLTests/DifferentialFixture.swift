@@ -7,7 +7,8 @@ import XCTest
 
 /// Runs one query on the evaluator and on a database and says whether they
 /// agree: the same objects (as `cql eval` prints them) in the same order,
-/// the same count, or both an error.
+/// the same count, or both an error of the same kind (the messages may
+/// differ: the database's refusal is worded by its own layer).
 struct Differential {
     /// Totals for the closing report.
     struct Tally {
@@ -17,15 +18,17 @@ struct Differential {
         var prefiltered = 0
         /// Queries the optimizer rewrote, whose rewrite also ran on the database.
         var optimized = 0
+        /// Queries on which both sides failed, with errors of the same kind.
+        var errors = 0
         mutating func add(_ other: Tally) {
             queries += other.queries; rows += other.rows; exact += other.exact; prefiltered += other.prefiltered
-            optimized += other.optimized
+            optimized += other.optimized; errors += other.errors
         }
     }
 
     enum Outcome: Equatable {
         case rows([String], count: Int?)
-        case error(String)
+        case error(QueryError.Kind, String)
     }
 
     static func evaluator(_ query: Query, _ store: DocumentStore) -> Outcome {
@@ -33,7 +36,7 @@ struct Differential {
             let r = try QueryPlan(query, store: store).run()
             return .rows(r.objects.map { JSONWriter.string(.object($0)) }, count: r.count)
         } catch {
-            return .error(error.message)
+            return .error(error.kind, error.message)
         }
     }
 
@@ -42,7 +45,7 @@ struct Differential {
             let r = try SQLRunner.run(query, on: db)
             return (.rows(r.objects.map { JSONWriter.string(.object($0)) }, count: r.count), r.translation)
         } catch {
-            return (.error(error.message), nil)
+            return (.error(error.kind, error.message), nil)
         }
     }
 
@@ -65,7 +68,9 @@ struct Differential {
         tally.queries += 1
         if let t = translation { if t.isExact { tally.exact += 1 } else { tally.prefiltered += 1 } }
         switch (want, got) {
-        case (.error, .error): return nil
+        case (.error(let a, _), .error(let b, _)) where a == b:
+            tally.errors += 1
+            return nil
         case (.rows(let a, let ca), .rows(let b, let cb)):
             tally.rows += a.count
             if a == b && ca == cb { return nil }

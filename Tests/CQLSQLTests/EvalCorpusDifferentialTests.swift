@@ -83,7 +83,7 @@ final class EvalCorpusDifferentialTests: XCTestCase {
                 XCTFail("\(c.corpusCase) [\(c.corpusCase["row"] ?? "")]: \(c.corpusCase["query"] ?? "")\n  \(failure)")
             }
         }
-        print("eval corpus on \(name): \(tally.queries) queries, \(tally.rows) rows compared; \(tally.exact) exact in SQL, \(tally.prefiltered) prefiltered and re-checked; \(tally.optimized) also run as the optimizer rewrote them")
+        print("eval corpus on \(name): \(tally.queries) queries, \(tally.rows) rows compared; \(tally.exact) exact in SQL, \(tally.prefiltered) prefiltered and re-checked; \(tally.optimized) also run as the optimizer rewrote them; \(tally.errors) failed on both sides with the same kind of error")
         XCTAssertEqual(failures, 0)
         return tally
     }

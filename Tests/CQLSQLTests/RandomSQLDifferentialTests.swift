@@ -46,7 +46,7 @@ final class RandomSQLDifferentialTests: XCTestCase {
             XCTFail(report(name, seed: seed, q, shrunk, message))
             if failures >= 5 { break }
         }
-        print("random queries on \(name): \(tally.queries) queries, \(tally.rows) rows compared; \(tally.exact) exact in SQL, \(tally.prefiltered) prefiltered and re-checked; \(tally.optimized) also run as the optimizer rewrote them")
+        print("random queries on \(name): \(tally.queries) queries, \(tally.rows) rows compared; \(tally.exact) exact in SQL, \(tally.prefiltered) prefiltered and re-checked; \(tally.optimized) also run as the optimizer rewrote them; \(tally.errors) failed on both sides with the same kind of error")
         return tally
     }
 
