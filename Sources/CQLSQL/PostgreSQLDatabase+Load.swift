@@ -10,12 +10,21 @@ extension PostgreSQLDatabase {
     /// tests on the whole document), then `ANALYZE`s.
     @discardableResult
     public func load(path: String, className: String? = nil, indexes: [String] = []) throws(QueryError) -> [String: Int] {
+        try load(path: path, className: className, indexes: indexes, progress: false)
+    }
+
+    /// The same, with `progress`: a progress line on standard error when it
+    /// is a terminal (``LoadProgress``).
+    @discardableResult
+    public func load(path: String, className: String?, indexes: [String], progress: Bool) throws(QueryError) -> [String: Int] {
         let files = try DataFiles.files(at: path, className: className)
+        let meter = progress ? LoadProgress.onTerminal(files: files.map(\.path)) : nil
+        defer { meter?.finish() }
         var counts: [String: Int] = [:]
         try execute("BEGIN")
         do {
             for file in files {
-                let n = try insert(file: file.path, className: file.className)
+                let n = try insert(file: file.path, className: file.className, progress: meter)
                 counts[file.className, default: 0] += n
             }
             if !indexes.isEmpty {
@@ -36,6 +45,7 @@ extension PostgreSQLDatabase {
         do {
             try createTable(className)
             var batch: [Row] = []
+            if objects.contains(where: SQLStoredColumns.holdsArray) { try markDateArrays(className) }
             for (i, o) in objects.enumerated() {
                 batch.append(try row(o, className, at: "\(className)[\(i)]"))
                 if batch.count == Self.batchRows { try insert(batch, className); batch.removeAll(keepingCapacity: true) }
@@ -60,12 +70,14 @@ extension PostgreSQLDatabase {
         var location: String
     }
 
-    private func insert(file: String, className: String) throws(QueryError) -> Int {
+    private func insert(file: String, className: String, progress: LoadProgress?) throws(QueryError) -> Int {
         try createTable(className)
         var n = 0
         var batch: [Row] = []
-        try DataFiles.forEachObject(inFile: file) { (object, line) throws(QueryError) in
+        var arrays = false
+        try DataFiles.forEachObject(inFile: file, progress: progress) { (object, line) throws(QueryError) in
             batch.append(try row(object, className, at: "\(file):\(line)"))
+            arrays = arrays || SQLStoredColumns.holdsArray(object)
             n += 1
             if batch.count == Self.batchRows {
                 try insert(batch, className)
@@ -73,7 +85,18 @@ extension PostgreSQLDatabase {
             }
         }
         if !batch.isEmpty { try insert(batch, className) }
+        if arrays { try markDateArrays(className) }
         return n
+    }
+
+    /// The comment that marks a class table holding an array at createdAt or
+    /// updatedAt (``SQLStoredColumns/holdsArray(_:)``): `cql run` then
+    /// re-checks every row of the database in memory.
+    static let dateArraysMark = "cql: an array at createdAt or updatedAt"
+
+    func markDateArrays(_ className: String) throws(QueryError) {
+        guard !className.hasPrefix("_Join:") else { return }
+        try execute("COMMENT ON TABLE \(try PostgreSQLDialect().quote(className)) IS '\(Self.dateArraysMark)'")
     }
 
     /// The row of one object; bad data names its location.
@@ -86,23 +109,28 @@ extension PostgreSQLDatabase {
         guard case .string(let id)? = object["objectId"] else {
             throw QueryError(.data, "\(location): an object needs a string objectId to be stored in SQL")
         }
+        let dates = SQLStoredColumns.dateColumns(object)
         let json = JSONWriter.string(.object(object))
         if json.contains("\\u0000") { throw QueryError(.data, "\(location): PostgreSQL's jsonb cannot hold a string with NUL (\\u0000)") }
-        return Row(columns: [.string(id), .string(json)], location: location)
+        return Row(columns: [.string(id), .string(json)] + dates, location: location)
     }
 
     /// A table's two INSERTs: many rows from two bound JSON arrays of
     /// column values (`$1`, `$2`), or one row from two bound values.
     private func insertSQL(_ className: String) throws(QueryError) -> (many: String, one: String) {
         let table = try PostgreSQLDialect().quote(className)
-        let into = className.hasPrefix("_Join:")
-            ? "INSERT INTO \(table) (\"owningId\", \"relatedId\") "
-            : "INSERT INTO \(table) (\"objectId\", \"doc\", \"raw\") "
-        let values = className.hasPrefix("_Join:") ? ("a.v, b.v", "$1, $2") : ("a.v, b.v::jsonb, b.v", "$1, $2::jsonb, $2")
+        let pairs = "FROM json_array_elements_text($1::json) WITH ORDINALITY AS a(v, n) "
+            + "JOIN json_array_elements_text($2::json) WITH ORDINALITY AS b(v, n) ON a.n = b.n"
+        if className.hasPrefix("_Join:") {
+            let into = "INSERT INTO \(table) (\"owningId\", \"relatedId\") "
+            return (into + "SELECT a.v, b.v \(pairs) ORDER BY a.n", into + "VALUES ($1, $2)")
+        }
+        // The date columns come as a third array of [createdAt, updatedAt] pairs.
+        let into = "INSERT INTO \(table) (\"objectId\", \"doc\", \"raw\", \"createdAt\", \"updatedAt\") "
         return (
-            into + "SELECT \(values.0) FROM json_array_elements_text($1::json) WITH ORDINALITY AS a(v, n) "
-                + "JOIN json_array_elements_text($2::json) WITH ORDINALITY AS b(v, n) ON a.n = b.n ORDER BY a.n",
-            into + "VALUES (\(values.1))"
+            into + "SELECT a.v, b.v::jsonb, b.v, (c.v ->> 0)::bigint, (c.v ->> 1)::bigint \(pairs) "
+                + "JOIN json_array_elements($3::json) WITH ORDINALITY AS c(v, n) ON a.n = c.n ORDER BY a.n",
+            into + "VALUES ($1, $2::jsonb, $2, $3, $4)"
         )
     }
 
@@ -115,9 +143,11 @@ extension PostgreSQLDatabase {
     private func insert(_ rows: [Row], _ className: String) throws(QueryError) {
         let sql = try insertSQL(className)
         let first = Value.array(rows.map { $0.columns[0] }), second = Value.array(rows.map { $0.columns[1] })
+        var arrays = [Value.string(JSONWriter.string(first)), .string(JSONWriter.string(second))]
+        if !className.hasPrefix("_Join:") { arrays.append(.string(JSONWriter.string(.array(rows.map { .array(Array($0.columns[2...])) })))) }
         try execute("SAVEPOINT cql_load_batch")
         do {
-            try execute(sql.many, [.string(JSONWriter.string(first)), .string(JSONWriter.string(second))])
+            try execute(sql.many, arrays)
         } catch {
             try execute("ROLLBACK TO SAVEPOINT cql_load_batch")
             for row in rows {
@@ -142,6 +172,61 @@ extension PostgreSQLDatabase {
             try execute("CREATE INDEX IF NOT EXISTS \(try d.quote(className + ":relatedId")) ON \(table) (\"relatedId\")")
         } else {
             try execute(PostgreSQLDatabase.classTable(table))
+            try createColumnIndexes(className)
+        }
+    }
+
+    /// The btree indexes of the key and date columns that serve their orders
+    /// and ranges (``SQLStoredColumns``): `objectId` in code-point order,
+    /// the dates descending with NULLs last (read backwards for ascending).
+    func createColumnIndexes(_ className: String) throws(QueryError) {
+        let d = PostgreSQLDialect()
+        let table = try d.quote(className)
+        let columns = [("objectId", "\"objectId\" COLLATE \"C\"")] + SQLStoredColumns.dateKeys.map { ($0, "\"\($0)\" DESC NULLS LAST") }
+        for (key, expression) in columns {
+            // A name past PostgreSQL's 63 bytes is refused by quote(): such
+            // a (rare, long) class goes without these indexes.
+            guard let name = try? d.quote("\(className):\(key)") else { continue }
+            try execute("CREATE INDEX IF NOT EXISTS \(name) ON \(table) (\(expression))")
+        }
+    }
+
+    /// Brings class tables made before the date columns existed up to the
+    /// layout (on connect): adds the columns, fills them from each document
+    /// and indexes them, in one transaction.
+    func migrate() throws(QueryError) {
+        let stale = try strings(try execute("""
+            SELECT c.relname::text FROM pg_class c WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace
+            AND c.relname NOT LIKE '\\_Join:%' AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'raw' AND NOT a.attisdropped)
+            AND NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'createdAt' AND NOT a.attisdropped)
+            """))
+        guard !stale.isEmpty else { return }
+        try execute("BEGIN")
+        do {
+            for className in stale {
+                let table = try PostgreSQLDialect().quote(className)
+                try execute("ALTER TABLE \(table) ADD COLUMN \"createdAt\" bigint, ADD COLUMN \"updatedAt\" bigint")
+                var batch: [Value] = []
+                func flush() throws(QueryError) {
+                    try execute("UPDATE \(table) AS t SET \"createdAt\" = (x.v ->> 1)::bigint, \"updatedAt\" = (x.v ->> 2)::bigint "
+                        + "FROM json_array_elements($1::json) AS x(v) WHERE t.\"objectId\" = x.v ->> 0", [.string(JSONWriter.string(.array(batch)))])
+                    batch.removeAll(keepingCapacity: true)
+                }
+                for row in try execute("SELECT \"objectId\", \"raw\" FROM \(table)") {
+                    let r = row.makeRandomAccess()
+                    guard let id = r[data: 0].string, let raw = r[data: 1].string else { continue }
+                    let object = try DataFiles.object(json: raw)
+                    if SQLStoredColumns.holdsArray(object) { try markDateArrays(className) }
+                    batch.append(.array([.string(id)] + SQLStoredColumns.dateColumns(object)))
+                    if batch.count == Self.batchRows { try flush() }
+                }
+                if !batch.isEmpty { try flush() }
+                try createColumnIndexes(className)
+            }
+            try execute("COMMIT")
+        } catch {
+            _ = try? execute("ROLLBACK")
+            throw error
         }
     }
 

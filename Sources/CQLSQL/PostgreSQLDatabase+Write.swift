@@ -1,3 +1,4 @@
+import CQLEval
 import CQLKit
 import PostgresNIO
 
@@ -68,12 +69,20 @@ struct PostgreSQLWriteSession: SQLWriteSession {
     func insertObject(_ objectId: String, json: String, into className: String) throws(QueryError) {
         if json.contains("\\u0000") { throw QueryError(.data, "PostgreSQL's jsonb cannot hold a string with NUL (\\u0000)") }
         let table = try PostgreSQLDialect().quote(className)
-        try db.execute("INSERT INTO \(table) (\"objectId\", \"doc\", \"raw\") VALUES ($1, $2::jsonb, $2)", [.string(objectId), .string(json)])
+        let object = try DataFiles.object(json: json)
+        if SQLStoredColumns.holdsArray(object) { try db.markDateArrays(className) }
+        let dates = SQLStoredColumns.dateColumns(object)
+        try db.execute("INSERT INTO \(table) (\"objectId\", \"doc\", \"raw\", \"createdAt\", \"updatedAt\") VALUES ($1, $2::jsonb, $2, $3, $4)",
+                       [.string(objectId), .string(json)] + dates)
     }
 
     func replaceObject(_ objectId: String, json: String, in className: String) throws(QueryError) -> Int {
         if json.contains("\\u0000") { throw QueryError(.data, "PostgreSQL's jsonb cannot hold a string with NUL (\\u0000)") }
         let table = try PostgreSQLDialect().quote(className)
-        return try db.affectedRows("UPDATE \(table) SET \"doc\" = $1::jsonb, \"raw\" = $1 WHERE \"objectId\" = $2", [.string(json), .string(objectId)])
+        let object = try DataFiles.object(json: json)
+        if SQLStoredColumns.holdsArray(object) { try db.markDateArrays(className) }
+        let dates = SQLStoredColumns.dateColumns(object)
+        return try db.affectedRows("UPDATE \(table) SET \"doc\" = $1::jsonb, \"raw\" = $1, \"createdAt\" = $3, \"updatedAt\" = $4 WHERE \"objectId\" = $2",
+                                   [.string(json), .string(objectId)] + dates)
     }
 }

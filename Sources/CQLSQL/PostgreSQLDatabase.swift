@@ -6,8 +6,11 @@ import PostgresNIO
 
 /// A PostgreSQL database in the layout the PostgreSQL dialect targets:
 /// `"<Class>"("objectId" text PRIMARY KEY, "doc" jsonb NOT NULL, "raw" text
-/// NOT NULL, "seq" bigserial)` with a GIN `jsonb_path_ops` index on `doc`
-/// (it serves the `@?` equality and `in` shapes), and
+/// NOT NULL, "seq" bigserial, "createdAt" bigint, "updatedAt" bigint)` (the
+/// date columns of ``SQLStoredColumns``, btree-indexed with `objectId`; a
+/// table made before them gets them on connect), with a GIN
+/// `jsonb_path_ops` index on `doc` (`cql load --index`: it serves the `@?`
+/// equality and `in` shapes), and
 /// `"_Join:<key>:<Owner>"("owningId", "relatedId")` indexed both ways.
 ///
 /// One connection (postgres-nio), used synchronously: the `cql` command and
@@ -40,6 +43,7 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
         } catch {
             throw QueryError(.data, "\(url): cannot connect: \(PostgreSQLDatabase.message(error))")
         }
+        try migrate()
     }
 
     deinit { try? connection.close().wait() }
@@ -109,7 +113,13 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
         for table in try tableNames() { try execute("DROP TABLE IF EXISTS \(try PostgreSQLDialect().quote(table)) CASCADE") }
     }
 
-    public func requiresRecheck() throws(QueryError) -> Bool { false }
+    /// Whether a class table is marked as holding an array at createdAt or
+    /// updatedAt (``markDateArrays(_:)``), which the date columns cannot hold.
+    public func requiresRecheck() throws(QueryError) -> Bool {
+        try !execute("SELECT 1 FROM pg_description d JOIN pg_class c ON d.objoid = c.oid AND d.classoid = 'pg_class'::regclass "
+            + "WHERE d.objsubid = 0 AND d.description = $1 AND c.relnamespace = current_schema()::regnamespace LIMIT 1",
+            [.string(Self.dateArraysMark)]).isEmpty
+    }
 
     public func documents(_ statement: SQLStatement) throws(QueryError) -> [String] {
         try strings(try execute("SELECT q.\"doc\" FROM (\(statement.sql)) AS q", statement.arguments))
@@ -154,7 +164,7 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
     }
 
     static func classTable(_ table: String, temporary: Bool = false) -> String {
-        "CREATE \(temporary ? "TEMP " : "")TABLE IF NOT EXISTS \(table) (\"objectId\" text PRIMARY KEY, \"doc\" jsonb NOT NULL, \"raw\" text NOT NULL, \"seq\" bigserial)"
+        "CREATE \(temporary ? "TEMP " : "")TABLE IF NOT EXISTS \(table) (\"objectId\" text PRIMARY KEY, \"doc\" jsonb NOT NULL, \"raw\" text NOT NULL, \"seq\" bigserial, \"createdAt\" bigint, \"updatedAt\" bigint)"
     }
 
     static func joinTable(_ table: String, temporary: Bool = false) -> String {

@@ -34,7 +34,7 @@ public enum SQLRunner {
             // Nothing pushed down: every row of the class, re-checked.
             let all = try SQLGenerator.pushdown(Query(className: q.className), dialect: db.dialect)
             translation = SQLTranslation(select: all.select, count: nil, whereIsExact: false, orderIsExact: false,
-                                         rechecked: ["every row: the data holds strings with NUL"], query: q)
+                                         rechecked: ["every row: the data holds strings with NUL or an array at createdAt/updatedAt"], query: q)
         }
         try prepareTables(q, db)
         let docs: [String]

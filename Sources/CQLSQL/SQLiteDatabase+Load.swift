@@ -11,12 +11,23 @@ extension SQLiteDatabase {
     /// prints), join tables their `owningId`/`relatedId` strings, indexed
     /// both ways. Each key of `indexes` gets, on every class table, the
     /// expression indexes the generated SQL uses: the value
-    /// (`json_extract("doc", '$."k"')`) and its JSON type.
+    /// (`json_extract("doc", '$."k"')`) and its JSON type. Ends with a
+    /// sampled `ANALYZE` of the tables of ``analyzedRows`` rows or more, as
+    /// the PostgreSQL load analyzes its tables.
     ///
     /// - Returns: the number of objects imported per table.
     @discardableResult
     public func load(path: String, className: String? = nil, indexes: [String] = []) throws(QueryError) -> [String: Int] {
+        try load(path: path, className: className, indexes: indexes, progress: false)
+    }
+
+    /// The same, with `progress`: a progress line on standard error when it
+    /// is a terminal (``LoadProgress``).
+    @discardableResult
+    public func load(path: String, className: String?, indexes: [String], progress: Bool) throws(QueryError) -> [String: Int] {
         let files = try DataFiles.files(at: path, className: className)
+        let meter = progress ? LoadProgress.onTerminal(files: files.map(\.path)) : nil
+        defer { meter?.finish() }
         var counts: [String: Int] = [:]
         do {
             try queue.inTransaction { db in
@@ -26,10 +37,10 @@ extension SQLiteDatabase {
                     try SQLiteDatabase.createTable(db, file.className)
                     let sql = isJoin
                         ? "INSERT INTO \(table) (\"owningId\", \"relatedId\") VALUES (?, ?)"
-                        : "INSERT INTO \(table) (\"objectId\", \"doc\") VALUES (?, ?)"
+                        : SQLiteDatabase.insertObjectSQL(table)
                     let insert = try db.cachedStatement(sql: sql)
                     var n = 0
-                    try DataFiles.forEachObject(inFile: file.path) { (object, line) throws(QueryError) in
+                    try DataFiles.forEachObject(inFile: file.path, progress: meter) { (object, line) throws(QueryError) in
                         do {
                             if isJoin {
                                 try insert.execute(arguments: [object["owningId"]?.stringValue, object["relatedId"]?.stringValue])
@@ -37,9 +48,10 @@ extension SQLiteDatabase {
                                 guard case .string(let id)? = object["objectId"] else {
                                     throw QueryError(.data, "\(file.path):\(line): an object needs a string objectId to be stored in SQL")
                                 }
+                                let dates = SQLStoredColumns.dateColumns(object)
                                 let json = JSONWriter.string(.object(object))
-                                try SQLiteDatabase.markNUL(db, json)
-                                try insert.execute(arguments: [id, json])
+                                try SQLiteDatabase.mark(db, json, object)
+                                try insert.execute(arguments: SQLiteDatabase.arguments([.string(id), .string(json)] + dates))
                             }
                         } catch let e as QueryError {
                             throw e
@@ -50,9 +62,20 @@ extension SQLiteDatabase {
                     }
                     counts[file.className, default: 0] += n
                 }
-                let classes = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_Join:%' ESCAPE '\\'")
+                let classes = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_Join:%' ESCAPE '\\' AND \(SQLiteDatabase.notInternal)")
                 for c in classes {
                     for key in indexes { try SQLiteDatabase.createIndexes(db, className: c, key: key) }
+                }
+                // Statistics (sampled) of the tables large enough for the
+                // plan to matter, so that the planner tells a type index
+                // (`json_type(...) = 'text'`: one value for most rows) from
+                // a value index, and an early-stopping walk of a date index
+                // from a sort.
+                try db.execute(sql: "PRAGMA analysis_limit = 1000")
+                for c in classes {
+                    let table = try SQLiteDialect().quote(c)
+                    let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM \(table) LIMIT \(SQLiteDatabase.analyzedRows))") ?? 0
+                    if rows >= SQLiteDatabase.analyzedRows { try db.execute(sql: "ANALYZE \(table)") }
                 }
                 return .commit
             }
@@ -64,6 +87,13 @@ extension SQLiteDatabase {
         return counts
     }
 
+    /// The size from which `load` analyzes a table (smaller ones keep
+    /// SQLite's default estimates, which favour the indexes).
+    public static let analyzedRows = 1000
+
+    /// The SQL condition leaving out SQLite's own tables (`sqlite_stat1`).
+    static let notInternal = "name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+
     static func createTable(_ db: Database, _ className: String) throws {
         let d = SQLiteDialect()
         let table = try d.quote(className)
@@ -72,7 +102,58 @@ extension SQLiteDatabase {
             try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(try d.quote(className + ":owningId")) ON \(table) (\"owningId\")")
             try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(try d.quote(className + ":relatedId")) ON \(table) (\"relatedId\")")
         } else {
-            try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(table) (\"objectId\" TEXT PRIMARY KEY, \"doc\" TEXT NOT NULL)")
+            try db.execute(sql: classTable(table))
+            try createDateIndexes(db, className)
+        }
+    }
+
+    /// A class table: the key, the document, and the date columns
+    /// (``SQLStoredColumns``: integer milliseconds, NULL when not a Date).
+    static func classTable(_ table: String, temporary: Bool = false) -> String {
+        "CREATE \(temporary ? "TEMP " : "")TABLE IF NOT EXISTS \(table) (\"objectId\" TEXT PRIMARY KEY, \"doc\" TEXT NOT NULL, \"createdAt\" INTEGER, \"updatedAt\" INTEGER)"
+    }
+
+    /// The INSERT of one object into a class table: objectId, doc and the date columns.
+    static func insertObjectSQL(_ table: String) -> String {
+        "INSERT INTO \(table) (\"objectId\", \"doc\", \"createdAt\", \"updatedAt\") VALUES (?, ?, ?, ?)"
+    }
+
+    /// The indexes of the date columns, which serve their orders and ranges.
+    static func createDateIndexes(_ db: Database, _ className: String) throws {
+        let d = SQLiteDialect()
+        for key in SQLStoredColumns.dateKeys {
+            try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(try d.quote("\(className):\(key)")) ON \(try d.quote(className)) (\"\(key)\")")
+        }
+    }
+
+    /// Brings class tables made before the date columns existed up to the
+    /// layout (on open): adds the columns, fills them from each document
+    /// and indexes them, in one transaction.
+    static func migrate(_ queue: DatabaseQueue) throws {
+        let stale = try queue.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT m.name FROM sqlite_master AS m WHERE m.type = 'table' AND m.name NOT LIKE '\\_Join:%' ESCAPE '\\'
+                AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'doc')
+                AND NOT EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'createdAt')
+                """)
+        }
+        guard !stale.isEmpty else { return }
+        try queue.inTransaction(.immediate) { db in
+            for className in stale {
+                let table = try SQLiteDialect().quote(className)
+                for key in SQLStoredColumns.dateKeys { try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \"\(key)\" INTEGER") }
+                let update = try db.makeStatement(sql: "UPDATE \(table) SET \"createdAt\" = ?, \"updatedAt\" = ? WHERE rowid = ?")
+                let rows = try Row.fetchCursor(db, sql: "SELECT rowid, \"doc\" FROM \(table)")
+                var pending: [(Int64, [Value])] = []
+                while let row = try rows.next() {
+                    let object = try DataFiles.object(json: row[1])
+                    if SQLStoredColumns.holdsArray(object) { try SQLiteDatabase.mark(db, .dateArrays) }
+                    pending.append((row[0], SQLStoredColumns.dateColumns(object)))
+                }
+                for (rowid, dates) in pending { try update.execute(arguments: SQLiteDatabase.arguments(dates + [.int(rowid)])) }
+                try createDateIndexes(db, className)
+            }
+            return .commit
         }
     }
 
@@ -104,14 +185,15 @@ extension SQLiteDatabase {
                     for o in objects { try insert.execute(arguments: [o["owningId"]?.stringValue, o["relatedId"]?.stringValue]) }
                     return .commit
                 }
-                let insert = try db.cachedStatement(sql: "INSERT INTO \(table) (\"objectId\", \"doc\") VALUES (?, ?)")
+                let insert = try db.cachedStatement(sql: SQLiteDatabase.insertObjectSQL(table))
                 for (i, object) in objects.enumerated() {
                     guard case .string(let id)? = object["objectId"] else {
                         throw QueryError(.data, "\(className)[\(i)]: an object needs a string objectId to be stored in SQL")
                     }
+                    let dates = SQLStoredColumns.dateColumns(object)
                     let json = JSONWriter.string(.object(object))
-                    try SQLiteDatabase.markNUL(db, json)
-                    try insert.execute(arguments: [id, json])
+                    try SQLiteDatabase.mark(db, json, object)
+                    try insert.execute(arguments: SQLiteDatabase.arguments([.string(id), .string(json)] + dates))
                 }
                 return .commit
             }

@@ -1,3 +1,4 @@
+import CQLEval
 import CQLKit
 import GRDB
 
@@ -41,7 +42,7 @@ struct SQLiteWriteSession: SQLWriteSession {
     }
 
     func tableNames() throws(QueryError) -> Set<String> {
-        try run { Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")) }
+        try run { Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND \(SQLiteDatabase.notInternal)")) }
     }
 
     func documents(_ statement: SQLStatement) throws(QueryError) -> [String] {
@@ -72,17 +73,20 @@ struct SQLiteWriteSession: SQLWriteSession {
 
     func insertObject(_ objectId: String, json: String, into className: String) throws(QueryError) {
         let table = try SQLiteDialect().quote(className)
+        let object = try DataFiles.object(json: json)
         try run {
-            try SQLiteDatabase.markNUL(db, json)
-            try db.execute(sql: "INSERT INTO \(table) (\"objectId\", \"doc\") VALUES (?, ?)", arguments: [objectId, json])
+            try SQLiteDatabase.mark(db, json, object)
+            try db.execute(sql: SQLiteDatabase.insertObjectSQL(table), arguments: SQLiteDatabase.arguments([.string(objectId), .string(json)] + SQLStoredColumns.dateColumns(object)))
         }
     }
 
     func replaceObject(_ objectId: String, json: String, in className: String) throws(QueryError) -> Int {
         let table = try SQLiteDialect().quote(className)
+        let object = try DataFiles.object(json: json)
         return try run {
-            try SQLiteDatabase.markNUL(db, json)
-            try db.execute(sql: "UPDATE \(table) SET \"doc\" = ? WHERE \"objectId\" = ?", arguments: [json, objectId])
+            try SQLiteDatabase.mark(db, json, object)
+            try db.execute(sql: "UPDATE \(table) SET \"doc\" = ?, \"createdAt\" = ?, \"updatedAt\" = ? WHERE \"objectId\" = ?",
+                           arguments: SQLiteDatabase.arguments([.string(json)] + SQLStoredColumns.dateColumns(object) + [.string(objectId)]))
             return db.changesCount
         }
     }

@@ -5,9 +5,12 @@ import GRDB
 import GRDBSQLite
 
 /// A SQLite database in the layout the generator targets (sql.md): one
-/// table per class, `"<Class>"("objectId" TEXT PRIMARY KEY, "doc" TEXT)`
-/// holding the whole object as JSON, and `"_Join:<key>:<Owner>"("owningId",
-/// "relatedId")` for relations; rowid is the load order.
+/// table per class, `"<Class>"("objectId" TEXT PRIMARY KEY, "doc" TEXT,
+/// "createdAt" INTEGER, "updatedAt" INTEGER)` holding the whole object as
+/// JSON and its two date columns (``SQLStoredColumns``, indexed), and
+/// `"_Join:<key>:<Owner>"("owningId", "relatedId")` for relations; rowid is
+/// the load order. A database made before the date columns gets them on
+/// open.
 ///
 /// Every connection gets the evaluator's own functions: `cql_regexp(pattern,
 /// options, value)` (PCRE2), `cql_select(doc, paths, docs)`, `cql_match(doc, where)` (any predicate, as
@@ -48,6 +51,11 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
             queue = try path.map { try DatabaseQueue(path: $0, configuration: config) } ?? DatabaseQueue(configuration: config)
         } catch {
             throw QueryError(.data, "\(path ?? ":memory:"): cannot open the database: \(SQLiteDatabase.message(error))")
+        }
+        do {
+            try SQLiteDatabase.migrate(queue)
+        } catch {
+            throw QueryError(.data, "\(path ?? ":memory:"): cannot add the date columns: \(SQLiteDatabase.message(error))")
         }
     }
 
@@ -200,14 +208,30 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
         }
     }
 
-    /// `PRAGMA user_version` 1 marks data holding a string with NUL, which
-    /// SQLite's JSON functions cut short (see ``SQLRunner``).
-    public func requiresRecheck() throws(QueryError) -> Bool {
-        try read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") == 1 }
+    /// What `PRAGMA user_version` marks (bits): data holding a string with
+    /// NUL, which SQLite's JSON functions cut short, or an array at
+    /// createdAt/updatedAt, which the date columns cannot hold
+    /// (``SQLStoredColumns/holdsArray(_:)``). A marked database is
+    /// re-checked row by row (see ``SQLRunner``).
+    struct Mark: OptionSet {
+        let rawValue: Int
+        static let nul = Mark(rawValue: 1)
+        static let dateArrays = Mark(rawValue: 2)
     }
 
-    static func markNUL(_ db: Database, _ json: String) throws {
-        if json.contains("\\u0000") { try db.execute(sql: "PRAGMA user_version = 1") }
+    public func requiresRecheck() throws(QueryError) -> Bool {
+        try read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 } != 0
+    }
+
+    static func mark(_ db: Database, _ mark: Mark) throws {
+        let old = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        if old | mark.rawValue != old { try db.execute(sql: "PRAGMA user_version = \(old | mark.rawValue)") }
+    }
+
+    /// Marks the database for an object about to be written as `json`.
+    static func mark(_ db: Database, _ json: String, _ object: [String: Value]) throws {
+        if json.contains("\\u0000") { try mark(db, .nul) }
+        if SQLStoredColumns.holdsArray(object) { try mark(db, .dateArrays) }
     }
 
     public func documents(_ statement: SQLStatement) throws(QueryError) -> [String] {
@@ -237,7 +261,7 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
 
     public func tableNames() throws(QueryError) -> Set<String> {
         try read { db in
-            Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' UNION SELECT name FROM sqlite_temp_master WHERE type = 'table'"))
+            Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND \(SQLiteDatabase.notInternal) UNION SELECT name FROM sqlite_temp_master WHERE type = 'table'"))
         }
     }
 
@@ -268,7 +292,7 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
     public func createTemporaryTables(classes: [String], joins: [String]) throws(QueryError) {
         let d = SQLiteDialect()
         var statements: [String] = []
-        for c in classes { statements.append("CREATE TEMP TABLE IF NOT EXISTS \(try d.quote(c)) (\"objectId\" TEXT PRIMARY KEY, \"doc\" TEXT NOT NULL)") }
+        for c in classes { statements.append(SQLiteDatabase.classTable(try d.quote(c), temporary: true)) }
         for j in joins { statements.append("CREATE TEMP TABLE IF NOT EXISTS \(try d.quote(j)) (\"owningId\" TEXT, \"relatedId\" TEXT)") }
         try read { db in for s in statements { try db.execute(sql: s) } }
     }

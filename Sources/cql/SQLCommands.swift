@@ -34,8 +34,8 @@ struct DatabaseOptions: ParsableArguments {
 
         func load(path: String, className: String?, indexes: [String]) throws(QueryError) -> [String: Int] {
             switch self {
-            case .sqlite(let db): return try db.load(path: path, className: className, indexes: indexes)
-            case .postgres(let db): return try db.load(path: path, className: className, indexes: indexes)
+            case .sqlite(let db): return try db.load(path: path, className: className, indexes: indexes, progress: true)
+            case .postgres(let db): return try db.load(path: path, className: className, indexes: indexes, progress: true)
             }
         }
 
@@ -61,10 +61,15 @@ struct Load: ParsableCommand {
         // One line per paragraph and examples under 78 columns (see Eval).
         discussion: """
             Reads what `cql eval --data` reads: a directory of \
-            <ClassName>.ndjson|.json files (relations as \
-            _Join:<key>:<Owner>.ndjson) or one file. A bad line aborts the load \
-            with its file and line and leaves the database as it was. --index \
-            creates the expression indexes the generated SQL uses for those keys.
+            <ClassName>.ndjson|.jsonl|.json files (relations as \
+            _Join:<key>:<Owner>.ndjson) or one file, including LeanCloud's \
+            export (unpack its .tar.gz first): the parts <Class>.0.json, \
+            <Class>.1.json, ... of a class are read in part order, and a first \
+            line #...;class=<Class> names the class. A bad line aborts the load \
+            with its file and line and leaves the database as it was. Large \
+            loads show their progress on standard error when it is a terminal. \
+            --index creates the expression indexes the generated SQL uses for \
+            those keys.
 
             Examples:
               cql load --sqlite scores.db --index score,name Corpus/data
@@ -80,7 +85,7 @@ struct Load: ParsableCommand {
     @Option(name: .customLong("class"), help: "The class of a single file (default: the file's base name).")
     var className: String?
 
-    @Argument(help: "A data directory or an .ndjson / .json file.")
+    @Argument(help: "A data directory (e.g. an unpacked LeanCloud export) or an .ndjson / .jsonl / .json file.")
     var data: String
 
     func run() throws {

@@ -121,4 +121,12 @@ final class DocCommentExampleTests: XCTestCase {
                        [OrderKey("score", descending: true), OrderKey("name")])
         XCTAssertEqual(try CQLParser.parse("select * from T where a = 1").condition?.range, SourceRange(22, 27))
     }
+
+    func testSQLStoredColumns() {
+        XCTAssertEqual(SQLStoredColumns.dateColumn(.string("2017-11-11T07:19:15.549Z")), .int(1_510_384_755_549))
+        XCTAssertEqual(SQLStoredColumns.dateColumn(.string("yesterday")), .null)
+        XCTAssertEqual(SQLStoredColumns.dateColumns(["createdAt": .date(DateValue(millisecondsSince1970: 5)), "updatedAt": .array([])]), [.int(5), .null])
+        XCTAssertTrue(SQLStoredColumns.holdsArray(["updatedAt": .array([])]))
+    }
+
 }

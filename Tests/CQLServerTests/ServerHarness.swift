@@ -40,10 +40,13 @@ final class ServerHarness: @unchecked Sendable {
         return p.url
     }
 
-    /// - Parameter seed: objects per class, stored before the server starts
-    ///   (as `cql load` would: fast, for data larger than requests make).
+    /// - Parameters:
+    ///   - seed: objects per class, stored before the server starts (fast,
+    ///     for data larger than requests make).
+    ///   - load: a data directory (or LeanCloud export) loaded first, as
+    ///     `cql load` loads it.
     static func start(_ database: Database, readers: Int = 4, timeout: Double = 10, maximumBody: Int? = nil,
-                      seed: [String: [[String: Value]]] = [:]) async throws -> ServerHarness {
+                      seed: [String: [[String: Value]]] = [:], load: String? = nil) async throws -> ServerHarness {
         let directory = NSTemporaryDirectory() + "cql-serve-test-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let location: ServerStorage.Location
@@ -55,13 +58,15 @@ final class ServerHarness: @unchecked Sendable {
             try PostgreSQLDatabase(url: url).reset()
             location = .postgres(url: url)
         }
-        if !seed.isEmpty {
+        if !seed.isEmpty || load != nil {
             let db: any SQLExecutor
             switch location {
             case .sqlite(let path): db = try SQLiteDatabase(path: path)
             case .postgres(let url): db = try PostgreSQLDatabase(url: url)
             }
             for (className, objects) in seed { try db.insert(objects, into: className) }
+            // As `cql load DIR` does.
+            if let load { try db.load(path: load, className: nil, indexes: []) }
         }
         var configuration = CQLServer.Configuration(storage: location, port: 0, keys: keys)
         configuration.readers = readers

@@ -90,7 +90,7 @@ public enum RandomPools {
 /// | key | mostly | also |
 /// |---|---|---|
 /// | `objectId` | `<prefix><i>` | — |
-/// | `createdAt` | ISO string (a Date by semantics.md) | typed Date, missing |
+/// | `createdAt` | ISO string (a Date by semantics.md) | typed Date, missing, a number, null, true, a string that is no date |
 /// | `n` | Int64 / Double, equal pairs (1, 1.0), big values | numeric strings, bools, null, arrays |
 /// | `s` | strings from ``RandomPools/strings`` | arrays of strings, numbers, null |
 /// | `tags` | arrays: empty, nested, mixed | scalars, null, `[[1, 2], 3, {"0": 1}]` |
@@ -125,10 +125,12 @@ public struct RandomDataGenerator {
         }
         put("createdAt", 0.9) { g in
             let iso = g.rng.pick(RandomPools.isoDates)
-            switch g.rng.weighted([6, 2, 1]) {
+            switch g.rng.weighted([6, 2, 1, 1]) {
             case 0: return .string(iso)
             case 1: return .date(RandomPools.date(iso))
-            default: return .string(g.rng.pick(RandomPools.createdAtStrings))
+            case 2: return .string(g.rng.pick(RandomPools.createdAtStrings))
+            // Not a Date at all: SQL's date column is NULL for these.
+            default: return g.rng.pick([.int(17), .double(1.5), .null, .bool(true), .string("")])
             }
         }
         put("n", 0.85) { $0.numberish() }

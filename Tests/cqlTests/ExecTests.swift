@@ -268,7 +268,7 @@ extension ExecTests {
         let t = self
         let insert = try t.cql(["translate", "--to", "sql", "--dialect", "postgres", "insert into Todo(title) values ('milk')"])
         XCTAssertEqual(insert.status, 0, insert.stderr)
-        XCTAssertTrue(insert.stdout.contains(#""sql":"INSERT INTO \"Todo\" (\"objectId\", \"doc\", \"raw\") VALUES ($1, $2::jsonb, $2)""#), insert.stdout)
+        XCTAssertTrue(insert.stdout.contains(#""sql":"INSERT INTO \"Todo\" (\"objectId\", \"doc\", \"raw\", \"createdAt\", \"updatedAt\") VALUES ($1, $2::jsonb, $2, $3, $3)""#), insert.stdout)
         XCTAssertFalse(insert.stdout.contains("'milk'"), "values are bound, never in the SQL text")
         let update = try t.cql(["translate", "--to", "sql", "update Todo set title = 'bread' where objectId = 'a' and done = false"])
         XCTAssertEqual(update.status, 0, update.stderr)

@@ -84,10 +84,16 @@ public enum Evaluation {
         if DataLoader.isDirectory(dataPath) {
             let files = (try? DataLoader.dataFiles(inDirectory: dataPath)) ?? []
             let mine = files.filter { $0.className == query.className }
-            guard mine.count == 1, DataLoader.format(of: mine[0].path) == .ndjson else { return nil }
+            guard mine.count == 1, streamable(mine[0].path) else { return nil }
             return mine[0].path
         }
-        return DataLoader.format(of: dataPath) == .json ? nil : dataPath
+        return streamable(dataPath) ? dataPath : nil
+    }
+
+    /// JSON Lines without a `#` header line (which the parallel scan would
+    /// not skip): the other files are loaded.
+    private static func streamable(_ path: String) -> Bool {
+        DataLoader.readFormat(of: path) == .ndjson && DataLoader.header(ofFile: path) == nil
     }
 
     private static func mentionsNear(_ c: Condition?) -> Bool {

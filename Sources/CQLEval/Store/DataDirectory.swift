@@ -74,7 +74,12 @@ public enum DataDirectory {
                 throw QueryError(.data, "\(path): the class \(className) has several data files (\(names)): exec cannot tell which one to rewrite")
             }
             let file = mine.first.map { String($0.path.split(separator: "/").last!) } ?? className + ".ndjson"
-            contents.append((file, serialize(store.objects(in: className), asJSONArray: DataLoader.format(of: file) == .json)))
+            // A file keeps its form: a JSON array, or JSON Lines with the
+            // `#` header line of LeanCloud's export when it had one.
+            let old = mine.first?.path
+            let header = old.flatMap(DataLoader.header(ofFile:)).map { $0 + [0x0A] } ?? []
+            let asArray = old.map { DataLoader.readFormat(of: $0) == .json } ?? false
+            contents.append((file, header + serialize(store.objects(in: className), asJSONArray: asArray)))
         }
         try commit(contents, in: path)
         return result

@@ -12,10 +12,14 @@ import Foundation
 /// ```
 public enum DataFiles {
     /// The `(className, path)` of each data file: every `<Class>.ndjson` /
-    /// `.json` of a directory, or the one file (its class is `className` or
-    /// its base name).
+    /// `.jsonl` / `.json` of a directory (LeanCloud's export parts
+    /// `<Class>.<n>.json` in part order, the class named by their `#`
+    /// header line), or the one file (its class is `className`, else its
+    /// header's, else its base name). An archive (`.tar.gz`) is an error
+    /// saying how to unpack it.
     public static func files(at path: String, className: String? = nil) throws(QueryError) -> [(className: String, path: String)] {
         if DataLoader.isDirectory(path) { return try DataLoader.dataFiles(inDirectory: path) }
+        if let e = DataLoader.archiveError(path) { throw e }
         guard FileManager.default.fileExists(atPath: path) else {
             throw QueryError(.data, "\(path): no such file or directory")
         }
@@ -23,13 +27,25 @@ public enum DataFiles {
     }
 
     /// Each object of one file (typed values decoded, as the evaluator reads
-    /// them) with its line number (for `.json` files: its position, from 1).
+    /// them) with its line number (for a `.json` array: its position, from
+    /// 1). JSON Lines are streamed (constant memory); `progress` hears of
+    /// every object and byte read.
     /// - Throws: `.data` errors naming the file and line.
     public static func forEachObject(
-        inFile path: String, _ body: ([String: Value], Int) throws(QueryError) -> Void
+        inFile path: String, progress: LoadProgress? = nil, _ body: ([String: Value], Int) throws(QueryError) -> Void
     ) throws(QueryError) {
-        if DataLoader.format(of: path) == .json {
-            for (i, o) in try DataLoader.objects(inJSON: path).enumerated() { try body(o, i + 1) }
+        if DataLoader.readFormat(of: path) == .json {
+            for (i, o) in try DataLoader.objects(inJSON: path).enumerated() {
+                try body(o, i + 1)
+                progress?.advance(bytes: 0, objects: 1)
+            }
+            progress?.endFile(size: LoadProgress.size(of: path))
+        } else if let progress {
+            try DataLoader.forEachObject(inNDJSON: path, keepingOnly: nil) { (o, number, line) throws(QueryError) in
+                try body(o, number)
+                progress.advance(bytes: line.count + 1, objects: 1)
+            }
+            progress.endFile(size: LoadProgress.size(of: path))
         } else {
             try DataLoader.forEachObject(inNDJSON: path, body)
         }

@@ -91,7 +91,8 @@ extension PostgreSQLDialect {
         let kept = "SELECT 0 AS g, e.o, e.k, e.v FROM json_each(t1.\"raw\"::json) WITH ORDINALITY AS e(k, v, o) "
             + "WHERE e.k NOT IN (\((keys + ["'updatedAt'"]).joined(separator: ", ")))"
         let object = "(SELECT json_object_agg(m.k, m.v ORDER BY m.g, m.o) FROM (\(([kept] + members).joined(separator: " UNION ALL "))) AS m WHERE m.v IS NOT NULL)::text"
-        var sql = "UPDATE \(table) AS t0 SET \"raw\" = n.r, \"doc\" = n.r::jsonb FROM (SELECT \(object) AS r FROM \(table) AS t1 "
+        let stamp = ctx.bind(.int(plan.now.millisecondsSince1970))
+        var sql = "UPDATE \(table) AS t0 SET \"raw\" = n.r, \"doc\" = n.r::jsonb, \"updatedAt\" = \(stamp) FROM (SELECT \(object) AS r FROM \(table) AS t1 "
             + "WHERE t1.\"objectId\" = \(idArgument)) AS n WHERE t0.\"objectId\" = \(idArgument)"
         if let condition { sql += " AND " + condition }
         for g in guards { sql += " AND " + g }

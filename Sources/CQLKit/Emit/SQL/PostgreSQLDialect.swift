@@ -312,7 +312,27 @@ public struct PostgreSQLDialect: SQLDialect {
     public static let orderFailure = "values order only in cql run"
 
     public func order(_ key: OrderKey, _ ctx: inout SQLContext) -> [String]? {
-        guard !SQLTerms.coercesDates(key.path), PostgreSQLDialect.steps(key.path) != nil else { return nil }
+        guard !SQLTerms.coercesDates(key.path) else { return nil }
+        return valueOrder(key, where: nil, &ctx)
+    }
+
+    /// `objectId` by its key column (code-point order, as its index
+    /// `("objectId" COLLATE "C")` holds it); `createdAt`/`updatedAt` by their
+    /// date column, Dates last when ascending and first when descending (the
+    /// evaluator ranks them above every other type), then the other values
+    /// in the evaluator's order (only for the rows without a Date).
+    public func columnOrder(_ key: OrderKey, column: String, _ ctx: inout SQLContext) -> [String]? {
+        let c = "\(ctx.rowAlias).\"\(column)\""
+        if column == "objectId" { return ["\(c) COLLATE \"C\"\(key.descending ? " DESC" : "")"] }
+        guard let rest = valueOrder(key, where: "\(c) IS NULL", &ctx) else { return nil }
+        return [c + (key.descending ? " DESC NULLS LAST" : " ASC NULLS FIRST")] + rest
+    }
+
+    /// The ORDER BY terms of the values a key reaches (no Date reading of
+    /// createdAt/updatedAt strings), evaluated only for the rows where
+    /// `condition` holds when one is given (NULL for the others).
+    func valueOrder(_ key: OrderKey, where condition: String?, _ ctx: inout SQLContext) -> [String]? {
+        guard PostgreSQLDialect.steps(key.path) != nil else { return nil }
         let steps = key.path.components
         let v: String, t: String
         if steps.count == 1 {
@@ -338,11 +358,12 @@ public struct PostgreSQLDialect: SQLDialect {
         // loudly instead of ordering them differently from the evaluator.
         let rank = "(CASE WHEN \(t) IS NULL OR \(t) = 'null' THEN 0 WHEN \(t) = 'number' THEN 1 WHEN \(t) = 'string' THEN 2 "
             + "WHEN \(t) = 'boolean' THEN 6 ELSE (\(t) || ' \(PostgreSQLDialect.orderFailure)')::int END)"
+        let only = condition.map { "\($0) AND " } ?? ""
         return [
-            rank + dir,
-            "(CASE WHEN \(t) = 'number' THEN (\(v))::numeric END)\(dir)",
-            "(CASE WHEN \(t) = 'string' THEN \(v) #>> '{}' END) COLLATE \"C\"\(dir)",
-            "(CASE WHEN \(t) = 'boolean' THEN (\(v))::boolean END)\(dir)",
+            (condition.map { "(CASE WHEN \($0) THEN \(rank) END)" } ?? rank) + dir,
+            "(CASE WHEN \(only)\(t) = 'number' THEN (\(v))::numeric END)\(dir)",
+            "(CASE WHEN \(only)\(t) = 'string' THEN \(v) #>> '{}' END) COLLATE \"C\"\(dir)",
+            "(CASE WHEN \(only)\(t) = 'boolean' THEN (\(v))::boolean END)\(dir)",
         ]
     }
 

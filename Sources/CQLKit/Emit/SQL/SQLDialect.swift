@@ -59,6 +59,11 @@ public protocol SQLDialect: Sendable {
     /// per key, which is exact only where no array pairs the keys (MongoDB's
     /// sort-key rule, semantics.md): a dialect that cannot tell overrides it.
     func order(_ keys: [OrderKey], _ context: inout SQLContext) -> [String]?
+    /// ORDER BY terms for a key the table keeps in a column
+    /// (``SQLStoredColumns``: `objectId`, `createdAt`, `updatedAt`), led by
+    /// the column so that its index serves the order, or `nil` when the
+    /// dialect cannot order it exactly.
+    func columnOrder(_ key: OrderKey, column: String, _ context: inout SQLContext) -> [String]?
     /// The SQL over a reached value `x` (whose JSON type is `t`) testing that
     /// it is a Pointer to `className` whose objectId is in `ids` (a subselect).
     func pointerIn(path: FieldPath, className: String, ids: String, _ context: inout SQLContext) -> SQLFragment

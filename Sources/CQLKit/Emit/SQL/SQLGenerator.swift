@@ -98,7 +98,7 @@ public enum SQLGenerator {
                 }
             }
             if orderExact && !query.order.isEmpty {
-                if let t = dialect.order(query.order, &ctx) { terms = t } else {
+                if let t = orderTerms(query.order, &ctx) { terms = t } else {
                     ctx.note("order by " + query.order.map { ($0.descending ? "-" : "") + $0.path.dotted }.joined(separator: ", "))
                     orderExact = false
                 }
@@ -123,6 +123,25 @@ public enum SQLGenerator {
         sql += " ORDER BY " + terms.joined(separator: ", ")
         if limit != nil || offset != nil { sql += dialect.paging(limit: limit, offset: offset) }
         return Select(sql: sql, whereExact: whereFragment.exact, orderExact: orderExact)
+    }
+
+    /// The ORDER BY terms of `keys`: leading keys the table keeps in a
+    /// column (``SQLStoredColumns``) by that column, so that its index
+    /// serves the order; the rest by the dialect. Exact because those keys
+    /// never hold arrays (no pairing with later keys, MongoDB's sort-key
+    /// rule), and `objectId` is unique (later keys never decide).
+    static func orderTerms(_ keys: [OrderKey], _ ctx: inout SQLContext) -> [String]? {
+        var terms: [String] = []
+        for (i, key) in keys.enumerated() {
+            guard let column = SQLStoredColumns.column(key.path) else {
+                guard let rest = ctx.dialect.order(Array(keys[i...]), &ctx) else { return nil }
+                return terms + rest
+            }
+            guard let t = ctx.dialect.columnOrder(key, column: column, &ctx) else { return nil }
+            terms += t
+            if column == "objectId" { break }
+        }
+        return terms
     }
 
     /// An integer skip/limit (an integral double counts, as in the evaluator).
@@ -265,6 +284,12 @@ public enum SQLGenerator {
             && terms.allSatisfy({ if case .value(.string(let s)) = $0 { return !s.utf8.contains(0) } else { return false } }):
             let ids = terms.map { ctx.bind($0.value!) }
             return .exact("\(ctx.rowAlias).\"objectId\" IN (\(ids.joined(separator: ", ")))")
+        case .compare(let path, let op, .value(.date(let d))) where SQLStoredColumns.column(path).map(SQLStoredColumns.dateKeys.contains) == true:
+            // createdAt/updatedAt against a Date: its date column holds the
+            // instant exactly for the rows whose value is a Date (the only
+            // values a Date compares with), NULL for the others.
+            let c = "\(ctx.rowAlias).\"\(path.components[0])\"", v = ctx.bind(.int(d.millisecondsSince1970))
+            return .exact(op == .notEqual ? "NOT COALESCE(\(c) = \(v), FALSE)" : "\(c) \(op.rawValue) \(v)")
         case .select(let path, let key, let sub, let negated):
             let mark = ctx.mark
             let inner = try subselect(sub, &ctx) { "\($0).\"doc\" AS \"doc\"" }

@@ -80,9 +80,12 @@ public enum SQLWriteGenerator {
             let json = JSONWriter.string(.object(object))
             if name == .postgres && json.contains("\\u0000") { throw nul(s.range) }
             let p = ctx.bind(.string(id)), d = ctx.bind(.string(json))
-            rows.append(name == .sqlite ? "(\(p), \(d))" : "(\(p), \(d)::jsonb, \(d))")
+            // The date columns (SQLStoredColumns) hold the stamp's instant.
+            let t = ctx.bind(.int(now.millisecondsSince1970))
+            rows.append(name == .sqlite ? "(\(p), \(d), \(t), \(t))" : "(\(p), \(d)::jsonb, \(d), \(t), \(t))")
         }
-        let columns = name == .sqlite ? "(\"objectId\", \"doc\")" : "(\"objectId\", \"doc\", \"raw\")"
+        let columns = name == .sqlite ? "(\"objectId\", \"doc\", \"createdAt\", \"updatedAt\")"
+            : "(\"objectId\", \"doc\", \"raw\", \"createdAt\", \"updatedAt\")"
         return SQLStatement(sql: "INSERT INTO \(try dialect.quote(s.className)) \(columns) VALUES " + rows.joined(separator: ", "),
                             arguments: ctx.arguments)
     }
@@ -113,7 +116,7 @@ public enum SQLWriteGenerator {
         let id = try objectId(u.objectId, u.objectIdRange ?? u.range)
         var steps: [SQLUpdateStep] = []
         for a in u.assignments { steps.append(try step(a, dialect: name)) }
-        let plan = SQLUpdatePlan(className: u.className, objectId: id, steps: steps, updatedAt: ISODate.format(now))
+        let plan = SQLUpdatePlan(className: u.className, objectId: id, steps: steps, updatedAt: now)
         let conditionSQL: String? = try u.condition.map { c throws(QueryError) in try condition(c, name, &ctx) }
         var out: [SQLStatement]
         switch name {
@@ -242,8 +245,17 @@ struct SQLUpdatePlan {
     var className: String
     var objectId: String
     var steps: [SQLUpdateStep]
-    /// The new updatedAt (ISO 8601).
-    var updatedAt: String
+    /// The new updatedAt.
+    var now: DateValue
+    /// The new updatedAt as the document holds it (ISO 8601).
+    var updatedAt: String { ISODate.format(now) }
+
+    init(className: String, objectId: String, steps: [SQLUpdateStep], updatedAt: DateValue) {
+        self.className = className
+        self.objectId = objectId
+        self.steps = steps
+        now = updatedAt
+    }
 }
 
 /// What one assignment does to its key (cql.md's op semantics).

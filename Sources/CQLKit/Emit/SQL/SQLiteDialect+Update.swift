@@ -105,7 +105,8 @@ extension SQLiteDialect {
             }
         }
         expr = "json_set(\(expr), '$.\"updatedAt\"', \(ctx.bind(.string(plan.updatedAt))))"
-        var sql = "UPDATE \(table) AS t0 SET \"doc\" = \(expr) WHERE t0.\"objectId\" = \(idArgument)"
+        let stamp = ctx.bind(.int(plan.now.millisecondsSince1970))
+        var sql = "UPDATE \(table) AS t0 SET \"doc\" = \(expr), \"updatedAt\" = \(stamp) WHERE t0.\"objectId\" = \(idArgument)"
         if let condition { sql += " AND " + condition }
         for g in guards { sql += " AND " + g }
         return SQLStatement(sql: sql, arguments: ctx.arguments)

@@ -402,6 +402,17 @@ public struct SQLiteDialect: SQLDialect {
         return ["cql_sort_value(\(ctx.document), \(path), \(dir)) COLLATE cql_order\(key.descending ? " DESC" : "")"]
     }
 
+    /// `objectId` by its key column (TEXT compares by bytes: code points);
+    /// `createdAt`/`updatedAt` by their date column (NULL, the rows without
+    /// a Date, sorts first: where the evaluator ranks them when ascending,
+    /// and last when descending), then by the evaluator's sort value (for
+    /// the rows without a Date; equal for equal Dates).
+    public func columnOrder(_ key: OrderKey, column: String, _ ctx: inout SQLContext) -> [String]? {
+        let c = "\(ctx.rowAlias).\"\(column)\"\(key.descending ? " DESC" : "")"
+        if column == "objectId" { return [c] }
+        return [c] + order(key, &ctx)!
+    }
+
     /// Several keys: one `cql_sort_key(doc, keys)` value per row, the
     /// evaluator's compound sort key (MongoDB pairs keys through one array
     /// per element, and fails on parallel arrays), compared by the collation

@@ -1,0 +1,47 @@
+import CQLEval
+import CQLKit
+@testable import CQLSQL
+import CorpusSupport
+import Foundation
+import XCTest
+
+/// LeanCloud's export and the key and date columns on PostgreSQL.
+extension PostgreSQLTests {
+    func testTheExportLoadsIntoPostgreSQLWithTheEvaluatorsAnswers() throws {
+        let db = try database()
+        try LeanCloudExportTests.checkExport(db) { try db.load(path: $0) }
+    }
+
+    func testDateOrdersAndRangesAreIndexScansOnPostgreSQL() throws {
+        let db = try database()
+        var (store, tally) = try StoredColumnTests.checkPlans(db, StoredColumnTests.todos(20000)) { plan, index in
+            !plan.contains("Seq Scan") && (plan.contains("Index Scan using \"\(index)\"") || plan.contains("Index Scan Backward using \"\(index)\""))
+        }
+        let valine = try Binder.bind(try CQLParser.parse("select * from Todo where url = '/post/7' order by -createdAt limit 10"), parameters: [])
+        let plan = try SQLRunner.explain(valine, on: db).joined(separator: "\n")
+        print("postgres plan of the Valine page:\n\(plan)")
+        XCTAssertTrue(plan.contains("Index"), plan)
+        XCTAssertFalse(plan.contains("Seq Scan"), plan)
+        XCTAssertNil(Differential.compare(valine, store: store, db: db, tally: &tally))
+        let byId = try Binder.bind(try CQLParser.parse("select * from Todo order by -objectId limit 3"), parameters: [])
+        XCTAssertTrue(try SQLRunner.explain(byId, on: db).joined(separator: "\n").contains("Index Scan Backward using \"Todo:objectId\""))
+        XCTAssertNil(Differential.compare(byId, store: store, db: db, tally: &tally))
+    }
+
+    /// A table made before the date columns gets them on connect, filled
+    /// from its documents.
+    func testATableWithoutTheDateColumnsIsMigratedOnConnect() throws {
+        let db = try database()
+        let url = try XCTUnwrap(Self.server).url
+        try db.execute(#"CREATE TABLE "Old" ("objectId" text PRIMARY KEY, "doc" jsonb NOT NULL, "raw" text NOT NULL, "seq" bigserial)"#)
+        for o in StoredColumnTests.todos(120) {
+            let json = JSONWriter.string(.object(o))
+            try db.execute(#"INSERT INTO "Old" ("objectId", "doc", "raw") VALUES ($1, $2::jsonb, $2)"#, [o["objectId"]!, .string(json)])
+        }
+        let again = try PostgreSQLDatabase(url: url)
+        let query = try Binder.bind(try CQLParser.parse("select * from Old order by -createdAt limit 30"), parameters: [])
+        var tally = Differential.Tally()
+        XCTAssertNil(Differential.compare(query, store: DocumentStore(["Old": StoredColumnTests.todos(120)]), db: again, tally: &tally))
+        XCTAssertEqual(tally.exact, 1)
+    }
+}
