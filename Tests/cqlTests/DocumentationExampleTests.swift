@@ -12,8 +12,10 @@ import XCTest
 /// out, or the rest of a long line). Each example runs in a fresh directory
 /// holding what the documentation assumes: `Corpus/` (the repository's),
 /// `mydata/` (a copy of Corpus/data), `S.ndjson` (EvaluationSemantics'
-/// running example) and, for every example but `load`, `scores.db` (loaded
-/// from Corpus/data with an index on score).
+/// running example), `export/` (a LeanCloud export: CorpusSupport's
+/// `LeanCloudExport`) and, for every example but `load`, `scores.db` (loaded
+/// from Corpus/data with an index on score) and `app.db` (loaded from
+/// `export/` with an index on url).
 final class DocumentationExampleTests: XCTestCase {
     struct Example {
         var file: String
@@ -117,6 +119,15 @@ final class DocumentationExampleTests: XCTestCase {
         try Data(Self.runningExample.utf8).write(to: dir.appendingPathComponent("S.ndjson"))
         if command.contains("scores.db") && !command.hasPrefix("cql load") {
             _ = try shell("cql load --sqlite scores.db --index score Corpus/data", in: dir)
+        }
+        // `export/`: a LeanCloud export (CorpusSupport's); `app.db`: loaded from it.
+        let export = dir.appendingPathComponent("export")
+        try fm.createDirectory(at: export, withIntermediateDirectories: true)
+        for (name, lines) in LeanCloudExport.parts {
+            try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: export.appendingPathComponent(name))
+        }
+        if command.contains("app.db") && !command.hasPrefix("cql load") {
+            _ = try shell("cql load --sqlite app.db --index url export", in: dir)
         }
         return try shell(command, in: dir)
     }
