@@ -251,3 +251,18 @@ extension PostgreSQLDatabase {
         }
     }
 }
+
+extension PostgreSQLDatabase {
+    /// `cql index`: the indexes `load --index` makes for `keys`, on every
+    /// class table there is now, then fresh statistics.
+    /// - Returns: the class tables indexed.
+    @discardableResult
+    public func addIndexes(keys: [String]) throws(QueryError) -> [String] {
+        let classes = try tableNames().filter { !$0.hasPrefix("_Join:") }.sorted()
+        for c in classes {
+            try createIndexes(c, keys: keys)
+            try execute("ANALYZE \(try PostgreSQLDialect().quote(c))")
+        }
+        return classes
+    }
+}

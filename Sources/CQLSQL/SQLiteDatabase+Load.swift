@@ -66,17 +66,7 @@ extension SQLiteDatabase {
                 for c in classes {
                     for key in indexes { try SQLiteDatabase.createIndexes(db, className: c, key: key) }
                 }
-                // Statistics (sampled) of the tables large enough for the
-                // plan to matter, so that the planner tells a type index
-                // (`json_type(...) = 'text'`: one value for most rows) from
-                // a value index, and an early-stopping walk of a date index
-                // from a sort.
-                try db.execute(sql: "PRAGMA analysis_limit = 1000")
-                for c in classes {
-                    let table = try SQLiteDialect().quote(c)
-                    let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM \(table) LIMIT \(SQLiteDatabase.analyzedRows))") ?? 0
-                    if rows >= SQLiteDatabase.analyzedRows { try db.execute(sql: "ANALYZE \(table)") }
-                }
+                try SQLiteDatabase.analyze(db, classes)
                 return .commit
             }
         } catch let e as QueryError {
@@ -85,6 +75,19 @@ extension SQLiteDatabase {
             throw SQLiteDatabase.queryError(error)
         }
         return counts
+    }
+
+    /// Statistics (sampled) of the tables large enough for the plan to
+    /// matter, so that the planner tells a type index (`json_type(...) =
+    /// 'text'`: one value for most rows) from a value index, and an
+    /// early-stopping walk of a date index from a sort.
+    static func analyze(_ db: Database, _ classes: [String]) throws {
+        try db.execute(sql: "PRAGMA analysis_limit = 1000")
+        for c in classes {
+            let table = try SQLiteDialect().quote(c)
+            let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM \(table) LIMIT \(SQLiteDatabase.analyzedRows))") ?? 0
+            if rows >= SQLiteDatabase.analyzedRows { try db.execute(sql: "ANALYZE \(table)") }
+        }
     }
 
     /// The size from which `load` analyzes a table (smaller ones keep
@@ -202,5 +205,31 @@ extension SQLiteDatabase {
         } catch {
             throw SQLiteDatabase.queryError(error)
         }
+    }
+}
+
+extension SQLiteDatabase {
+    /// `cql index`: the indexes `load --index` makes for `keys`, on every
+    /// class table there is now (a running `cql serve` may go on: the file
+    /// is shared), then fresh statistics.
+    /// - Returns: the class tables indexed.
+    @discardableResult
+    public func addIndexes(keys: [String]) throws(QueryError) -> [String] {
+        var classes: [String] = []
+        do {
+            try queue.inTransaction(.immediate) { db in
+                classes = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_Join:%' ESCAPE '\\' AND \(SQLiteDatabase.notInternal) ORDER BY name")
+                for c in classes {
+                    for key in keys { try SQLiteDatabase.createIndexes(db, className: c, key: key) }
+                }
+                try SQLiteDatabase.analyze(db, classes)
+                return .commit
+            }
+        } catch let e as QueryError {
+            throw e
+        } catch {
+            throw QueryError(.data, "sqlite: \(SQLiteDatabase.message(error))")
+        }
+        return classes
     }
 }

@@ -70,7 +70,7 @@ extension CLITests {
         }
         let far = try cql(["zzzz"])
         XCTAssertEqual(far.status, 2)
-        XCTAssertEqual(far.stderr, "error: unknown subcommand 'zzzz'; the subcommands are translate, eval, load, run, exec, serve, fmt, explain\nSee 'cql --help'.\n")
+        XCTAssertEqual(far.stderr, "error: unknown subcommand 'zzzz'; the subcommands are translate, eval, load, index, run, exec, serve, fmt, explain\nSee 'cql --help'.\n")
         // What argument-parser reads is left to it.
         XCTAssertEqual(try cql(["help", "eval"]).status, 0)
     }

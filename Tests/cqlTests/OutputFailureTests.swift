@@ -75,6 +75,7 @@ extension ExecTests {
             (["fmt", "select * from T where a=1"], ""),
             (["explain", "select * from T where a = 1 or a = 2"], ""),
             (["load", "--sqlite", db, directory.path], ""),
+            (["index", "--sqlite", db, "name"], ""),
             (["run", "--sqlite", db, "select * from GameScore"], ""),
             (["run", "--sqlite", db, "--explain", "select * from GameScore where score = 1"], ""),
             (["exec", "--data", directory.path, "update GameScore set score = 1 where objectId = 'gs05'"], ""),

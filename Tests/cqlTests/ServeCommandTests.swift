@@ -126,3 +126,28 @@ final class ServeCommandTests: XCTestCase {
         }
     }
 }
+
+/// `cql index`: a key indexed on every class after the load, used by the plan.
+extension CLITests {
+    func testIndexAddsTheLoadIndexesToEveryClass() throws {
+        let dir = NSTemporaryDirectory() + "cql-index-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir + "/data", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // Enough rows that the planner (with the statistics load and index
+        // gather) prefers the index to a scan.
+        let lines = (0..<20_000).map { #"{"objectId":"t\#($0)","name":"n\#($0 % 300)"}"# }.joined(separator: "\n")
+        try Data((lines + "\n").utf8).write(to: URL(fileURLWithPath: dir + "/data/T.ndjson"))
+        let db = dir + "/app.db"
+        XCTAssertEqual(try cql(["load", "--sqlite", db, dir + "/data"]).status, 0)
+        let query = "select * from T where name = 'n5' limit 1"
+        let before = try cql(["run", "--sqlite", db, "--explain", query]).stdout
+        XCTAssertFalse(before.contains("USING INDEX T:name"), before)
+        let indexed = try cql(["index", "--sqlite", db, "name"])
+        XCTAssertEqual(indexed.status, 0, indexed.stderr)
+        XCTAssertEqual(indexed.stdout, #"{"indexed":["T"],"keys":["name"]}"# + "\n")
+        let after = try cql(["run", "--sqlite", db, "--explain", query]).stdout
+        XCTAssertTrue(after.contains("USING INDEX T:name:value"), after)
+        XCTAssertEqual(try cql(["run", "--sqlite", db, query]).stdout, #"{"name":"n5","objectId":"t5"}"# + "\n")
+        XCTAssertEqual(try cql(["index", "--sqlite", db, " , "]).status, 2)
+    }
+}
