@@ -59,7 +59,7 @@ func prepares(_ statement: SQLStatement, _ source: String) {
         created += 1
         let name = String(message.dropFirst(missing.count))
         let quoted = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        let columns = name.hasPrefix("_Join:") ? "(\"owningId\" TEXT, \"relatedId\" TEXT)" : "(\"objectId\" TEXT PRIMARY KEY, \"doc\" TEXT)"
+        let columns = name.hasPrefix("_Join:") ? "(\"owningId\" TEXT, \"relatedId\" TEXT)" : "(\"objectId\" TEXT PRIMARY KEY, \"doc\" TEXT, \"createdAt\" INTEGER, \"updatedAt\" INTEGER)"
         guard sqlite3_exec(sqliteForFuzz, "CREATE TABLE \(quoted) \(columns)", nil, nil, nil) == SQLITE_OK else {
             fuzzFinding("cannot create table \(quoted): \(String(cString: sqlite3_errmsg(sqliteForFuzz)))\n\(statement.sql)", source)
         }
