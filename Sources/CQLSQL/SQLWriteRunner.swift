@@ -46,11 +46,7 @@ public enum SQLWriteRunner {
             if let write = try translated(statement, session, now: now) {
                 if try changedTheRow(write, joinTables: relationTables(statement), session) {
                     if readBack, case .update(let u) = statement, case .value(.string(let id)) = u.objectId {
-                        let d = try dialect(session)
-                        let table = try d.quote(u.className)
-                        let after = try objects(session, SQLStatement(
-                            sql: "SELECT \(d.documentColumn(table)) FROM \(table) WHERE \(table).\"objectId\" = \(d.placeholder(1))",
-                            arguments: [.string(id)])).first
+                        let after = try objects(session, try objectById(u.className, id, session)).first
                         return WriteResult(kind: .updated, count: 1,
                                            changes: [ObjectChange(className: u.className, objectId: id, before: nil, after: after)],
                                            changedClasses: [statement.className])
@@ -167,11 +163,8 @@ public enum SQLWriteRunner {
             }
         }
         guard case .value(.string(let id)) = target.id, tables.contains(className) else { return store }
-        let table = try d.quote(className)
         let idArgument = d.placeholder(1)
-        store.add(try objects(session, SQLStatement(
-            sql: "SELECT \(d.documentColumn(table)) FROM \(table) WHERE \(table).\"objectId\" = \(idArgument)", arguments: [.string(id)])),
-                  to: className)
+        store.add(try objects(session, try objectById(className, id, session)), to: className)
         // The join rows the object owns (relation ops edit them, a delete drops them).
         let suffix = ":" + className
         for join in tables.sorted() where join.hasPrefix("_Join:") && join.hasSuffix(suffix) && !names.contains(join) {
@@ -233,6 +226,14 @@ public enum SQLWriteRunner {
             }
             return id
         }
+    }
+
+    /// The SELECT of one object's document by its objectId.
+    static func objectById(_ className: String, _ id: String, _ session: some SQLWriteSession) throws(QueryError) -> SQLStatement {
+        let d = try dialect(session)
+        let table = try d.quote(className)
+        return SQLStatement(sql: "SELECT \(d.documentColumn(table)) FROM \(table) WHERE \(table).\"objectId\" = \(d.placeholder(1))",
+                            arguments: [.string(id)])
     }
 
     static func objects(_ session: some SQLWriteSession, _ statement: SQLStatement) throws(QueryError) -> [[String: Value]] {

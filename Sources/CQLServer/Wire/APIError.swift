@@ -58,7 +58,7 @@ public struct APIError: Error, Sendable, Equatable {
             return APIError(code: 300, "CQL syntax error. Detail: " + positioned)
         }
         switch error.kind {
-        case .syntax where error.message.hasPrefix("invalid JSON") || error.message.contains("JSON"):
+        case .syntax where error.message.contains("JSON"):
             return malformedJSON(positioned)
         case .limit:
             return APIError(code: 154, positioned)
