@@ -10,9 +10,14 @@ public struct Identity: Sendable, Equatable {
     public var isMaster: Bool
     /// `X-LC-Session`, when the request carries one (not yet verified).
     public var sessionToken: String?
+    /// The `_User` objectId the session token was verified to belong to;
+    /// `nil` is the anonymous caller (only `*` grants of an ACL apply).
+    /// Set by the users layer once it has checked ``sessionToken``.
+    public var userId: String?
 
-    public init(isMaster: Bool, sessionToken: String? = nil) {
+    public init(isMaster: Bool, sessionToken: String? = nil, userId: String? = nil) {
         self.isMaster = isMaster
         self.sessionToken = sessionToken
+        self.userId = userId
     }
 }
