@@ -37,7 +37,7 @@ public enum SQLRunner {
         try prepareTables(q, db, present: presentTables)
         let arrayFree = try db.arrayFreeKeys(q.className, among: oneStepKeys(q.condition))
         var translation = try SQLGenerator.pushdown(q, dialect: db.dialect, arrayFreeKeys: arrayFree)
-        if try db.requiresRecheck() {
+        if try db.requiresRecheck(tables: tablesRead(by: q)) {
             // Nothing pushed down: every row of the class, re-checked.
             let all = try SQLGenerator.pushdown(Query(className: q.className), dialect: db.dialect)
             translation = SQLTranslation(select: all.select, count: nil, whereIsExact: false, orderIsExact: false,
@@ -133,7 +133,12 @@ public enum SQLRunner {
     /// array branch an index may prove empty (``SQLExecutor/arrayFreeKeys(_:among:)``).
     static func oneStepKeys(_ c: Condition?) -> Set<String> {
         guard let c else { return [] }
-        func key(_ path: FieldPath) -> Set<String> { path.components.count == 1 ? [path.components[0]] : [] }
+        // objectId, createdAt and updatedAt are read from columns of their own.
+        func key(_ path: FieldPath) -> Set<String> {
+            guard path.components.count == 1, let k = path.components.first, k != "objectId", !SQLStoredColumns.dateKeys.contains(k)
+            else { return [] }
+            return [k]
+        }
         switch c.predicate {
         case .and(let items), .or(let items): return items.reduce(into: []) { $0.formUnion(oneStepKeys($1)) }
         case .not(let inner): return oneStepKeys(inner)

@@ -239,7 +239,9 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
         static let dateArrays = Mark(rawValue: 2)
     }
 
-    public func requiresRecheck() throws(QueryError) -> Bool {
+    /// One mark for the whole database (`PRAGMA user_version`): `tables`
+    /// does not narrow it.
+    public func requiresRecheck(tables: Set<String>?) throws(QueryError) -> Bool {
         try read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 } != 0
     }
 
