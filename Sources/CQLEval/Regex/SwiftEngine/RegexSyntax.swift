@@ -78,6 +78,8 @@ struct RegexParser {
     private let offsets: [Int]
     private var i = 0
     private var depth = 0
+    /// Group names seen: PCRE2 rejects a duplicate (without option J).
+    private var names: Set<[UInt32]> = []
 
     /// PCRE2's default limit on nested parentheses.
     static let maxNesting = 250
@@ -358,6 +360,9 @@ struct RegexParser {
         }
         guard peek() == close, i > nameStart, !(p[nameStart] >= 0x30 && p[nameStart] <= 0x39) else {
             throw invalid("subpattern name expected", at: nameStart)
+        }
+        guard names.insert(Array(p[nameStart..<i])).inserted else {
+            throw invalid("two named subpatterns have the same name (PCRE2_DUPNAMES not set)", at: nameStart)
         }
         i += 1
     }
