@@ -22,11 +22,13 @@ enum CodePointTest: Sendable {
         }
     }
 
-    /// A literal scalar, caseless when asked and when it has other cases.
+    /// A literal scalar, caseless when asked and when it may have other
+    /// cases: an ASCII letter, or any non-ASCII scalar (`ß` has no one-scalar
+    /// uppercase, yet `ẞ` folds to it).
     static func literal(_ c: UInt32, caseless: Bool) -> CodePointTest {
-        guard caseless else { return .scalar(c) }
-        let f = CaseFold.fold(c)
-        return f == c && CaseFold.variants(c).allSatisfy({ $0 == c }) ? .scalar(c) : .caseless(f)
+        let asciiLetter = (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A
+        guard caseless, asciiLetter || c >= 0x80 else { return .scalar(c) }
+        return .caseless(CaseFold.fold(c))
     }
 }
 

@@ -302,13 +302,13 @@ struct RegexParser {
             let name = String(String.UnicodeScalarView(p[(i + 1)..<close].compactMap(Unicode.Scalar.init)))
             throw refused("the verb (*\(name))", at: start)
         }
-        guard peek() == 0x3F else { return [try body(&self, &inner)] }  // capturing group
+        guard peek() == 0x3F else { return [RegexParser.grouped(try body(&self, &inner))] }  // capturing group
         i += 1
         guard let c = peek() else { throw invalid("missing closing parenthesis", at: start) }
         switch c {
         case 0x3A, 0x7C:  // (?: and (?| (branch reset: only capture numbers differ)
             i += 1
-            return [try body(&self, &inner)]
+            return [RegexParser.grouped(try body(&self, &inner))]
         case 0x23:  // (?# comment )
             while let d = peek(), d != 0x29 { i += 1 }
             guard peek() == 0x29 else { throw invalid("missing ) at end of (?# comment", at: start) }
@@ -335,17 +335,27 @@ struct RegexParser {
             return [.lookbehind(branches, negated: negated)]
         case 0x3C, 0x27:  // (?<name> (?'name'
             try skipGroupName(close: c == 0x3C ? 0x3E : 0x27, start: start)
-            return [try body(&self, &inner)]
+            return [RegexParser.grouped(try body(&self, &inner))]
         case 0x50:  // (?P<name> (?P=name) (?P>name)
             if peek(1) == 0x3C {
                 i += 1
                 try skipGroupName(close: 0x3E, start: start)
-                return [try body(&self, &inner)]
+                return [RegexParser.grouped(try body(&self, &inner))]
             }
             if peek(1) == 0x3D { throw refused("a backreference (?P=name)", at: start) }
             throw refused("a recursion or subroutine call (?P>name)", at: start)
         default:
             return try optionSetting(&f, &inner, start: start, body: body)
+        }
+    }
+
+    /// A group's contents as one item: an empty group or one assertion is
+    /// wrapped, since PCRE2 lets a quantifier follow a group, never a bare
+    /// assertion.
+    private static func grouped(_ node: RegexNode) -> RegexNode {
+        switch node {
+        case .empty, .assertion: return .concat([node])
+        default: return node
         }
     }
 
@@ -399,7 +409,7 @@ struct RegexParser {
             case 0x3A:
                 i += 1
                 var scoped = changed
-                return [try body(&self, &scoped)]
+                return [RegexParser.grouped(try body(&self, &scoped))]
             default:
                 throw invalid("unrecognized character after (? or (?-", at: i)
             }
@@ -441,7 +451,7 @@ struct RegexParser {
         case 0x58: throw refused("\\X (an extended grapheme cluster)", at: start)
         case 0x43: throw refused("\\C (one code unit)", at: start)
         case 0x31...0x39, 0x67, 0x6B: throw refused("a backreference (\\\(String(Unicode.Scalar(c)!)))", at: start)
-        case 0x4E where peek(1) != 0x7B:  // \N: not a newline
+        case 0x4E where !(peek(1) == 0x7B && peek(2) == 0x55 && peek(3) == 0x2B):  // \N (not \N{U+hh}): not a newline
             i += 1
             return [.test(.notNewline)]
         default:
