@@ -193,8 +193,9 @@ final class UsersTests: XCTestCase {
                 ("/1.1/cloudQuery", [("cql", "select * from _User where sessionToken is exists")]),
                 ("/1.1/scan/classes/_User", [("scan_key", "password")]),
             ]
-            for headers in [H.appHeaders, H.masterHeaders] {
-                for (path, query) in attempts {
+            for (isMaster, headers) in [(false, H.appHeaders), (true, H.masterHeaders)] {
+                // (scan needs the master key: 119 before anything else with the app key.)
+                for (path, query) in attempts where isMaster || !path.hasPrefix("/1.1/scan") {
                     let a = try await h.call(.GET, path, query: query, headers: headers)
                     XCTAssertEqual(a.body["code"], 105, "\(db) \(path) \(query): \(a.text)")
                 }

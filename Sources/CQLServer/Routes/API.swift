@@ -102,7 +102,8 @@ public struct API: Sendable {
         switch statement {
         case .insert(let s): keys = s.columns.map(\.name)
         case .update(let s): keys = s.assignments.map(\.key.name)
-        default: return
+        // (No `return` here: a delete's target is checked below.)
+        case .delete, .select: break
         }
         for key in keys where protectedUserKeys.contains(key) || (!identity.isMaster && verifiedUserKeys.contains(key)) {
             throw APIError(code: 105, "_User's '\(key)' cannot be written here\(protectedUserKeys.contains(key) ? "" : " without the master key")")

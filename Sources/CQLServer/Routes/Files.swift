@@ -44,7 +44,9 @@ extension API {
             throw APIError(code: 1, "unknown or finished upload token")
         }
         if body["result"] == .bool(false) {
-            try await deleteFile(upload.fileId, key: upload.key, r)
+            var deletion = r
+            deletion.body = nil
+            try await deleteFile(upload.fileId, key: upload.key, deletion)
         }
         return APIResponse(body: .object([:]))
     }

@@ -72,8 +72,9 @@ extension ServerStorage {
     /// The `_User` objectId a token belongs to, or nil.
     func sessionUser(_ token: String) async throws -> String? {
         let docs = try await read { db throws(QueryError) in
-            let placeholder = db.dialect == .postgres ? "$1" : "?"
-            return try db.documents(SQLStatement(sql: "SELECT \"doc\" FROM \"\(Self.sessionTable)\" WHERE \"objectId\" = \(placeholder)",
+            // (PostgreSQL's `doc` is jsonb: read as text.)
+            let (column, placeholder) = db.dialect == .postgres ? ("\"doc\"::text", "$1") : ("\"doc\"", "?")
+            return try db.documents(SQLStatement(sql: "SELECT \(column) FROM \"\(Self.sessionTable)\" WHERE \"objectId\" = \(placeholder)",
                                                  arguments: [.string(Self.sessionHash(token))]))
         }
         guard let doc = docs.first, case .string(let user)? = try DataFiles.object(json: doc)["user"] else { return nil }
