@@ -94,7 +94,7 @@ public struct API: Sendable {
 
     /// 105 when a write names a protected `_User` key.
     /// Then the write's target (``checkUserTarget(_:identity:)``) and the
-    /// keys its conditions read (``checkSecretKeys(_:)-(Statement)``).
+    /// keys its conditions read (`checkSecretKeys`).
     static func checkWritableKeys(_ statement: Statement, identity: Identity) throws(APIError) {
         try checkSecretKeys(statement)
         guard statement.className == "_User" else { return }
