@@ -43,6 +43,11 @@ public enum SQLRunner {
             translation = SQLTranslation(select: all.select, count: nil, whereIsExact: false, orderIsExact: false,
                                          rechecked: ["every row: the data holds strings with NUL or an array at createdAt/updatedAt"], query: q)
         }
+        if q.count == .only, translation.isExact, let c = translation.count {
+            // Only the count is asked (`count=1&limit=0`): the database
+            // counts, no object is read (an index may answer alone).
+            return Result(objects: [], count: try db.integer(c), translation: translation)
+        }
         let docs: [String]
         do {
             docs = try db.documents(translation.select)
