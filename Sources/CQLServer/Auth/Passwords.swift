@@ -18,7 +18,7 @@ import NIOPosix
 /// as LeanCloud would, then re-hashed with PBKDF2.
 ///
 /// Hashes are compared in constant time. Derivation is slow by design
-/// (~0.3 s at 600,000 iterations), so it runs on NIO's blocking thread
+/// (about 1 s at 600,000 iterations on a busy core), so it runs on NIO's blocking thread
 /// pool, never on an event loop.
 ///
 /// ```swift
