@@ -71,7 +71,9 @@ public enum SQLRunner {
         let exact = translation.isExact
         var classes = Set<String>()
         if !exact { collectClasses(q.condition, into: &classes) }
-        if !q.includes.isEmpty { classes.formUnion(try db.tableNames().filter { !$0.hasPrefix("_Join:") }) }
+        // Class tables only: a name with ':' is a `_Join:` table or a
+        // server's own (its sessions), never a class a Pointer may name.
+        if !q.includes.isEmpty { classes.formUnion(try db.tableNames().filter { !$0.contains(":") }) }
         for name in classes.sorted() { try loadCollection(name, db, into: &store) }
 
         if exact {

@@ -106,6 +106,8 @@ extension API {
             var request: [String: Value] = ["method": "DELETE", "path": .string("/1.1/classes/\(className)/\(id)")]
             if let condition { request["where"] = condition }
             _ = try await storage.write(try Self.statement(request, now: now, identity: r.identity), now: now)
+            // A deleted user's sessions end with it.
+            if className == "_User" { try await storage.retireSessions(of: String(id)) }
         }
         return APIResponse(body: .object([:]))
     }
@@ -132,6 +134,7 @@ extension API {
     /// optimized, as `cql run` prepares it.
     static func prepared(_ query: Query) throws -> Query {
         try checkSubqueryClasses(query.condition)
+        try checkSecretKeys(query)
         return try Optimizer.optimize(try Binder.bind(query, parameters: [], now: .now))
     }
 

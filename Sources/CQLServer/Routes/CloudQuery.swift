@@ -40,6 +40,9 @@ extension API {
         case .insert, .update, .delete:
             let written: WriteResult
             do { written = try await storage.write(statement, now: now) } catch let e as QueryError { throw APIError.from(e.withSource(cql)) }
+            if case .delete(let d) = statement, d.className == "_User", case .value(.string(let id)) = d.objectId {
+                try await storage.retireSessions(of: id)
+            }
             body["results"] = .array(written.changes.compactMap { change in
                 switch statement {
                 case .insert: return .object(["objectId": .string(change.objectId), "createdAt": change.after?["createdAt"] ?? .null])

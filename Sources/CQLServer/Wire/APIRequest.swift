@@ -13,6 +13,9 @@ public struct APIRequest: Sendable {
     /// The JSON body; nil when there is none.
     public var body: Value?
     public var identity: Identity
+    /// The scheme and authority clients reach the server at
+    /// (`http://127.0.0.1:3000`), for the URLs it hands out (files).
+    public var origin: String = ""
 
     public init(method: String, segments: [String], parameters: [String: Value] = [:], body: Value? = nil, identity: Identity) {
         self.method = method
