@@ -169,7 +169,7 @@ def pgbench_script(kind, count, pg_url):
     """The SQL cql generates for the request, with its arguments as pgbench
     variables (the same random choices as the wrk scripts)."""
     if kind == "get":
-        t = translated_sql("select * from Comment where objectId = 'X' limit 1", pg_url)
+        t = translated_sql("select * from Comment where objectId = 'X'", pg_url)
     elif kind == "page":
         t = translated_sql("select * from Comment where url = '/p/1/' order by -createdAt limit 10", pg_url)
     else:
