@@ -21,6 +21,8 @@ public struct API: Sendable {
     /// Answers one request; a failure is an ``APIError`` (code and status).
     public func handle(_ request: APIRequest) async throws(APIError) -> APIResponse {
         do {
+            var request = request
+            if request.grantees == nil { request.grantees = try await grantees(for: request.identity) }
             return try await route(request)
         } catch let e as APIError {
             throw e
@@ -32,7 +34,9 @@ public struct API: Sendable {
     }
 
     func route(_ r: APIRequest) async throws -> APIResponse {
-        let s = r.segments
+        var s = r.segments
+        // `/1.1/roles[/<id>]` is `/1.1/classes/_Role[/<id>]`.
+        if s.first == "roles" && s.count <= 2 { s = ["classes", "_Role"] + s.dropFirst() }
         switch (r.method, s.first, s.count) {
         case ("GET", "classes", 2): return try await find(r, className: try Self.className(s[1]))
         case ("POST", "classes", 2): return try await create(r, className: try Self.className(s[1]))

@@ -21,7 +21,8 @@ extension API {
         answers.reserveCapacity(requests.count)
         for (i, item) in requests.enumerated() {
             do throws(APIError) {
-                let sub = try Self.subRequest(item, index: i, identity: r.identity)
+                var sub = try Self.subRequest(item, index: i, identity: r.identity)
+                sub.grantees = r.grantees
                 answers.append(.object(["success": try await handle(sub).body]))
             } catch {
                 answers.append(.object(["error": error.body]))

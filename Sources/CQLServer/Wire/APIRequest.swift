@@ -13,6 +13,9 @@ public struct APIRequest: Sendable {
     /// The JSON body; nil when there is none.
     public var body: Value?
     public var identity: Identity
+    /// Who the caller is in ACLs (`*`, its user, its roles): set once per
+    /// request by ``API/handle(_:)``; `nil` for the master key.
+    var grantees: [String]?
 
     public init(method: String, segments: [String], parameters: [String: Value] = [:], body: Value? = nil, identity: Identity) {
         self.method = method
