@@ -7,7 +7,7 @@ extension PostgreSQLTests {
     func testACLConditionOnPostgreSQLMatchesTheEvaluator() throws {
         let tally = try ACLDifferentialTests.run(try database())
         print("ACL differential on PostgreSQL: \(tally) queries")
-        XCTAssertGreaterThan(tally, 1000)
+        XCTAssertGreaterThanOrEqual(tally, 1000)
     }
 
     /// The read condition is served by the class table's GIN index on its
