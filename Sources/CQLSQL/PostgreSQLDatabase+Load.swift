@@ -243,11 +243,16 @@ extension PostgreSQLDatabase {
             guard let expressions = PostgreSQLDialect.indexedExpressions(forKey: key) else {
                 throw QueryError(.data, "--index: the key '\(key)' cannot be indexed (it holds NUL)")
             }
+            // The number and the string, each then createdAt: a range or an
+            // equality on the value, and on a key that holds no array
+            // (arrayFreeKeys) an order after the equality — a Valine page,
+            // `url = ? order by -createdAt limit 10` — reads its rows in order.
             for (suffix, e) in zip(["number", "string", "type"], expressions) {
                 // Names past PostgreSQL's 63 bytes are refused by quote():
                 // such an index goes unnamed (PostgreSQL picks a name).
                 let name = (try? d.quote("\(className):\(key):\(suffix)")).map { "IF NOT EXISTS \($0) " } ?? ""
-                try execute("CREATE INDEX \(name)ON \(table) (\(e))")
+                let columns = suffix == "type" ? e : "\(e), \"createdAt\" DESC NULLS LAST"
+                try execute("CREATE INDEX \(name)ON \(table) (\(columns))")
             }
         }
     }

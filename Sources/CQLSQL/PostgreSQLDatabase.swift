@@ -135,6 +135,27 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
         try strings(try execute("EXPLAIN " + statement.sql, statement.arguments))
     }
 
+    /// The keys among `keys` that hold no array in any row of `className`,
+    /// as far as an index proves it cheaply: a key with its `--index` type
+    /// index (`"<Class>:<key>:type"`) is probed for one `'array'` entry (an
+    /// index seek); keys without one are left out (nothing assumed). One
+    /// statement per key: the CASE runs the probe only when the index is
+    /// there (the table is, as ``SQLRunner`` prepares missing ones first).
+    public func arrayFreeKeys(_ className: String, among keys: Set<String>) throws(QueryError) -> Set<String> {
+        if keys.isEmpty { return [] }
+        let d = PostgreSQLDialect()
+        let table = try d.quote(className)
+        var free = Set<String>()
+        for key in keys.sorted() {
+            guard let index = try? d.quote("\(className):\(key):type"), let type = PostgreSQLDialect.indexedExpressions(forKey: key)?[2]
+            else { continue }
+            let probe = "SELECT 1 WHERE CASE WHEN to_regclass($1) IS NULL THEN FALSE "
+                + "ELSE NOT EXISTS (SELECT 1 FROM \(table) WHERE \(type) = 'array') END"
+            if try execute(probe, [.string(index)]).count == 1 { free.insert(key) }
+        }
+        return free
+    }
+
     public func tableNames() throws(QueryError) -> Set<String> {
         Set(try strings(try execute(
             "SELECT c.relname::text FROM pg_class c WHERE c.relkind = 'r' AND (c.relnamespace = current_schema()::regnamespace OR c.relpersistence = 't')")))

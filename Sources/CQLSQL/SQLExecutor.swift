@@ -15,6 +15,10 @@ public protocol SQLExecutor {
     func plan(_ statement: SQLStatement) throws(QueryError) -> [String]
     /// The table names present.
     func tableNames() throws(QueryError) -> Set<String>
+    /// The one-step keys among `keys` the database proves hold no array in
+    /// any row of `className` (an index probe; see
+    /// ``SQLContext/arrayFreeKeys``). Proving nothing is always correct.
+    func arrayFreeKeys(_ className: String, among keys: Set<String>) throws(QueryError) -> Set<String>
     /// Every row of a join table as `{"owningId":..,"relatedId":..}`.
     func joinRows(_ table: String) throws(QueryError) -> [[String: Value]]
     /// Imports a data directory or file in one transaction (`cql load`).

@@ -23,20 +23,26 @@ public enum SQLRunner {
         public var translation: SQLTranslation
     }
 
-    public static func run(_ query: Query, on db: some SQLExecutor, countOnly: Bool = false, source: String? = nil) throws(QueryError) -> Result {
+    ///
+    /// `presentTables`: the tables the caller knows the database holds (a
+    /// server's cache), so that none is asked for; `nil` asks the database.
+    public static func run(
+        _ query: Query, on db: some SQLExecutor, countOnly: Bool = false, source: String? = nil, presentTables: Set<String>? = nil
+    ) throws(QueryError) -> Result {
         var q = query
         if countOnly { q.count = .only }
         // The evaluator's checks first (bad regex, geo out of range, ...), so
         // errors are the same as eval's and come before any SQL runs.
         _ = try QueryPlan(q, store: DocumentStore(), source: source)
-        var translation = try SQLGenerator.pushdown(q, dialect: db.dialect)
+        try prepareTables(q, db, present: presentTables)
+        let arrayFree = try db.arrayFreeKeys(q.className, among: oneStepKeys(q.condition))
+        var translation = try SQLGenerator.pushdown(q, dialect: db.dialect, arrayFreeKeys: arrayFree)
         if try db.requiresRecheck() {
             // Nothing pushed down: every row of the class, re-checked.
             let all = try SQLGenerator.pushdown(Query(className: q.className), dialect: db.dialect)
             translation = SQLTranslation(select: all.select, count: nil, whereIsExact: false, orderIsExact: false,
                                          rechecked: ["every row: the data holds strings with NUL or an array at createdAt/updatedAt"], query: q)
         }
-        try prepareTables(q, db)
         let docs: [String]
         do {
             docs = try db.documents(translation.select)
@@ -80,13 +86,19 @@ public enum SQLRunner {
     /// `cql run --explain`: what ran where, then the database's plan.
     public static func explain(_ query: Query, on db: some SQLExecutor, source: String? = nil) throws(QueryError) -> [String] {
         _ = try QueryPlan(query, store: DocumentStore(), source: source)
-        let t = try SQLGenerator.pushdown(query, dialect: db.dialect)
         try prepareTables(query, db)
+        let arrayFree = try db.arrayFreeKeys(query.className, among: oneStepKeys(query.condition))
+        let t = try SQLGenerator.pushdown(query, dialect: db.dialect, arrayFreeKeys: arrayFree)
         var lines = ["-- \(t.isExact ? "exact: the database answers alone" : "prefilter: rows re-checked by the evaluator")"]
+        if !arrayFree.isEmpty { lines.append("-- no array at: \(arrayFree.sorted().joined(separator: ", ")) (their index says so: no array branch)") }
         for r in t.rechecked { lines.append("-- re-checked: \(r)") }
         if t.whereIsExact && !t.orderIsExact { lines.append("-- order, skip and limit applied by the evaluator") }
         lines.append("-- sql: \(t.select.sql)")
         lines.append("-- arguments: \(JSONWriter.string(.array(t.select.arguments)))")
+        if let count = t.count {
+            lines.append("-- count sql: \(count.sql)")
+            lines.append("-- count arguments: \(JSONWriter.string(.array(count.arguments)))")
+        }
         lines += try db.plan(t.select)
         return lines
     }
@@ -101,13 +113,29 @@ public enum SQLRunner {
 
     /// Creates empty temporary stand-ins for the tables the query names but
     /// the database lacks (eval treats a missing collection as empty).
-    static func prepareTables(_ q: Query, _ db: some SQLExecutor) throws(QueryError) {
+    static func prepareTables(_ q: Query, _ db: some SQLExecutor, present known: Set<String>? = nil) throws(QueryError) {
         var names: Set<String> = [q.className]
         collectClasses(q.condition, into: &names)
+        if let known, names.isSubset(of: known) { return }
         let present = try db.tableNames()
         let missing = names.subtracting(present).sorted()
         if missing.isEmpty { return }
         try db.createTemporaryTables(classes: missing.filter { !$0.hasPrefix("_Join:") }, joins: missing.filter { $0.hasPrefix("_Join:") })
+    }
+
+    /// The one-step keys the query's own row is tested on by value
+    /// (equality, `in`, ranges, patterns), outside subqueries: those whose
+    /// array branch an index may prove empty (``SQLExecutor/arrayFreeKeys(_:among:)``).
+    static func oneStepKeys(_ c: Condition?) -> Set<String> {
+        guard let c else { return [] }
+        func key(_ path: FieldPath) -> Set<String> { path.components.count == 1 ? [path.components[0]] : [] }
+        switch c.predicate {
+        case .and(let items), .or(let items): return items.reduce(into: []) { $0.formUnion(oneStepKeys($1)) }
+        case .not(let inner): return oneStepKeys(inner)
+        case .compare(let path, _, _), .in(let path, _, _), .regex(let path, _, _), .like(let path, _), .prefix(let path, _):
+            return key(path)
+        default: return []
+        }
     }
 
     /// The classes and join tables the condition's subqueries and relations read.

@@ -160,16 +160,22 @@ extension SQLiteDatabase {
         }
     }
 
-    /// The indexes for the shapes of a one-step key: the value and its type
-    /// (the type index serves the array branch of the OR).
+    /// The indexes for the shapes of a one-step key: its value, then its
+    /// type and createdAt (a range or an equality on the value; with the
+    /// type, an equality on a key that holds no array is answered from the
+    /// index alone, a count too, and a Valine page — `url = ? order by
+    /// -createdAt limit 10` — reads its ten rows in order); and its type
+    /// (the array branch of the equality OR, and the probe that proves no
+    /// array is there: ``SQLiteDatabase/arrayFreeKeys(_:among:)``).
     static func createIndexes(_ db: Database, className: String, key: String) throws {
         let d = SQLiteDialect()
         guard let expressions = SQLiteDialect.indexedExpressions(forKey: key) else {
             throw QueryError(.unsupported, "sqlite: cannot index the key '\(key)'")
         }
         let table = try d.quote(className)
-        for (expression, suffix) in zip(expressions, ["value", "type"]) {
-            try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(try d.quote("\(className):\(key):\(suffix)")) ON \(table) (\(expression))")
+        let (value, type) = (expressions[0], expressions[1])
+        for (columns, suffix) in [("\(value), \(type), \"createdAt\"", "value"), (type, "type")] {
+            try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(try d.quote("\(className):\(key):\(suffix)")) ON \(table) (\(columns))")
         }
     }
 }

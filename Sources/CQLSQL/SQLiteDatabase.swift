@@ -37,6 +37,9 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
     ///   file locked waits up to 10 s instead of failing.
     public init(path: String?, shared: Bool = false) throws(QueryError) {
         var config = Configuration()
+        // inReadSnapshot holds one read transaction across the accesses of a
+        // query (and always ends it): GRDB would otherwise stop the process.
+        config.allowsUnsafeTransactions = true
         if shared && path != nil {
             config.journalMode = .wal
             config.busyMode = .timeout(10)
@@ -208,6 +211,23 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
         }
     }
 
+    /// Runs `body` in one read transaction: every statement it runs sees the
+    /// same snapshot (WAL lets the writer go on meanwhile), so a server's
+    /// page and count, and the index probe that shaped their SQL
+    /// (``arrayFreeKeys(_:among:)``), agree with each other.
+    public func inReadSnapshot<T>(_ body: () throws(QueryError) -> T) throws(QueryError) -> T {
+        try read { db in try db.execute(sql: "BEGIN DEFERRED") }
+        let value: T
+        do {
+            value = try body()
+        } catch {
+            try? read { db in try db.execute(sql: "ROLLBACK") }
+            throw error
+        }
+        try read { db in try db.execute(sql: "COMMIT") }
+        return value
+    }
+
     /// What `PRAGMA user_version` marks (bits): data holding a string with
     /// NUL, which SQLite's JSON functions cut short, or an array at
     /// createdAt/updatedAt, which the date columns cannot hold
@@ -262,6 +282,26 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
     public func tableNames() throws(QueryError) -> Set<String> {
         try read { db in
             Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND \(SQLiteDatabase.notInternal) UNION SELECT name FROM sqlite_temp_master WHERE type = 'table'"))
+        }
+    }
+
+    /// The keys among `keys` that hold no array in any row of `className`,
+    /// as far as an index proves it cheaply: a key with its `--index` type
+    /// index (`"<Class>:<key>:type"`) is probed for one `'array'` entry (a
+    /// seek, not a scan); keys without one are left out (nothing assumed).
+    public func arrayFreeKeys(_ className: String, among keys: Set<String>) throws(QueryError) -> Set<String> {
+        if keys.isEmpty { return [] }
+        let table = try SQLiteDialect().quote(className)
+        return try read { db in
+            var free = Set<String>()
+            for key in keys.sorted() {
+                guard let type = SQLiteDialect.indexedExpressions(forKey: key)?[1],
+                      try Bool.fetchOne(db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name = ?",
+                                        arguments: [className, "\(className):\(key):type"]) != nil
+                else { continue }
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table) WHERE \(type) = 'array' LIMIT 1") == nil { free.insert(key) }
+            }
+            return free
         }
     }
 

@@ -80,9 +80,13 @@ public final class ServerStorage: @unchecked Sendable {
     public func find(_ query: Query, countOnly: Bool = false) async throws -> SQLRunner.Result {
         let tables = SQLRunner.tablesRead(by: query)
         let missing = try await missingTables(tables)
+        // Known present: the runner need not ask the catalog again.
+        let present: Set<String>? = missing.isEmpty ? tables : nil
         return try await read { db throws(QueryError) in
             defer { if !missing.isEmpty { try? db.dropTemporaryTablesIfAny() } }
-            return try SQLRunner.run(query, on: db, countOnly: countOnly)
+            let run = { () throws(QueryError) in try SQLRunner.run(query, on: db, countOnly: countOnly, presentTables: present) }
+            guard let sqlite = db as? SQLiteDatabase else { return try run() }
+            return try sqlite.inReadSnapshot(run)
         }
     }
 

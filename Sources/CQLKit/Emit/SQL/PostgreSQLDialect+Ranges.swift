@@ -51,13 +51,48 @@ extension PostgreSQLDialect {
         guard path.components.count == 1, let key = path.components.first,
             let s = scalar(ctx.document, key, type), let t = typeOf(ctx.document, key)
         else { return nil }
-        let constant: String
+        guard let constant = scalarConstant(value, literal: literal, &ctx) else { return nil }
+        return "(\(s) \(op.rawValue) \(constant) OR (\(t) = 'array' AND \(arrays)))"
+    }
+
+    /// A string or number constant bound to compare with ``scalar(_:_:_:)``
+    /// (a number as its JSON path literal text, cast: the same value the
+    /// path test compares).
+    static func scalarConstant(_ value: SQLScalar, literal: String, _ ctx: inout SQLContext) -> String? {
         switch value {
-        case .string(let str): constant = ctx.bind(.string(str))
-        case .number: constant = ctx.bind(.string(literal)) + "::numeric"
+        case .string(let str): return ctx.bind(.string(str))
+        case .number: return ctx.bind(.string(literal)) + "::numeric"
         default: return nil
         }
-        return "(\(s) \(op.rawValue) \(constant) OR (\(t) = 'array' AND \(arrays)))"
+    }
+
+    /// The key of a one-step `path` of the queried row that no row holds an
+    /// array at (``SQLContext/arrayFreeKeys``): its scalar branch alone is
+    /// then the whole test, which the key's btree index serves (and an order
+    /// after it, through the index's createdAt column).
+    static func arrayFreeKey(_ path: FieldPath, _ ctx: SQLContext) -> String? {
+        guard ctx.document == "t0.\"doc\"", path.components.count == 1, ctx.arrayFreeKeys.contains(path.components[0])
+        else { return nil }
+        return path.components[0]
+    }
+
+    /// `key = v1 or key = v2 ...` for strings and numbers on an array-free
+    /// key, by the indexed scalar expressions; `nil` for other constants.
+    static func arrayFreeMembership(_ key: String, _ values: [SQLScalar], _ ctx: inout SQLContext) -> String? {
+        var strings: [String] = [], numbers: [String] = []
+        for v in values {
+            switch v {
+            case .string(let str): strings.append(ctx.bind(.string(str)))
+            case .number:
+                guard let l = literal(v), let c = scalarConstant(v, literal: l, &ctx) else { return nil }
+                numbers.append(c)
+            default: return nil
+            }
+        }
+        var tests: [String] = []
+        if !strings.isEmpty, let s = scalar(ctx.document, key, "string") { tests.append("\(s) IN (\(strings.joined(separator: ", ")))") }
+        if !numbers.isEmpty, let n = scalar(ctx.document, key, "number") { tests.append("\(n) IN (\(numbers.joined(separator: ", ")))") }
+        return tests.count == 1 ? tests[0] : "(" + tests.joined(separator: " OR ") + ")"
     }
 
     /// The expressions `cql load --postgres --index key` indexes (btree), over

@@ -153,6 +153,11 @@ public struct PostgreSQLDialect: SQLDialect {
     /// `k = v` / `k in (...)`; null matches missing on one-step paths.
     static func membership(_ path: FieldPath, _ values: [SQLScalar], _ ctx: inout SQLContext) -> String? {
         if values.isEmpty { return "FALSE" }
+        let mark = ctx.mark
+        if let key = arrayFreeKey(path, ctx) {
+            if let indexed = arrayFreeMembership(key, values, &ctx) { return indexed }
+            ctx.rollback(to: mark)
+        }
         var alternatives: [String] = []
         for v in values {
             guard let l = literal(v) else { return nil }
@@ -188,6 +193,11 @@ public struct PostgreSQLDialect: SQLDialect {
             case (_, .number), (_, .string):
                 let type = SQLTerms.string(term) != nil ? "string" : "number"
                 guard let l = PostgreSQLDialect.literal(v) else { sql = nil; break }
+                if let key = PostgreSQLDialect.arrayFreeKey(path, ctx), let s = PostgreSQLDialect.scalar(ctx.document, key, type) {
+                    // No row holds an array there: the indexed scalar branch alone.
+                    sql = PostgreSQLDialect.scalarConstant(v, literal: l, &ctx).map { "\(s) \(op.rawValue) \($0)" }
+                    break
+                }
                 let jsonOp = op.rawValue
                 let pathTest = PostgreSQLDialect.test(path, "@.type() == \"\(type)\" && @ \(jsonOp) \(l)", &ctx)
                 // One-step keys: a branch a btree expression index serves (+Ranges).

@@ -24,6 +24,12 @@ public struct SQLContext: Sendable {
     public var maxDepth = SQLGenerator.maxPushedDepth
     /// Whether a part was left out for its depth.
     public var depthCut = false
+    /// One-step keys that hold no array in any row of the queried class
+    /// (the row `t0`), as the database proved for this query (CQLSQL probes
+    /// the key's JSON-type index in the same read): a test on such a key
+    /// skips the branch that looks into arrays, so an index on the key alone
+    /// serves it — and an order after it. Empty: nothing is assumed.
+    public var arrayFreeKeys: Set<String> = []
     private var aliases = 0
 
     public init(dialect: any SQLDialect) {

@@ -34,7 +34,12 @@ public enum SQLGenerator {
     /// The exact SQL where possible; otherwise a prefilter (a superset of the
     /// matches, in input order, unpaged) whose rows the caller re-checks,
     /// sorts and pages with the evaluator.
-    public static func pushdown(_ query: Query, dialect name: SQLDialectName) throws(QueryError) -> SQLTranslation {
+    ///
+    /// `arrayFreeKeys`: one-step keys the database has proved hold no array
+    /// in any row of the query's class (``SQLContext/arrayFreeKeys``).
+    public static func pushdown(
+        _ query: Query, dialect name: SQLDialectName, arrayFreeKeys: Set<String> = []
+    ) throws(QueryError) -> SQLTranslation {
         // SQLite's parser overflows its stack (about 100 entries) near 20
         // nested parentheses: each try pushes less deep until the text nests
         // at most `maxParenthesisDepth` (what is cut is re-checked).
@@ -44,6 +49,7 @@ public enum SQLGenerator {
         repeat {
             ctx = SQLContext(dialect: name.dialect)
             ctx.maxDepth = depthLimit
+            ctx.arrayFreeKeys = arrayFreeKeys
             base = try selectStatement(query, &ctx, columns: "t0.\"objectId\", " + ctx.dialect.documentColumn("t0"), wantExact: false)
             if parenthesisDepth(base.sql) <= maxParenthesisDepth || depthLimit == 0 { break }
             depthLimit = depthLimit > 4 ? depthLimit - 2 : depthLimit - 1
@@ -53,6 +59,7 @@ public enum SQLGenerator {
         if query.count != .none && base.whereExact {
             var cctx = SQLContext(dialect: name.dialect)
             cctx.maxDepth = depthLimit
+            cctx.arrayFreeKeys = arrayFreeKeys
             let c = try selectStatement(query, &cctx, columns: "count(*)", wantExact: false, counting: true)
             count = SQLStatement(sql: c.sql, arguments: cctx.arguments)
         }

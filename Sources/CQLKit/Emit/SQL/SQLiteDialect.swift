@@ -143,6 +143,10 @@ public struct SQLiteDialect: SQLDialect {
         _ doc: String, _ path: String, _ ctx: inout SQLContext, _ test: (String, String) -> String
     ) -> String {
         let p = sqlLiteral(path)
+        if doc == "t0.\"doc\"", ctx.arrayFreeKeys.contains(where: { member($0).map { "$" + $0 } == path }) {
+            // No row holds an array there (SQLContext.arrayFreeKeys).
+            return "(\(test("json_type(\(doc), \(p))", "json_extract(\(doc), \(p))")))"
+        }
         let e = ctx.alias("e")
         return "((\(test("json_type(\(doc), \(p))", "json_extract(\(doc), \(p))"))) OR (json_type(\(doc), \(p)) = 'array' "
             + "AND EXISTS (SELECT 1 FROM json_each(\(doc), \(p)) AS \(e) WHERE \(test("\(e).type", "\(e).value")))))"
@@ -396,21 +400,28 @@ public struct SQLiteDialect: SQLDialect {
     }
 
     public func order(_ key: OrderKey, _ ctx: inout SQLContext) -> [String]? {
-        // The path as a JSON array of its steps (a key may hold a dot).
+        ["\(sortValue(key, &ctx)) COLLATE cql_order\(key.descending ? " DESC" : "")"]
+    }
+
+    /// `cql_sort_value(doc, steps, descending)`: the path as a JSON array of
+    /// its steps (a key may hold a dot).
+    func sortValue(_ key: OrderKey, _ ctx: inout SQLContext) -> String {
         let path = ctx.bind(.string(JSONWriter.string(.array(key.path.components.map { .string($0) }))))
-        let dir = key.descending ? "1" : "0"
-        return ["cql_sort_value(\(ctx.document), \(path), \(dir)) COLLATE cql_order\(key.descending ? " DESC" : "")"]
+        return "cql_sort_value(\(ctx.document), \(path), \(key.descending ? "1" : "0"))"
     }
 
     /// `objectId` by its key column (TEXT compares by bytes: code points);
     /// `createdAt`/`updatedAt` by their date column (NULL, the rows without
     /// a Date, sorts first: where the evaluator ranks them when ascending,
-    /// and last when descending), then by the evaluator's sort value (for
-    /// the rows without a Date; equal for equal Dates).
+    /// and last when descending), then by the evaluator's sort value, for
+    /// the rows without a Date only: it is equal for equal Dates, so sorting
+    /// many rows (a Valine page's comments of one `url`) parses no document
+    /// for the rows with one.
     public func columnOrder(_ key: OrderKey, column: String, _ ctx: inout SQLContext) -> [String]? {
-        let c = "\(ctx.rowAlias).\"\(column)\"\(key.descending ? " DESC" : "")"
-        if column == "objectId" { return [c] }
-        return [c] + order(key, &ctx)!
+        let direction = key.descending ? " DESC" : ""
+        let c = "\(ctx.rowAlias).\"\(column)\""
+        if column == "objectId" { return [c + direction] }
+        return [c + direction, "(CASE WHEN \(c) IS NULL THEN \(sortValue(key, &ctx)) END) COLLATE cql_order\(direction)"]
     }
 
     /// Several keys: one `cql_sort_key(doc, keys)` value per row, the
