@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -10,6 +10,15 @@ let package = Package(
         .library(name: "CQLSQL", targets: ["CQLSQL"]),
         .library(name: "CQLServer", targets: ["CQLServer"]),
         .executable(name: "cql", targets: ["cql"]),
+    ],
+    // `PCRE2` (on by default): the evaluator's regexes run on the system's
+    // libpcre2-8. `swift build --disable-default-traits` builds without it
+    // (iOS, macOS, Windows, WebAssembly): then the pure-Swift engine in
+    // CQLEval/Regex serves every regex, and refuses by name what it cannot
+    // run with PCRE2's meaning (EvaluationSemantics.md).
+    traits: [
+        .trait(name: "PCRE2", description: "Regexes on the system's libpcre2-8 (else the pure-Swift engine)"),
+        .default(enabledTraits: ["PCRE2"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -30,10 +39,10 @@ let package = Package(
         // The pure compiler: front ends, AST, emitters. No C dependency, so it
         // can be embedded in an iOS SDK.
         .target(name: "CQLKit"),
-        // libpcre2-8 from the system (Debian: libpcre2-dev).
+        // libpcre2-8 from the system (Debian: libpcre2-dev); trait `PCRE2` only.
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         // The in-memory evaluator: planner, predicates, geo, document store.
-        .target(name: "CQLEval", dependencies: ["CQLKit", "CPCRE2"]),
+        .target(name: "CQLEval", dependencies: ["CQLKit", .target(name: "CPCRE2", condition: .when(traits: ["PCRE2"]))]),
         // Runs the generated SQL: SQLite through GRDB (with the evaluator's
         // regex and order registered as functions), PostgreSQL through
         // postgres-nio; load and run.
@@ -56,6 +65,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // PBKDF2 (BoringSSL's) for the passwords of new users.
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -97,8 +108,16 @@ let package = Package(
         .executableTarget(name: "cql-bench", dependencies: ["CQLKit", "CQLEval"], path: "Benchmarks/cql-bench"),
         // Reader of the Corpus/ case files, shared by the test targets.
         .target(name: "CorpusSupport", dependencies: ["CQLKit"], path: "Tests/CorpusSupport"),
+        // The eval corpus's fixture and answer check, shared by CQLEvalTests
+        // and cql-regex-check.
+        .target(name: "EvalCorpusSupport", dependencies: ["CQLEval", "CQLKit", "CorpusSupport"], path: "Tests/EvalCorpusSupport"),
+        // What CI runs in the build without trait PCRE2 (scripts/test): the
+        // eval corpus, the regex budget and a refusal on the Swift engine,
+        // without building the test bundle's server dependencies.
+        .executableTarget(
+            name: "cql-regex-check", dependencies: ["CQLEval", "CQLKit", "CorpusSupport", "EvalCorpusSupport"], path: "Tests/RegexCheck"),
         .testTarget(name: "CQLKitTests", dependencies: ["CQLKit", "CorpusSupport"]),
-        .testTarget(name: "CQLEvalTests", dependencies: ["CQLEval", "CQLKit", "CorpusSupport"]),
+        .testTarget(name: "CQLEvalTests", dependencies: ["CQLEval", "CQLKit", "CorpusSupport", "EvalCorpusSupport"]),
         .testTarget(name: "cqlTests", dependencies: ["cql", "CorpusSupport"]),
         // SQLite and PostgreSQL/: the real-database tests (PostgreSQL 15 is
         // started as `postgres` in a temporary directory, and stopped after).

@@ -114,12 +114,23 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
         for table in try tableNames() { try execute("DROP TABLE IF EXISTS \(try PostgreSQLDialect().quote(table)) CASCADE") }
     }
 
-    /// Whether a class table is marked as holding an array at createdAt or
-    /// updatedAt (``markDateArrays(_:)``), which the date columns cannot hold.
-    public func requiresRecheck() throws(QueryError) -> Bool {
-        try !execute("SELECT 1 FROM pg_description d JOIN pg_class c ON d.objoid = c.oid AND d.classoid = 'pg_class'::regclass "
-            + "WHERE d.objsubid = 0 AND d.description = $1 AND c.relnamespace = current_schema()::regnamespace LIMIT 1",
-            [.string(Self.dateArraysMark)]).isEmpty
+    /// Whether a class table (of `tables`, or any) is marked as holding an
+    /// array at createdAt or updatedAt (``markDateArrays(_:)``), which the
+    /// date columns cannot hold. Asked of the tables a query reads, it is
+    /// one lookup per table by its oid (`obj_description`), not a scan of
+    /// the catalog's comments: a server asks it on every request.
+    public func requiresRecheck(tables: Set<String>?) throws(QueryError) -> Bool {
+        guard let tables else {
+            return try !execute("SELECT 1 FROM pg_description d JOIN pg_class c ON d.objoid = c.oid AND d.classoid = 'pg_class'::regclass "
+                + "WHERE d.objsubid = 0 AND d.description = $1 AND c.relnamespace = current_schema()::regnamespace LIMIT 1",
+                [.string(Self.dateArraysMark)]).isEmpty
+        }
+        let d = PostgreSQLDialect()
+        let names = tables.sorted().compactMap { try? d.quote($0) }
+        if names.isEmpty { return false }
+        let lookups = names.indices.map { "obj_description(to_regclass($\($0 + 2)), 'pg_class')" }
+        return try !execute("SELECT 1 WHERE $1 IN (\(lookups.joined(separator: ", ")))",
+                            [.string(Self.dateArraysMark)] + names.map { .string($0) }).isEmpty
     }
 
     public func documents(_ statement: SQLStatement) throws(QueryError) -> [String] {

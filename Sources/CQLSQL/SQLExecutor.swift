@@ -6,7 +6,9 @@ public protocol SQLExecutor {
     var dialect: SQLDialectName { get }
     /// Whether the stored data defeats the generated SQL, so every row must
     /// be re-checked (SQLite's JSON functions cut strings at a NUL).
-    func requiresRecheck() throws(QueryError) -> Bool
+    /// `tables`: the tables the query reads (a database that marks tables
+    /// one by one asks only about them); `nil`: any table.
+    func requiresRecheck(tables: Set<String>?) throws(QueryError) -> Bool
     /// The `doc` column of each row, in order.
     func documents(_ statement: SQLStatement) throws(QueryError) -> [String]
     /// The first column of the first row as an integer (`count(*)`).
@@ -32,4 +34,9 @@ public protocol SQLExecutor {
     /// Runs `body` in one transaction: committed when it returns, rolled
     /// back when it throws (``SQLWriteRunner``).
     func inWriteTransaction<T>(_ body: (any SQLWriteSession) throws(QueryError) -> T) throws(QueryError) -> T
+}
+
+extension SQLExecutor {
+    /// Whether any table of the database defeats the generated SQL.
+    public func requiresRecheck() throws(QueryError) -> Bool { try requiresRecheck(tables: nil) }
 }

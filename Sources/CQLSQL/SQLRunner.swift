@@ -37,11 +37,16 @@ public enum SQLRunner {
         try prepareTables(q, db, present: presentTables)
         let arrayFree = try db.arrayFreeKeys(q.className, among: oneStepKeys(q.condition))
         var translation = try SQLGenerator.pushdown(q, dialect: db.dialect, arrayFreeKeys: arrayFree)
-        if try db.requiresRecheck() {
+        if try db.requiresRecheck(tables: tablesRead(by: q)) {
             // Nothing pushed down: every row of the class, re-checked.
             let all = try SQLGenerator.pushdown(Query(className: q.className), dialect: db.dialect)
             translation = SQLTranslation(select: all.select, count: nil, whereIsExact: false, orderIsExact: false,
                                          rechecked: ["every row: the data holds strings with NUL or an array at createdAt/updatedAt"], query: q)
+        }
+        if q.count == .only, translation.isExact, let c = translation.count {
+            // Only the count is asked (`count=1&limit=0`): the database
+            // counts, no object is read (an index may answer alone).
+            return Result(objects: [], count: try db.integer(c), translation: translation)
         }
         let docs: [String]
         do {
@@ -66,7 +71,9 @@ public enum SQLRunner {
         let exact = translation.isExact
         var classes = Set<String>()
         if !exact { collectClasses(q.condition, into: &classes) }
-        if !q.includes.isEmpty { classes.formUnion(try db.tableNames().filter { !$0.hasPrefix("_Join:") }) }
+        // Class tables only: a name with ':' is a `_Join:` table or a
+        // server's own (its sessions), never a class a Pointer may name.
+        if !q.includes.isEmpty { classes.formUnion(try db.tableNames().filter { !$0.contains(":") }) }
         for name in classes.sorted() { try loadCollection(name, db, into: &store) }
 
         if exact {
@@ -128,7 +135,12 @@ public enum SQLRunner {
     /// array branch an index may prove empty (``SQLExecutor/arrayFreeKeys(_:among:)``).
     static func oneStepKeys(_ c: Condition?) -> Set<String> {
         guard let c else { return [] }
-        func key(_ path: FieldPath) -> Set<String> { path.components.count == 1 ? [path.components[0]] : [] }
+        // objectId, createdAt and updatedAt are read from columns of their own.
+        func key(_ path: FieldPath) -> Set<String> {
+            guard path.components.count == 1, let k = path.components.first, k != "objectId", !SQLStoredColumns.dateKeys.contains(k)
+            else { return [] }
+            return [k]
+        }
         switch c.predicate {
         case .and(let items), .or(let items): return items.reduce(into: []) { $0.formUnion(oneStepKeys($1)) }
         case .not(let inner): return oneStepKeys(inner)

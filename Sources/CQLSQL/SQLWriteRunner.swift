@@ -34,15 +34,19 @@ public enum SQLWriteRunner {
     ///   holds it (`after`; `before` stays nil) — what `fetchWhenSave` answers
     ///   with, exactly as committed even when other writers follow at once.
     ///   Without it the SQL path leaves `changes` empty.
+    /// - Parameter before: runs first inside the write's transaction (a
+    ///   server's uniqueness check and its other rows, which must commit or
+    ///   roll back with the write); throwing rolls everything back.
     public static func apply(
         _ statement: Statement, on db: some SQLExecutor, now: DateValue,
         newObjectId: @escaping () -> String = StatementExecutor.randomObjectId, strict: Bool = false,
-        readBack: Bool = false
+        readBack: Bool = false, before: (any SQLWriteSession) throws(QueryError) -> Void = { _ in }
     ) throws(QueryError) -> WriteResult {
         guard statement.isWrite else {
             throw QueryError(.unsupported, "exec applies insert, update and delete; run a select with run", range: statement.range)
         }
         return try db.inWriteTransaction { session throws(QueryError) -> WriteResult in
+            try before(session)
             if let write = try translated(statement, session, now: now) {
                 if try changedTheRow(write, joinTables: relationTables(statement), session) {
                     if readBack, case .update(let u) = statement, case .value(.string(let id)) = u.objectId {

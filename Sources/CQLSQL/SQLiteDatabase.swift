@@ -13,7 +13,8 @@ import GRDBSQLite
 /// open.
 ///
 /// Every connection gets the evaluator's own functions: `cql_regexp(pattern,
-/// options, value)` (PCRE2), `cql_select(doc, paths, docs)`, `cql_match(doc, where)` (any predicate, as
+/// options, value)` (the evaluator's regex engine: PCRE2, or without trait
+/// `PCRE2` the pure-Swift one, with its refusals), `cql_select(doc, paths, docs)`, `cql_match(doc, where)` (any predicate, as
 /// MongoDB where-JSON), `cql_sort_value(doc, steps, descending)`,
 /// `cql_sort_key(doc, keys)` and the collations `cql_order`, `cql_order_keys`, so the SQL the generator writes is exact by
 /// construction.
@@ -239,7 +240,9 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
         static let dateArrays = Mark(rawValue: 2)
     }
 
-    public func requiresRecheck() throws(QueryError) -> Bool {
+    /// One mark for the whole database (`PRAGMA user_version`): `tables`
+    /// does not narrow it.
+    public func requiresRecheck(tables: Set<String>?) throws(QueryError) -> Bool {
         try read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 } != 0
     }
 

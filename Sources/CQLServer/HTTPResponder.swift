@@ -15,6 +15,8 @@ struct APIResponder: HTTPResponder {
     typealias Context = BasicRequestContext
     let api: API
     let authenticator: Authenticator
+    /// The origin file URLs start with; nil: `http://` and the request's host.
+    let publicURL: String?
     let maximumBodySize: Int
     let logger: Logger
 
@@ -47,6 +49,8 @@ struct APIResponder: HTTPResponder {
             headers[.accessControlMaxAge] = "86400"
             return Response(status: .noContent, headers: headers)
         }
+        let path = request.uri.path
+        if path.hasPrefix("/uploads/") || path.hasPrefix("/files/") { return await fileBytes(request) }
         do throws(APIError) {
             guard let segments = APIRequest.segments(ofPath: Substring(request.uri.path)) else {
                 throw APIError(status: 404, code: 404, "no such API: \(request.uri.path) (the API is under /1.1/)")
@@ -54,15 +58,20 @@ struct APIResponder: HTTPResponder {
             // The server's clock is public (the SDKs ask it without keys, to
             // correct their own before signing).
             let isDate = segments == ["date"] && request.method == .get
-            guard let identity = authenticator.identify({ request.headers[HTTPField.Name($0)!] })
+            guard var identity = authenticator.identify({ request.headers[HTTPField.Name($0)!] })
                 ?? (isDate ? Identity(isMaster: false) : nil)
             else {
                 throw APIError.unauthorized
             }
+            // A session is verified once per request (a batch's sub-requests
+            // share it): an unknown or retired token is 211, never anonymous.
+            if identity.sessionToken?.isEmpty == true { identity.sessionToken = nil }
+            if let token = identity.sessionToken, !isDate { identity.userId = try await api.user(ofSession: token) }
             let body = try await readBody(request)
             var parameters: [String: Value] = [:]
             if let query = request.uri.query { parameters = HTTPQuery.parameters(Substring(query)) }
-            let api = APIRequest(method: request.method.rawValue, segments: segments, parameters: parameters, body: body, identity: identity)
+            var api = APIRequest(method: request.method.rawValue, segments: segments, parameters: parameters, body: body, identity: identity)
+            api.origin = origin(request)
             let answer = try await self.api.handle(api)
             var headers = HTTPFields()
             if let location = answer.location { headers[.location] = location }
@@ -71,6 +80,54 @@ struct APIResponder: HTTPResponder {
             if error.code == 1 { logger.error("internal error: \(error.message)") }
             return Self.json(error.body, status: error.status)
         }
+    }
+
+    /// `PUT /uploads/<token>`: a file's bytes, guarded by its one-time token
+    /// alone (the SDKs send no keys there); `GET /files/<key>`: the bytes,
+    /// with headers that keep a browser from running them as a page of this
+    /// origin (`nosniff`, a sandboxing Content-Security-Policy).
+    func fileBytes(_ request: Request) async -> Response {
+        let name = String(request.uri.path.split(separator: "/").last ?? "")
+        do throws(APIError) {
+            if request.uri.path.hasPrefix("/uploads/"), request.method == .put {
+                guard let files = api.files, let upload = files.takeUpload(name) else {
+                    throw APIError(status: 404, code: 404, "unknown, used or expired upload token")
+                }
+                let buffer: ByteBuffer
+                do {
+                    buffer = try await request.body.collect(upTo: files.maximumSize)
+                } catch is NIOTooManyBytesError {
+                    throw APIError.tooLarge(files.maximumSize)
+                } catch {
+                    throw APIError.malformedJSON("cannot read the upload")
+                }
+                do { try files.store(Data(buffer.readableBytesView), key: upload.key) } catch {
+                    throw APIError.internalError("cannot store the file: \(error)")
+                }
+                return Self.json(.object([:]), status: 200)
+            }
+            if request.uri.path.hasPrefix("/files/"), request.method == .get {
+                guard let file = try await api.download(key: name) else { throw APIError(status: 404, code: 404, "no such file") }
+                var headers = HTTPFields()
+                headers[.contentType] = file.mimeType
+                headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+                headers[.contentSecurityPolicy] = "default-src 'none'; sandbox"
+                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: file.bytes)))
+            }
+            throw APIError(status: 404, code: 404, "no such route: \(request.method.rawValue) \(request.uri.path)")
+        } catch {
+            if error.code == 1 { logger.error("internal error: \(error.message)") }
+            return Self.json(error.body, status: error.status)
+        }
+    }
+
+    /// Where clients reach the server: the setting, else `http://` and the
+    /// request's host (when it is a plain host[:port]).
+    func origin(_ request: Request) -> String {
+        if let publicURL { return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL }
+        let host = request.head.authority ?? request.headers[HTTPField.Name("Host")!] ?? ""
+        let plain = !host.isEmpty && host.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || ".-:[]".contains($0)) }
+        return "http://" + (plain ? host : "127.0.0.1")
     }
 
     /// The JSON body, nil when empty; over the limit: 413; not JSON: 107.

@@ -25,6 +25,29 @@ public struct CQLServer: Sendable {
         public var requestTimeout: Double = 10
         /// Connections that read at once.
         public var readers: Int = 4
+        /// PBKDF2 iterations of new password hashes (``Passwords``).
+        public var passwordIterations: Int = Passwords.defaultIterations
+        /// Failed logins of one account within ``loginWindow`` seconds that
+        /// lock it for ``loginLockout`` seconds (``LoginThrottle``).
+        public var loginAttempts: Int = 5
+        public var loginWindow: Double = 15 * 60
+        public var loginLockout: Double = 15 * 60
+        /// Where uploaded files' bytes live; nil: beside the SQLite file
+        /// (`<file>.files`), or `cql-files` in the working directory.
+        public var filesDirectory: String?
+        /// Larger file uploads are refused with 413.
+        public var maximumFileSize: Int = 100 << 20
+        /// The scheme and host clients reach the server at (behind a proxy:
+        /// `https://api.example.com`), for file URLs; nil: `http://` and the
+        /// request's `Host`.
+        public var publicURL: String?
+
+        /// The files directory this configuration means.
+        public var resolvedFilesDirectory: String {
+            if let filesDirectory { return filesDirectory }
+            if case .sqlite(let path) = storage { return path + ".files" }
+            return "cql-files"
+        }
 
         public init(storage: ServerStorage.Location, host: String = "127.0.0.1", port: Int = 3000, keys: AppKeys) {
             self.storage = storage
@@ -36,11 +59,17 @@ public struct CQLServer: Sendable {
 
     public let configuration: Configuration
     public let storage: ServerStorage
+    public let files: FileStore
     let logger: Logger
 
     public init(configuration: Configuration, logger: Logger = Logger(label: "cql.serve")) throws(QueryError) {
         self.configuration = configuration
         self.storage = try ServerStorage(configuration.storage, readers: configuration.readers, requestTimeout: configuration.requestTimeout)
+        do {
+            files = try FileStore(directory: configuration.resolvedFilesDirectory, maximumSize: configuration.maximumFileSize)
+        } catch {
+            throw QueryError(.data, "cannot make the files directory \(configuration.resolvedFilesDirectory): \(error)")
+        }
         self.logger = logger
     }
 
@@ -49,7 +78,10 @@ public struct CQLServer: Sendable {
     /// With `handleSignals` false (a server inside tests), it serves until
     /// the task running it is cancelled, and stops the same way.
     public func run(handleSignals: Bool = true, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        let responder = APIResponder(api: API(storage: storage), authenticator: Authenticator(keys: configuration.keys),
+        let api = API(storage: storage, passwords: Passwords(iterations: configuration.passwordIterations),
+                      throttle: LoginThrottle(limit: configuration.loginAttempts, window: configuration.loginWindow, lockout: configuration.loginLockout),
+                      files: files)
+        let responder = APIResponder(api: api, authenticator: Authenticator(keys: configuration.keys), publicURL: configuration.publicURL,
                                      maximumBodySize: configuration.maximumBodySize, logger: logger)
         let app = Application(
             responder: responder,

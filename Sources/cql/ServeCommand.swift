@@ -52,11 +52,33 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("timeout"), help: "Seconds a request's database work may take before it is stopped.")
     var timeout = 10.0
 
+    @Option(name: .customLong("password-iterations"), help: "PBKDF2-HMAC-SHA256 iterations of new password hashes (at least 210000).")
+    var passwordIterations = Passwords.defaultIterations
+
+    @Option(name: .customLong("login-attempts"), help: "Failed logins of one account within 15 minutes that lock it for 15 minutes (219).")
+    var loginAttempts = 5
+
+    @Option(name: .customLong("files"), help: "The directory of uploaded files' bytes (default: beside the SQLite file, <file>.files; with PostgreSQL ./cql-files).")
+    var files: String?
+
+    @Option(name: .customLong("max-file-size"), help: "The largest file upload, in bytes.")
+    var maxFileSize = 100 << 20
+
+    @Option(name: .customLong("public-url"), help: "The scheme and host clients reach the server at (https://api.example.com), for file URLs.")
+    var publicURL: String?
+
     func validate() throws {
         if sqlite != nil && postgres != nil { throw ValidationError("Give one database: --sqlite FILE or --postgres URL.") }
         if !(0...65535).contains(port) { throw ValidationError("--port takes 0 to 65535.") }
         if readers < 1 || readers > 256 { throw ValidationError("--readers takes 1 to 256.") }
         if !(timeout > 0) { throw ValidationError("--timeout takes a number of seconds above 0.") }
+        // Below OWASP's floor for PBKDF2-HMAC-SHA256 only a test server may go.
+        if passwordIterations < 210_000 { throw ValidationError("--password-iterations takes 210000 or more.") }
+        if loginAttempts < 1 { throw ValidationError("--login-attempts takes 1 or more.") }
+        if maxFileSize < 1 { throw ValidationError("--max-file-size takes 1 or more bytes.") }
+        if let publicURL, !(publicURL.hasPrefix("http://") || publicURL.hasPrefix("https://")) {
+            throw ValidationError("--public-url takes http://... or https://...")
+        }
     }
 
     func run() throws {
@@ -65,6 +87,11 @@ struct Serve: ParsableCommand {
         var configuration = CQLServer.Configuration(storage: location, host: host, port: port, keys: keys)
         configuration.readers = readers
         configuration.requestTimeout = timeout
+        configuration.passwordIterations = passwordIterations
+        configuration.loginAttempts = loginAttempts
+        configuration.filesDirectory = files
+        configuration.maximumFileSize = maxFileSize
+        configuration.publicURL = publicURL
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = .info

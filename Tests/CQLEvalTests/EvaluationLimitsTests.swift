@@ -46,22 +46,24 @@ final class EvaluationLimitsTests: XCTestCase {
         limits.regexMatchLimit = 50
         // 12 `a`s and a `b`: a few thousand steps, within the default limit.
         let subject = String(repeating: "a", count: 12) + "b"
-        XCTAssertFalse(try PCRE2Regex(pattern: "(a+)+$", options: "").firstMatch(in: subject, scratch: scratch))
-        let small = try PCRE2Regex(pattern: "(a+)+$", options: "", limits: limits)
+        XCTAssertFalse(try CompiledRegex(pattern: "(a+)+$", options: "").firstMatch(in: subject, scratch: scratch))
+        let small = try CompiledRegex(pattern: "(a+)+$", options: "", limits: limits)
         XCTAssertEqual(failure { () throws(QueryError) in try small.firstMatch(in: subject, scratch: scratch) }?.message,
                        "regex too expensive: '(a+)+$' exceeded its match limit")
         XCTAssertTrue(try small.firstMatch(in: "aaa", scratch: scratch))
+        #if PCRE2
         // The interpreter's depth and heap limits (JIT code has neither).
         var shallow = EvaluationLimits()
         shallow.regexDepthLimit = 10
-        let deep = try PCRE2Regex(pattern: "(?:(a)|b)*[0-9]", options: "", useJIT: false, limits: shallow)
+        let deep = try CompiledRegex(pattern: "(?:(a)|b)*[0-9]", options: "", engine: .pcre2(useJIT: false), limits: shallow)
         XCTAssertEqual(failure { () throws(QueryError) in try deep.firstMatch(in: String(repeating: "a", count: 100), scratch: scratch) }?.message,
                        "regex too expensive: '(?:(a)|b)*[0-9]' exceeded its depth limit")
         var tight = EvaluationLimits()
         tight.regexHeapLimitKiB = 1
-        let heavy = try PCRE2Regex(pattern: "(?:(a)|b)*[0-9]", options: "", useJIT: false, limits: tight)
+        let heavy = try CompiledRegex(pattern: "(?:(a)|b)*[0-9]", options: "", engine: .pcre2(useJIT: false), limits: tight)
         XCTAssertEqual(failure { () throws(QueryError) in try heavy.firstMatch(in: String(repeating: "a", count: 10_000), scratch: scratch) }?.message,
                        "regex too expensive: '(?:(a)|b)*[0-9]' exceeded its depth limit")
+        #endif
     }
 
     /// Queries built in code (not parsed) meet the same limits when planned.

@@ -1,5 +1,6 @@
 import CQLKit
 import CorpusSupport
+import EvalCorpusSupport
 import XCTest
 
 @testable import CQLEval
@@ -66,7 +67,7 @@ final class LiteralPrefixPatternTests: XCTestCase {
             let options = round % 7 == 0 ? "s" : ""
             let prefixes = try XCTUnwrap(LiteralPrefixPattern.prefixes(pattern, options: options), pattern)
             recognized += 1
-            let engines = [try PCRE2Regex(pattern: pattern, options: options), try PCRE2Regex(pattern: pattern, options: options, useJIT: false)]
+            let engines = try RegexTestEngines.all.map { engine throws(QueryError) in try CompiledRegex(pattern: pattern, options: options, engine: engine) }
             var subjects = (0..<40).map { _ in word(&g, maxLength: 5) }
             // Subjects that start with each alternative, and cut short of it.
             for a in alternatives { subjects += [a, a + word(&g, maxLength: 2), String(a.unicodeScalars.dropLast())] }
@@ -90,7 +91,7 @@ final class LiteralPrefixPatternTests: XCTestCase {
         ]
         let context = EvalContext()
         for pattern in ["^(al|ca)", "^é", "^e\u{301}", "^", "^(?:|x)", "^K"] {
-            let regex = try PCRE2Regex(pattern: pattern, options: "")
+            let regex = try CompiledRegex(pattern: pattern, options: "")
             let prefixes = try XCTUnwrap(LiteralPrefixPattern.prefixes(pattern, options: ""))
             for pathText in ["name", "a.name"] {
                 let path = Accessor(FieldPath(pathText.split(separator: ".").map(String.init)))
@@ -136,7 +137,7 @@ final class LiteralPrefixPatternTests: XCTestCase {
         var compared = 0
         for (pattern, options) in patterns {
             guard let prefixes = LiteralPrefixPattern.prefixes(pattern, options: options) else { continue }
-            let regex = try PCRE2Regex(pattern: pattern, options: options)
+            let regex = try CompiledRegex(pattern: pattern, options: options)
             for s in subjects {
                 XCTAssertEqual(prefixes.contains { s.utf8.starts(with: $0) }, try regex.firstMatch(in: s, scratch: scratch),
                                "\(pattern) on \(s.debugDescription)")

@@ -53,3 +53,15 @@ extension XCTestCase {
         }
     }
 }
+
+/// Every regex engine of this build: PCRE2 with and without JIT (trait
+/// `PCRE2`) and the pure-Swift engine.
+enum RegexTestEngines {
+    static var all: [RegexEngineKind] {
+        #if PCRE2
+        return [.pcre2(useJIT: true), .pcre2(useJIT: false), .swift]
+        #else
+        return [.swift]
+        #endif
+    }
+}

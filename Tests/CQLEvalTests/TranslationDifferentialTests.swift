@@ -1,5 +1,6 @@
 import CQLKit
 import CorpusSupport
+import EvalCorpusSupport
 import XCTest
 
 @testable import CQLEval

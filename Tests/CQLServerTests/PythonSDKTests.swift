@@ -47,6 +47,41 @@ final class PythonSDKTests: XCTestCase {
         }
     }
 
+    /// The SDK's user flows (the client's `users` phase): sign-up, login
+    /// (by username and email, wrong password, unknown user), become,
+    /// current user, saving oneself, another user refused, token refresh,
+    /// password change, logout.
+    func testLeanCloudPythonSDKUsers() async throws {
+        try await runPhase("users", asserts: 22)
+    }
+
+    /// The SDK's file flows (the client's `files` phase): upload (provider
+    /// `s3`, the server itself), the bytes served at the url, fetch, a File
+    /// inside an object, an external URL, destroy.
+    func testLeanCloudPythonSDKFiles() async throws {
+        try await runPhase("files", asserts: 6)
+    }
+
+    /// Runs one phase of the client on each database; every assert must hold.
+    func runPhase(_ phase: String, asserts expected: Int) async throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.python) else {
+            XCTFail("\(Self.python) is missing: scripts/setup makes the virtualenv with the leancloud SDK (CQL_SETUP_PYTHON=1)")
+            return
+        }
+        try await onEachDatabase { h, db in
+            let (status, output, errors) = try Self.runClient(port: h.port, phase: phase)
+            XCTAssertEqual(status, 0, "\(db) \(phase): the client failed:\n\(errors)\n\(output)")
+            var asserts = 0
+            for line in output.split(separator: "\n") {
+                let record = try JSONReader.parse(String(line))
+                guard case .string(let name)? = record["assert"] else { continue }
+                asserts += 1
+                XCTAssertEqual(record["ok"], true, "\(db) \(name): \(JSONWriter.string(record["detail"] ?? .null))")
+            }
+            XCTAssertEqual(asserts, expected, "\(db) \(phase): asserts checked")
+        }
+    }
+
     /// Every object of the classes, through the API with the master key.
     static func objects(_ h: ServerHarness, _ classes: [String]) async throws -> DocumentStore {
         var store = DocumentStore()

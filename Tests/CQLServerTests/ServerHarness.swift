@@ -45,8 +45,12 @@ final class ServerHarness: @unchecked Sendable {
     ///     for data larger than requests make).
     ///   - load: a data directory (or LeanCloud export) loaded first, as
     ///     `cql load` loads it.
+    ///   - passwordIterations: PBKDF2 iterations of new passwords: few by
+    ///     default, for speed (one test runs the server's default).
+    ///   - configure: any other setting.
     static func start(_ database: Database, readers: Int = 4, timeout: Double = 10, maximumBody: Int? = nil,
-                      seed: [String: [[String: Value]]] = [:], load: String? = nil) async throws -> ServerHarness {
+                      seed: [String: [[String: Value]]] = [:], load: String? = nil, passwordIterations: Int = 1000,
+                      configure: (inout CQLServer.Configuration) -> Void = { _ in }) async throws -> ServerHarness {
         let directory = NSTemporaryDirectory() + "cql-serve-test-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let location: ServerStorage.Location
@@ -72,6 +76,9 @@ final class ServerHarness: @unchecked Sendable {
         configuration.readers = readers
         configuration.requestTimeout = timeout
         if let maximumBody { configuration.maximumBodySize = maximumBody }
+        configuration.passwordIterations = passwordIterations
+        configuration.filesDirectory = directory + "/files"
+        configure(&configuration)
         // Quiet: a test's server is cancelled, not signalled, and Hummingbird
         // logs the cancellation as an error; access lines would drown the log.
         var logger = Logger(label: "cql.serve.test")
@@ -109,6 +116,8 @@ final class ServerHarness: @unchecked Sendable {
     /// The app key's headers (`X-LC-Id`, `X-LC-Key`).
     static var appHeaders: [(String, String)] { [("X-LC-Id", keys.appId), ("X-LC-Key", keys.appKey)] }
     static var masterHeaders: [(String, String)] { [("X-LC-Id", keys.appId), ("X-LC-Key", keys.masterKey + ",master")] }
+    /// The app key's headers with a session (`X-LC-Session`).
+    static func sessionHeaders(_ token: String) -> [(String, String)] { appHeaders + [("X-LC-Session", token)] }
 
     /// `X-LC-Sign` as the SDKs make it: md5(timestamp + key), timestamp in ms.
     static func signature(key: String, timestamp: Int64 = Int64(Date().timeIntervalSince1970 * 1000), master: Bool = false) -> String {

@@ -10,9 +10,10 @@ Prints one JSON line per check:
       a check of an SDK call's outcome.
 Any exception ends the script with a non-zero status.
 
-Two phases, one run each (argv[1]): `queries` saves the objects and runs
+Phases, one run each (argv[1]): `queries` saves the objects and runs
 every query (the test then reads the objects the queries saw); `writes`
-runs the ops, conditional saves, scan and destroy_all on them.
+runs the ops, conditional saves, scan and destroy_all on them; `users`
+(on a fresh server) the user flows; `files` the file flows.
 """
 import datetime
 import json
@@ -123,7 +124,7 @@ if PHASE == "queries":
     record("does_not_match_key_in_query", q().does_not_match_key_in_query("title", "name", Query(Person)).ascending("title"))
 
 
-else:
+elif PHASE == "writes":
     first = Query(Todo).equal_to("title", "买牛奶").first()
     ann = Query(Person).equal_to("name", "Ann").first()
     todos = Query(Todo).ascending("due").find()
@@ -187,3 +188,131 @@ else:
     Todo.destroy_all(todos[-2:])
     check("destroy_all", q().count() == len(todos) - 2, q().count())
     check("server date", isinstance(leancloud.client.get_server_time(), datetime.datetime))
+
+if PHASE == "users":
+    # A third phase: the SDK's user flows (sign-up, login, become, current
+    # user, update own user, refresh token, update password, logout).
+    from leancloud import User
+
+    ann = User()
+    ann.set_username("ann")
+    ann.set_password("pw-ann")
+    ann.set_email("ann@example.com")
+    ann.sign_up()
+    token = ann.get_session_token()
+    check("sign_up gives a session", bool(ann.id) and bool(token), [ann.id, token])
+    check("sign_up makes the current user", User.get_current() is not None and User.get_current().id == ann.id)
+    check("sign_up keeps no password", ann.get("password") is None)
+    try:
+        User().sign_up("ann", "other")
+        check("taken username", False)
+    except LeanCloudError as e:
+        check("taken username", e.code == 202, e.code)
+
+    User.set_current(None)
+    try:
+        User().login("ann", "wrong")
+        check("wrong password", False)
+    except LeanCloudError as e:
+        check("wrong password", e.code == 210, e.code)
+    try:
+        User().login("nobody", "x")
+        check("no such user", False)
+    except LeanCloudError as e:
+        check("no such user", e.code == 211, e.code)
+    me = User()
+    me.login("ann", "pw-ann")
+    check("login", me.id == ann.id and me.get_session_token() and me.get_session_token() != token, me.id)
+    by_email = User()
+    by_email.login(email="ann@example.com", password="pw-ann")
+    check("login by email", by_email.id == ann.id)
+
+    became = User.become(token)
+    check("become", became.id == ann.id and became.get_username() == "ann" and became.get_session_token() == token)
+    check("is_authenticated", became.is_authenticated())
+
+    # update own user (the current user's session goes with the request)
+    became.set("nickname", "Annie")
+    became.save()
+    fetched = Query(User).get(ann.id)
+    check("update own user", fetched.get("nickname") == "Annie", fetched.get("nickname"))
+
+    # another user cannot change ann
+    bob = User()
+    bob.sign_up("bob", "pw-bob")
+    other = User.create_without_data(ann.id)
+    other.set("nickname", "hacked")
+    try:
+        other.save()
+        check("another user cannot change ann", False)
+    except LeanCloudError as e:
+        check("another user cannot change ann", e.code == 206, e.code)
+
+    # refresh: the old token stops working
+    became = User.become(token)
+    became.refresh_session_token()
+    fresh = became.get_session_token()
+    check("refresh gives a new token", fresh and fresh != token, fresh)
+    try:
+        User.become(token)
+        check("old token retired", False)
+    except LeanCloudError as e:
+        check("old token retired", e.code == 211, e.code)
+    check("new token works", User.become(fresh).id == ann.id)
+
+    # update password: a new token, the new password logs in, the old does not
+    current = User.become(fresh)
+    try:
+        current.update_password("wrong", "pw-new")
+        check("update_password with a wrong old password", False)
+    except LeanCloudError as e:
+        check("update_password with a wrong old password", e.code == 210, e.code)
+    current.update_password("pw-ann", "pw-new")
+    check("update_password gives a token", current.get_session_token() and current.get_session_token() != fresh)
+    check("after update_password the session works", User.become(current.get_session_token()).id == ann.id)
+    try:
+        User().login("ann", "pw-ann")
+        check("old password refused", False)
+    except LeanCloudError as e:
+        check("old password refused", e.code == 210, e.code)
+    again = User()
+    again.login("ann", "pw-new")
+    check("new password logs in", again.id == ann.id)
+
+    # logout: the SDK forgets the user; requests are anonymous again
+    again.logout()
+    check("logout", User.get_current() is None)
+    check("anonymous after logout", Query(User).count() == 2)
+
+if PHASE == "files":
+    # A fourth phase: the SDK's file flows (upload as provider s3, fetch, a
+    # File inside an object, an external URL, destroy).
+    import time
+
+    import requests
+    from leancloud import File
+
+    data = b"hello, files \xe4\xbd\xa0\xe5\xa5\xbd"
+    f = File("hello.txt", data, "text/plain")
+    f.save()
+    check("file saved", bool(f.id) and bool(f.url), [f.id, f.url])
+    r = requests.get(f.url)
+    check("file bytes served", r.status_code == 200 and r.content == data, r.status_code)
+    g = File.create_without_data(f.id)
+    g.fetch()
+    check("file fetch", g.name == "hello.txt" and g.url == f.url, [g.name, g.url])
+    Doc = Object.extend("Doc")
+    d = Doc(attachment=f)
+    d.save()
+    back = Query(Doc).get(d.id).get("attachment")
+    check("file inside an object", back is not None and back.url == f.url and back.id == f.id, back and back.url)
+    ext = File.create_with_url("logo.png", "https://example.com/logo.png")
+    ext.save()
+    e = File.create_without_data(ext.id)
+    e.fetch()
+    check("external file", e.url == "https://example.com/logo.png", e.url)
+    leancloud.use_master_key(True)
+    f.destroy()
+    leancloud.use_master_key(False)
+    check("destroy", requests.get(f.url).status_code == 404)
+    time.sleep(0.3)  # the SDK posts fileCallback from a thread of its own

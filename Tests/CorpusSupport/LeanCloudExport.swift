@@ -39,8 +39,9 @@ public enum LeanCloudExport {
     /// The objectIds of `Todo` in part order (what a load keeps as input order).
     public static let todoIds = ["t1", "t2", "t3", "t4", "t5", "t6", "t7"]
 
-    /// Writes the export into a new temporary directory and returns it.
-    public static func write() throws -> URL {
+    /// Writes the export (or other `parts` in its form) into a new
+    /// temporary directory and returns it.
+    public static func write(_ parts: [String: [String]] = LeanCloudExport.parts) throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cql-export-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         for (name, lines) in parts {

@@ -15,11 +15,12 @@ import Foundation
 public enum EvaluatorFunctions {
     private final class RegexCache: @unchecked Sendable {
         let lock = NSLock()
-        var compiled: [[UInt8]: PCRE2Regex] = [:]
+        var compiled: [[UInt8]: CompiledRegex] = [:]
     }
     private static let cache = RegexCache()
 
-    /// Whether PCRE2 finds `pattern` (options from `imxs`) in `subject`, as
+    /// Whether the build's regex engine (``RegexEngineKind/standard``) finds
+    /// `pattern` (options from `imxs`) in `subject`, as
     /// the `regexp` predicate does. Patterns are compiled once and cached.
     public static func regexMatches(pattern: String, options: String, subject: String) throws(QueryError) -> Bool {
         // Keyed by bytes: String equality is canonical equivalence, and `é`
@@ -29,7 +30,7 @@ public enum EvaluatorFunctions {
         var regex = cache.compiled[key]
         cache.lock.unlock()
         if regex == nil {
-            let r = try PCRE2Regex(pattern: pattern, options: options)
+            let r = try CompiledRegex(pattern: pattern, options: options)
             cache.lock.lock()
             if cache.compiled.count > 1000 { cache.compiled.removeAll() }
             cache.compiled[key] = r

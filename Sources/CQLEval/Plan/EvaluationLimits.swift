@@ -25,6 +25,12 @@ public struct EvaluationLimits: Hashable, Sendable {
     /// PCRE2's heap limit for the interpreter's backtracking frames, in KiB.
     public var regexHeapLimitKiB: UInt32 = 64 * 1024
 
+    /// The engine that runs regexes: PCRE2 in the default build, the
+    /// pure-Swift engine in a build without trait `PCRE2` (tests and
+    /// `cql eval --regex-engine swift` may pick it in the default build too).
+    /// Its budget is the three limits above.
+    public var regexEngine = RegexEngineKind.standard
+
     public init() {}
 
     /// The defaults above.

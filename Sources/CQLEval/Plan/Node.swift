@@ -32,7 +32,7 @@ indirect enum Node: Sendable {
     /// (``LiteralPrefixPattern``).
     case prefix(Accessor, [[UInt8]])
     /// A string value (or array element) in which the regex is found.
-    case regex(Accessor, PCRE2Regex)
+    case regex(Accessor, CompiledRegex)
     /// `$elemMatch`: an array value with an element, taken whole, matching
     /// the node in the given form (``ElementMatchForm``).
     case elementMatch(Accessor, Node, ElementMatchForm)

@@ -143,9 +143,9 @@ struct Planner {
         }
     }
 
-    private func compile(_ pattern: String, _ options: String, _ range: SourceRange?) throws(QueryError) -> PCRE2Regex {
+    private func compile(_ pattern: String, _ options: String, _ range: SourceRange?) throws(QueryError) -> CompiledRegex {
         do {
-            return try PCRE2Regex(pattern: pattern, options: options, range: range, limits: limits)
+            return try CompiledRegex(pattern: pattern, options: options, range: range, engine: limits.regexEngine, limits: limits)
         } catch {
             var e = error
             if e.source == nil { e.source = source }

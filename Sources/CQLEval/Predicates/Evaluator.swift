@@ -162,7 +162,7 @@ extension Node {
 
     /// What `.regex` asks of a value reached.
     @inline(__always)
-    static func regexMatches(_ x: Value, _ regex: PCRE2Regex, _ context: EvalContext) -> Bool {
+    static func regexMatches(_ x: Value, _ regex: CompiledRegex, _ context: EvalContext) -> Bool {
         switch x {
         case .string(let s): return Node.search(regex, s, context)
         case .array(let items):
@@ -186,7 +186,7 @@ extension Node {
         return found ?? prefixes.contains { s.utf8.starts(with: $0) }
     }
 
-    private static func search(_ regex: PCRE2Regex, _ s: String, _ context: EvalContext) -> Bool {
+    private static func search(_ regex: CompiledRegex, _ s: String, _ context: EvalContext) -> Bool {
         guard context.failure == nil else { return false }
         do {
             return try regex.firstMatch(in: s, scratch: context.scratch)

@@ -4,7 +4,7 @@
 /// JIT call per string otherwise).
 ///
 /// The recognized form gives exactly PCRE2's answer under the evaluator's
-/// compile flags (``PCRE2Regex``: UTF mode, no UCP, no options):
+/// compile flags (``PCRE2Program``: UTF mode, no UCP, no options):
 /// - `^` without option `m` matches only at the start of the subject;
 /// - a character that is not a metacharacter matches itself, case-sensitively,
 ///   and in UTF mode a run of them matches exactly the subject's code points,

@@ -68,10 +68,6 @@ public struct Authenticator: Sendable {
     /// Constant-time equality of two strings' UTF-8 bytes (the length is not
     /// secret: keys have a public length).
     func equal(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        var difference: UInt8 = 0
-        for i in x.indices { difference |= x[i] ^ y[i] }
-        return difference == 0
+        Passwords.constantTimeEqual(Array(a.utf8), Array(b.utf8))
     }
 }

@@ -13,10 +13,21 @@ import Foundation
 /// ```
 public struct API: Sendable {
     public let storage: ServerStorage
+    /// How passwords are hashed (``Passwords/iterations``).
+    public let passwords: Passwords
+    /// Failed logins per account.
+    public let throttle: LoginThrottle
+    /// Where uploaded files' bytes live; nil: the file routes answer 404.
+    public let files: FileStore?
     /// The instant a request's writes stamp as createdAt/updatedAt.
     var clock: @Sendable () -> DateValue = { DateValue.now }
 
-    public init(storage: ServerStorage) { self.storage = storage }
+    public init(storage: ServerStorage, passwords: Passwords = Passwords(), throttle: LoginThrottle = LoginThrottle(), files: FileStore? = nil) {
+        self.storage = storage
+        self.passwords = passwords
+        self.throttle = throttle
+        self.files = files
+    }
 
     /// Answers one request; a failure is an ``APIError`` (code and status).
     public func handle(_ request: APIRequest) async throws(APIError) -> APIResponse {
@@ -38,6 +49,20 @@ public struct API: Sendable {
         // `/1.1/roles[/<id>]` is `/1.1/classes/_Role[/<id>]`.
         if s.first == "roles" && s.count <= 2 { s = ["classes", "_Role"] + s.dropFirst() }
         switch (r.method, s.first, s.count) {
+        case ("POST", "classes", 2) where s[1] == "_User", ("POST", "users", 1): return try await signUp(r)
+        case ("POST", "login", 1): return try await login(r)
+        case ("GET", "users", 2) where s[1] == "me": return try await me(r)
+        case ("PUT", "users", 3) where s[2] == "refreshSessionToken": return try await refreshSessionToken(r, userId: s[1])
+        case ("PUT", "users", 3) where s[2] == "updatePassword": return try await updatePassword(r, userId: s[1])
+        case ("GET", "users", 1): return try await find(r, className: "_User")
+        case ("GET", "users", 2): return try await get(r, className: "_User", objectId: s[1])
+        case ("PUT", "users", 2): return try await update(r, className: "_User", objectId: s[1])
+        case ("DELETE", "users", 2): return try await delete(r, className: "_User", objectIds: s[1])
+        case ("POST", "fileTokens", 1): return try await fileToken(r)
+        case ("POST", "fileCallback", 1): return try await fileCallback(r)
+        case ("POST", "files", 1): return try await externalFile(r)
+        case ("GET", "files", 2): return try await get(r, className: "_File", objectId: s[1])
+        case ("DELETE", "files", 2): return try await deleteFileRoute(r, objectId: s[1])
         case ("GET", "classes", 2): return try await find(r, className: try Self.className(s[1]))
         case ("POST", "classes", 2): return try await create(r, className: try Self.className(s[1]))
         case ("GET", "classes", 3): return try await get(r, className: try Self.className(s[1]), objectId: s[2])
@@ -72,17 +97,22 @@ public struct API: Sendable {
     static let protectedUserKeys = ["password", "salt", "sessionToken"], verifiedUserKeys = ["emailVerified", "mobilePhoneVerified"]
 
     /// 105 when a write names a protected `_User` key.
+    /// Then the write's target (``checkUserTarget(_:identity:)``) and the
+    /// keys its conditions read (`checkSecretKeys`).
     static func checkWritableKeys(_ statement: Statement, identity: Identity) throws(APIError) {
+        try checkSecretKeys(statement)
         guard statement.className == "_User" else { return }
         var keys: [String] = []
         switch statement {
         case .insert(let s): keys = s.columns.map(\.name)
         case .update(let s): keys = s.assignments.map(\.key.name)
-        default: return
+        // (No `return` here: a delete's target is checked below.)
+        case .delete, .select: break
         }
         for key in keys where protectedUserKeys.contains(key) || (!identity.isMaster && verifiedUserKeys.contains(key)) {
             throw APIError(code: 105, "_User's '\(key)' cannot be written here\(protectedUserKeys.contains(key) ? "" : " without the master key")")
         }
+        try checkUserTarget(statement, identity: identity)
     }
 
     /// Every class a query reads through a sub-query (`$inQuery`,

@@ -23,6 +23,7 @@ extension API {
             do throws(APIError) {
                 var sub = try Self.subRequest(item, index: i, identity: r.identity)
                 sub.grantees = r.grantees
+                sub.origin = r.origin
                 answers.append(.object(["success": try await handle(sub).body]))
             } catch {
                 answers.append(.object(["error": error.body]))

@@ -111,6 +111,8 @@ extension API {
             var request: [String: Value] = ["method": "DELETE", "path": .string("/1.1/classes/\(className)/\(id)")]
             if let condition { request["where"] = condition }
             _ = try await guardedWrite(try Self.statement(request, now: now, identity: r.identity), r, now: now)
+            // A deleted user's sessions end with it.
+            if className == "_User" { try await storage.retireSessions(of: String(id)) }
         }
         return APIResponse(body: .object([:]))
     }
@@ -137,6 +139,7 @@ extension API {
     /// optimized, as `cql run` prepares it.
     static func prepared(_ query: Query) throws -> Query {
         try checkSubqueryClasses(query.condition)
+        try checkSecretKeys(query)
         return try Optimizer.optimize(try Binder.bind(query, parameters: [], now: .now))
     }
 

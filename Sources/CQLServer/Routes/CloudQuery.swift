@@ -43,6 +43,9 @@ extension API {
             try await checkRoleStatement(statement)
             let written: WriteResult
             do { written = try await guardedWrite(statement, r, now: now) } catch let e as QueryError { throw APIError.from(e.withSource(cql)) }
+            if case .delete(let d) = statement, d.className == "_User", case .value(.string(let id)) = d.objectId {
+                try await storage.retireSessions(of: id)
+            }
             body["results"] = .array(written.changes.compactMap { change in
                 switch statement {
                 case .insert: return .object(["objectId": .string(change.objectId), "createdAt": change.after?["createdAt"] ?? .null])

@@ -59,6 +59,7 @@ public final class ServerStorage: @unchecked Sendable {
         threads.start()
         knownTables.value = try writer.db.tableNames()
         for c in pool + [writer] { try c.limitStatements() }
+        try prepareSessions()
     }
 
     /// Stops the threads (after the server stopped taking requests).
@@ -91,12 +92,18 @@ public final class ServerStorage: @unchecked Sendable {
     }
 
     /// Applies a write in one transaction, as `cql exec` does.
-    public func write(_ statement: Statement, now: DateValue, readBack: Bool = false) async throws -> WriteResult {
+    /// - Parameters:
+    ///   - objectId: the objectId an insert gives its object (else a random one).
+    ///   - before: runs first in the same transaction (see
+    ///     ``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:before:)``).
+    public func write(_ statement: Statement, now: DateValue, readBack: Bool = false, objectId: String? = nil,
+                      before: @escaping @Sendable (any SQLWriteSession) throws(QueryError) -> Void = { _ in }) async throws -> WriteResult {
         let result = try await threads.runIfActive { [self] () throws -> WriteResult in
             writeLock.lock()
             defer { writeLock.unlock() }
             return try writer.timed { db throws(QueryError) in
-                try SQLWriteRunner.apply(statement, on: db, now: now, readBack: readBack)
+                try SQLWriteRunner.apply(statement, on: db, now: now, newObjectId: { objectId ?? StatementExecutor.randomObjectId() },
+                                         readBack: readBack, before: before)
             }
         }
         if !result.changedClasses.isSubset(of: knownTables.value) {
@@ -105,10 +112,11 @@ public final class ServerStorage: @unchecked Sendable {
         return result
     }
 
-    /// The names of the class tables (not the `_Join:` tables).
+    /// The names of the class tables (not the `_Join:` tables, nor the
+    /// server's own such as `cql:sessions`: no class name holds a ':').
     public func classNames() async throws -> [String] {
         let names = try await read { db throws(QueryError) in try db.tableNames() }
-        return names.filter { !$0.hasPrefix("_Join:") }.sorted()
+        return names.filter { !$0.contains(":") }.sorted()
     }
 
     /// Which of `tables` the database lacks (asking it again on a miss: another

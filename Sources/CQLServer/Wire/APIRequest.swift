@@ -16,6 +16,9 @@ public struct APIRequest: Sendable {
     /// Who the caller is in ACLs (`*`, its user, its roles): set once per
     /// request by ``API/handle(_:)``; `nil` for the master key.
     var grantees: [String]?
+    /// The scheme and authority clients reach the server at
+    /// (`http://127.0.0.1:3000`), for the URLs it hands out (files).
+    public var origin: String = ""
 
     public init(method: String, segments: [String], parameters: [String: Value] = [:], body: Value? = nil, identity: Identity) {
         self.method = method

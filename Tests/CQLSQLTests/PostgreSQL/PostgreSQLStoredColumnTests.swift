@@ -28,6 +28,28 @@ extension PostgreSQLTests {
         XCTAssertNil(Differential.compare(byId, store: store, db: db, tally: &tally))
     }
 
+    /// An array at createdAt marks its table (a comment): a query reading
+    /// it re-checks every row, with the evaluator's answers; a query reading
+    /// only another table is not held back by it.
+    func testAnArrayAtCreatedAtMarksItsTableOnPostgreSQL() throws {
+        let db = try database()
+        var objects = StoredColumnTests.todos(60)
+        objects.append(["objectId": "arr", "createdAt": .array([.string("2020-01-01T00:00:00Z"), .date(DateValue(millisecondsSince1970: 1_800_000_000_000))])])
+        try db.insert(objects, into: "Todo")
+        try db.insert(StoredColumnTests.todos(5), into: "Other")
+        XCTAssertTrue(try db.requiresRecheck())
+        XCTAssertTrue(try db.requiresRecheck(tables: ["Todo"]))
+        XCTAssertTrue(try db.requiresRecheck(tables: ["Other", "Todo", "Missing"]))
+        XCTAssertFalse(try db.requiresRecheck(tables: ["Other", "Missing"]))
+        var tally = Differential.Tally()
+        let query = try Binder.bind(try CQLParser.parse("select * from Todo order by -createdAt limit 5"), parameters: [])
+        XCTAssertNil(Differential.compare(query, store: DocumentStore(["Todo": objects]), db: db, tally: &tally))
+        XCTAssertEqual(tally.exact, 0)
+        let other = try Binder.bind(try CQLParser.parse("select * from Other order by -createdAt limit 5"), parameters: [])
+        XCTAssertNil(Differential.compare(other, store: DocumentStore(["Other": StoredColumnTests.todos(5)]), db: db, tally: &tally))
+        XCTAssertEqual(tally.exact, 1)
+    }
+
     /// A table made before the date columns gets them on connect, filled
     /// from its documents.
     func testATableWithoutTheDateColumnsIsMigratedOnConnect() throws {

@@ -1,0 +1,237 @@
+import CQLEval
+import CQLKit
+import CQLSQL
+import Foundation
+
+/// `/1.1/users`, `/1.1/login`, `/1.1/users/me`, `refreshSessionToken` and
+/// `updatePassword` (users-acl.md). `GET/PUT/DELETE /1.1/users/<id>` and
+/// `GET /1.1/users` are the class API's on `_User` (with its guards:
+/// ``checkUserTarget(_:identity:)``).
+///
+/// Sign-up (also `POST /1.1/classes/_User`, which is how the SDKs save a
+/// new user) checks that the username, email and phone number are free and
+/// inserts the user and its first session in one write transaction, so two
+/// sign-ups at once cannot both take a name.
+///
+/// ```
+/// POST /1.1/users {"username":"ann","password":"s3cret"}
+/// → 201 {"objectId":"65f0...","createdAt":"2026-11-27T17:00:00.000Z","sessionToken":"Jq4..."}
+/// POST /1.1/login {"username":"ann","password":"wrong"}
+/// → 400 {"code":210,"error":"The username and password mismatch."}
+/// ```
+extension API {
+    /// The keys that name a user at login and must be unique, with the
+    /// code of a sign-up that takes a used one.
+    static let uniqueUserKeys: [(key: String, code: Int, message: String)] = [
+        ("username", 202, "Username has already been taken."),
+        ("email", 203, "This email address has already been taken."),
+        ("mobilePhoneNumber", 214, "Mobile phone number has already been taken."),
+    ]
+
+    static let invalidSession = APIError(code: 211, "Invalid session token.")
+    static let noSuchUser = APIError(code: 211, "Could not find user.")
+    static let passwordMismatch = APIError(code: 210, "The username and password mismatch.")
+    static let tooManyAttempts = APIError(
+        code: 219, "Too many failed login attempts for this account: try again later (15 minutes by default).")
+
+    /// `POST /1.1/users`: 201 `{"objectId","createdAt","sessionToken"}`.
+    func signUp(_ r: APIRequest) async throws -> APIResponse {
+        let body = try CreateBody(try Self.objectBody(r))
+        var values = body.values
+        guard case .string(let username)? = values["username"], !username.isEmpty else {
+            throw APIError(code: 200, "Username is missing or empty.")
+        }
+        guard case .string(let password)? = values["password"], !password.isEmpty else {
+            throw APIError(code: 201, "Password is missing or empty.")
+        }
+        for key in values.keys where key == "salt" || key == "sessionToken" || (!r.identity.isMaster && Self.verifiedUserKeys.contains(key)) {
+            throw APIError(code: 105, "_User's '\(key)' cannot be written here\(key == "salt" || key == "sessionToken" ? "" : " without the master key")")
+        }
+        for (key, code) in [("email", 125), ("mobilePhoneNumber", 127)] {
+            if let v = values[key], v != .null, v.stringValue?.isEmpty != false {
+                throw APIError(code: code, "\(key): expected a non-empty string")
+            }
+        }
+        let id = StatementExecutor.randomObjectId(), now = clock()
+        values["password"] = .string(try await passwords.hash(password))
+        if values["ACL"] == nil { values["ACL"] = Self.defaultUserACL(id) }
+        let insert = try Binder.bind(try RESTReader.read(.object(["method": "POST", "path": "/1.1/classes/_User", "body": .object(values)])),
+                                     parameters: [], now: now)
+        // The uniqueness checks' SQL, run inside the insert's transaction.
+        var checks: [(SQLStatement, APIError)] = []
+        for u in Self.uniqueUserKeys {
+            guard let v = values[u.key], v != .null else { continue }
+            checks.append((try userLookup(u.key, v).select, APIError(code: u.code, u.message)))
+        }
+        let outcome = LockedValue<(token: String, conflict: APIError?)>(("", nil))
+        let result: WriteResult
+        do {
+            result = try await storage.write(insert, now: now, objectId: id) { [checks] session throws(QueryError) in
+                if try session.tableNames().contains("_User") {
+                    for (statement, error) in checks {
+                        guard try session.documents(statement).isEmpty else {
+                            outcome.value.conflict = error
+                            throw QueryError(.data, error.message)
+                        }
+                    }
+                }
+                outcome.value.token = try ServerStorage.addSession(for: id, now: now, in: session)
+            }
+        } catch {
+            if let conflict = outcome.value.conflict { throw conflict }
+            throw error
+        }
+        let token = outcome.value.token
+        guard var object = result.changes.first?.after else { throw APIError.internalError("the sign-up created no user") }
+        if !body.relationOps.isEmpty {
+            // Relations are rows of their own, added once the user exists (by the user).
+            let update = try Self.statement(["method": "PUT", "path": .string("/1.1/classes/_User/\(id)"), "body": .object(body.relationOps)],
+                                            now: now, identity: Identity(isMaster: r.identity.isMaster, userId: id))
+            object = try await storage.write(update, now: now, readBack: true).changes.first?.after ?? object
+        }
+        let location = "/1.1/users/\(id)"
+        if r.flag("fetchWhenSave") || r.flag("new") {
+            return APIResponse(status: 201, body: .object(try await userAnswer(object, token: token)), location: location)
+        }
+        return APIResponse(status: 201, body: .object(["objectId": .string(id), "createdAt": object["createdAt"] ?? .null, "sessionToken": .string(token)]),
+                           location: location)
+    }
+
+    /// `POST /1.1/login`: by `username`, else `email`, else
+    /// `mobilePhoneNumber`, with `password` (in the body, or as URL
+    /// parameters): the user with a new `sessionToken`.
+    func login(_ r: APIRequest) async throws -> APIResponse {
+        var fields = r.parameters
+        if case .object(let o)? = r.body { fields.merge(o) { $1 } }
+        guard case .string(let password)? = fields["password"], !password.isEmpty else {
+            throw APIError(code: 201, "Password is missing or empty.")
+        }
+        let given = ["username", "email", "mobilePhoneNumber"].compactMap { k -> (key: String, name: String)? in
+            guard case .string(let s)? = fields[k], !s.isEmpty else { return nil }
+            return (k, s)
+        }
+        guard let login = given.first else { throw APIError(code: 200, "Username is missing or empty.") }
+        guard let user = try await user(where: login.key, is: .string(login.name)), let id = user["objectId"]?.stringValue else {
+            throw Self.noSuchUser
+        }
+        let rehash = try await checkPassword(password, of: user, id: id)
+        let now = clock()
+        let token = try await newSession(for: id, now: now, retiringOthers: false, newPassword: rehash ? password : nil)
+        return APIResponse(body: .object(try await userAnswer(user, token: token)))
+    }
+
+    /// `GET /1.1/users/me` with `?session_token=` (the Python SDK's
+    /// `become`, which also sends the current user's `X-LC-Session`: the
+    /// parameter wins) or `X-LC-Session`: the user and its token.
+    func me(_ r: APIRequest) async throws -> APIResponse {
+        guard let token = r.text("session_token") ?? r.identity.sessionToken, !token.isEmpty,
+              let id = try await storage.sessionUser(token), let user = try await user(where: "objectId", is: .string(id))
+        else { throw Self.invalidSession }
+        return APIResponse(body: .object(try await userAnswer(user, token: token)))
+    }
+
+    /// `PUT /1.1/users/<id>/refreshSessionToken`: a new token; every older
+    /// one of the user stops working.
+    func refreshSessionToken(_ r: APIRequest, userId: String) async throws -> APIResponse {
+        guard r.identity.isMaster || r.identity.userId == userId else { throw Self.userCannotBeAltered }
+        guard let user = try await user(where: "objectId", is: .string(userId)) else { throw Self.noSuchUser }
+        let token = try await newSession(for: userId, now: clock(), retiringOthers: true, newPassword: nil)
+        return APIResponse(body: .object(try await userAnswer(user, token: token)))
+    }
+
+    /// `PUT /1.1/users/<id>/updatePassword` `{"old_password","new_password"}`
+    /// with that user's session: the user with a new `sessionToken` (every
+    /// other session ends: whoever knew the old password is logged out).
+    func updatePassword(_ r: APIRequest, userId: String) async throws -> APIResponse {
+        guard r.identity.isMaster || r.identity.userId == userId else { throw Self.userCannotBeAltered }
+        let body = try Self.objectBody(r)
+        guard case .string(let old)? = body["old_password"], case .string(let new)? = body["new_password"] else {
+            throw APIError(code: 107, "updatePassword needs {\"old_password\": \"...\", \"new_password\": \"...\"}")
+        }
+        guard !new.isEmpty else { throw APIError(code: 201, "Password is missing or empty.") }
+        guard let user = try await user(where: "objectId", is: .string(userId)) else { throw Self.noSuchUser }
+        _ = try await checkPassword(old, of: user, id: userId)
+        let token = try await newSession(for: userId, now: clock(), retiringOthers: true, newPassword: new)
+        var answer = try await userAnswer(user, token: token)
+        answer["updatedAt"] = .string(ISODate.format(clock()))
+        return APIResponse(body: .object(answer))
+    }
+
+    /// The user a verified session token belongs to (the responder sets
+    /// ``Identity/userId`` from it); an unknown or retired token: 211.
+    public func user(ofSession token: String) async throws(APIError) -> String {
+        do {
+            guard let id = try await storage.sessionUser(token) else { throw Self.invalidSession }
+            return id
+        } catch let e as APIError {
+            throw e
+        } catch {
+            throw APIError.internalError("\(error)")
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Verifies a login's password under the account's throttle: 219 while
+    /// locked, 210 (counted) when wrong. Returns whether to re-hash it.
+    func checkPassword(_ password: String, of user: [String: Value], id: String) async throws -> Bool {
+        if throttle.isLocked(id) { throw Self.tooManyAttempts }
+        let verdict: Passwords.Verdict
+        if case .string(let stored)? = user["password"] {
+            verdict = try await passwords.verify(password, stored: stored, salt: user["salt"]?.stringValue)
+        } else {
+            verdict = .mismatch
+        }
+        guard case .match(let rehash) = verdict else {
+            throttle.recordFailure(id)
+            throw Self.passwordMismatch
+        }
+        throttle.recordSuccess(id)
+        return rehash
+    }
+
+    /// A new session of `userId`, with `newPassword` hashed and stored (and
+    /// LeanCloud's `salt` removed) in the same transaction.
+    func newSession(for userId: String, now: DateValue, retiringOthers: Bool, newPassword: String?) async throws -> String {
+        guard let newPassword else { return try await storage.newSession(for: userId, now: now, retiringOthers: retiringOthers) }
+        let hash = try await passwords.hash(newPassword)
+        let update = try Binder.bind(try RESTReader.read(.object([
+            "method": "PUT", "path": .string("/1.1/classes/_User/\(userId)"),
+            "body": .object(["password": .string(hash), "salt": .object(["__op": "Delete"])]),
+        ])), parameters: [], now: now)
+        let token = LockedValue("")
+        _ = try await storage.write(update, now: now) { session throws(QueryError) in
+            if retiringOthers { try ServerStorage.deleteSessions(of: userId, in: session) }
+            token.value = try ServerStorage.addSession(for: userId, now: now, in: session)
+        }
+        return token.value
+    }
+
+    /// The `_User` whose `key` equals `value` (no ACL: the server's own
+    /// lookup), or nil.
+    func user(where key: String, is value: Value) async throws -> [String: Value]? {
+        let query = try Optimizer.optimize(try Binder.bind(try userQuery(key, value), parameters: []))
+        return try await storage.find(query).objects.first
+    }
+
+    /// The SQL that finds a `_User` by one key, for checks inside a write.
+    func userLookup(_ key: String, _ value: Value) throws -> SQLTranslation {
+        let dialect: SQLDialectName
+        switch storage.location {
+        case .sqlite: dialect = .sqlite
+        case .postgres: dialect = .postgres
+        }
+        return try SQLGenerator.translate(try Binder.bind(try userQuery(key, value), parameters: []), dialect: dialect)
+    }
+
+    func userQuery(_ key: String, _ value: Value) throws -> Query {
+        try WhereJSONReader.read(.object(["className": "_User", "where": .object([key: value]), "limit": 1]))
+    }
+
+    /// A user as login and `me` answer it: no secrets, with the session's token.
+    func userAnswer(_ user: [String: Value], token: String) async throws -> [String: Value] {
+        var answer = try await output([user], className: "_User")[0].objectValue ?? [:]
+        answer["sessionToken"] = .string(token)
+        return answer
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// The bytes of uploaded files, in a directory of their own (beside the
+/// database by default), and the one-time tokens that guard their uploads.
+///
+/// `cql serve` is its own `s3` provider (users-acl.md, "Files"):
+/// `POST /1.1/fileTokens` registers an upload here and answers an
+/// `upload_url` on the server itself, `/uploads/<token>`; the SDK `PUT`s
+/// the bytes there without LeanCloud's headers, so the token alone (32
+/// characters from the CSPRNG, usable once, for ``uploadLifetime``
+/// seconds) guards it. The bytes are served at `/files/<key>`.
+///
+/// A key is made by the server — 24 hex digits and the name's extension
+/// (`5f0c...e1.png`) — never taken from the client, and only keys of that
+/// shape are read or removed, so no request can name a path outside the
+/// directory.
+///
+/// ```swift
+/// let files = try FileStore(directory: "app.db.files")
+/// let key = FileStore.newKey(name: "photo.PNG")         // "9c1f...41.png"
+/// let token = files.registerUpload(fileId: "f1", key: key)
+/// files.takeUpload(token)?.key                          // key (a second take: nil)
+/// ```
+public final class FileStore: @unchecked Sendable {
+    public let directory: String
+    /// Larger uploads are refused with 413.
+    public let maximumSize: Int
+    /// Seconds an upload token stays valid.
+    public let uploadLifetime: Double = 3600
+
+    struct Upload {
+        var fileId: String
+        var key: String
+        var expires: Double
+        var used = false
+    }
+
+    private var uploads: [String: Upload] = [:]
+    private let lock = NSLock()
+
+    public init(directory: String, maximumSize: Int = 100 << 20) throws {
+        self.directory = directory
+        self.maximumSize = maximumSize
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    /// A new key for a file called `name`.
+    static func newKey(name: String) -> String {
+        let ext = name.split(separator: ".", omittingEmptySubsequences: false).last.map { $0.lowercased() } ?? ""
+        let safe = name.contains(".") && (1...10).contains(ext.count) && ext.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        var g = SystemRandomNumberGenerator()
+        let hex = (0..<3).map { _ in String(format: "%016llx", g.next()) }.joined().prefix(24)
+        return String(hex) + (safe ? "." + ext : "")
+    }
+
+    /// Whether `key` has the shape ``newKey(name:)`` makes.
+    static func isKey(_ key: String) -> Bool {
+        let parts = key.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), parts[0].count == 24,
+              parts[0].allSatisfy({ $0.isHexDigit && ($0.isNumber || $0.isLowercase) }) else { return false }
+        return parts.count == 1 || ((1...10).contains(parts[1].count) && parts[1].allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber) })
+    }
+
+    /// A one-time token for uploading the bytes of `fileId`.
+    func registerUpload(fileId: String, key: String) -> String {
+        let token = AppKeys.random(32)
+        lock.lock()
+        defer { lock.unlock() }
+        let now = ProcessInfo.processInfo.systemUptime
+        uploads = uploads.filter { $0.value.expires > now }
+        uploads[token] = Upload(fileId: fileId, key: key, expires: now + uploadLifetime)
+        return token
+    }
+
+    /// The upload a token allows, once: nil when unknown, used or expired.
+    func takeUpload(_ token: String) -> Upload? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard var u = uploads[token], !u.used, u.expires > ProcessInfo.processInfo.systemUptime else { return nil }
+        u.used = true
+        uploads[token] = u
+        return u
+    }
+
+    /// The upload a callback names, which ends the token.
+    func finishUpload(_ token: String) -> Upload? {
+        lock.lock()
+        defer { lock.unlock() }
+        return uploads.removeValue(forKey: token)
+    }
+
+    func path(_ key: String) -> String? { Self.isKey(key) ? directory + "/" + key : nil }
+
+    /// Stores the bytes of `key` (written aside, then renamed: a reader
+    /// never sees half a file).
+    func store(_ bytes: Data, key: String) throws {
+        guard let path = path(key) else { throw ServerSetupError("not a file key: \(key)") }
+        try bytes.write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    func read(_ key: String) -> Data? { path(key).flatMap { FileManager.default.contents(atPath: $0) } }
+
+    func remove(_ key: String) {
+        if let path = path(key) { try? FileManager.default.removeItem(atPath: path) }
+    }
+}

@@ -1,0 +1,92 @@
+import CQLEval
+import CQLKit
+import CQLSQL
+import Crypto
+import Foundation
+
+/// Session tokens: made from the system's CSPRNG, handed to the client
+/// once, and stored only as their SHA-256, so a copy of the database holds
+/// no token that logs anyone in.
+///
+/// The table `cql:sessions` has a class table's shape (`objectId` = the
+/// token's hash in hex, `doc` = `{"objectId","user","createdAt"}`) so that
+/// `cql load`, `cql index` and the migrations treat it like any table; its
+/// name holds a `:`, which no class name may (``API/className(_:)``), so
+/// neither the class API, cloudQuery, a sub-query nor an `include` can
+/// reach it.
+///
+/// ```swift
+/// let token = try await storage.newSession(for: "u1", now: .now)   // "Qm9...": 32 characters
+/// try await storage.sessionUser(token)   // "u1"
+/// try await storage.retireSessions(of: "u1")
+/// try await storage.sessionUser(token)   // nil
+/// ```
+extension ServerStorage {
+    static let sessionTable = "cql:sessions"
+
+    /// A fresh token: 32 characters of 62 symbols (about 190 bits).
+    static func newSessionToken() -> String { AppKeys.random(32) }
+
+    /// The stored form of a token.
+    static func sessionHash(_ token: String) -> String {
+        SHA256.hash(data: Array(token.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Creates the sessions table when missing (at start).
+    func prepareSessions() throws(QueryError) {
+        try writer.db.inWriteTransaction { session throws(QueryError) in try session.createTable(Self.sessionTable) }
+        knownTables.value.insert(Self.sessionTable)
+    }
+
+    /// Adds a session of `userId` inside a write transaction; returns its token.
+    static func addSession(for userId: String, now: DateValue, in session: any SQLWriteSession) throws(QueryError) -> String {
+        let token = newSessionToken(), hash = sessionHash(token)
+        let doc: Value = .object(["objectId": .string(hash), "user": .string(userId), "createdAt": Value.date(now).restJSON])
+        try session.insertObject(hash, json: JSONWriter.string(doc), into: sessionTable)
+        return token
+    }
+
+    /// Deletes every session of `userId` inside a write transaction.
+    static func deleteSessions(of userId: String, in session: any SQLWriteSession) throws(QueryError) {
+        let table = "\"\(sessionTable)\""
+        let sql = session.dialect == .postgres
+            ? "DELETE FROM \(table) WHERE \"doc\"->>'user' = $1"
+            : "DELETE FROM \(table) WHERE json_extract(\"doc\", '$.user') = ?"
+        try session.execute(SQLStatement(sql: sql, arguments: [.string(userId)]))
+    }
+
+    /// A new session of `userId`; with `retiringOthers`, the user's other
+    /// sessions end in the same transaction (a token refresh, a new password).
+    func newSession(for userId: String, now: DateValue, retiringOthers: Bool = false) async throws -> String {
+        try await exclusiveWrite { session throws(QueryError) in
+            if retiringOthers { try Self.deleteSessions(of: userId, in: session) }
+            return try Self.addSession(for: userId, now: now, in: session)
+        }
+    }
+
+    /// Ends every session of `userId` (a deleted user).
+    func retireSessions(of userId: String) async throws {
+        try await exclusiveWrite { session throws(QueryError) in try Self.deleteSessions(of: userId, in: session) }
+    }
+
+    /// The `_User` objectId a token belongs to, or nil.
+    func sessionUser(_ token: String) async throws -> String? {
+        let docs = try await read { db throws(QueryError) in
+            // (PostgreSQL's `doc` is jsonb: read as text.)
+            let (column, placeholder) = db.dialect == .postgres ? ("\"doc\"::text", "$1") : ("\"doc\"", "?")
+            return try db.documents(SQLStatement(sql: "SELECT \(column) FROM \"\(Self.sessionTable)\" WHERE \"objectId\" = \(placeholder)",
+                                                 arguments: [.string(Self.sessionHash(token))]))
+        }
+        guard let doc = docs.first, case .string(let user)? = try DataFiles.object(json: doc)["user"] else { return nil }
+        return user
+    }
+
+    /// `body` in one write transaction on the writer, as ``write(_:now:readBack:)``.
+    func exclusiveWrite<T: Sendable>(_ body: @escaping @Sendable (any SQLWriteSession) throws(QueryError) -> T) async throws -> T {
+        try await threads.runIfActive { [self] () throws -> T in
+            writeLock.lock()
+            defer { writeLock.unlock() }
+            return try writer.timed { db throws(QueryError) in try db.inWriteTransaction(body) }
+        }
+    }
+}
