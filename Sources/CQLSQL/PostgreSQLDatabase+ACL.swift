@@ -30,8 +30,11 @@ extension PostgreSQLDatabase {
         }
     }
 
-    /// The GIN index of a class table's read grantees.
+    /// The GIN index of a class table's read grantees (none for a table
+    /// whose name holds `:`, which no class name does: the server's own
+    /// tables, such as its sessions, are never queried under an ACL).
     func createACLIndex(_ className: String) throws(QueryError) {
+        if className.contains(":") { return }
         let d = PostgreSQLDialect()
         // A name past PostgreSQL's 63 bytes is refused by quote(): such a
         // (rare, long) class goes without (as without its column indexes).
