@@ -173,6 +173,7 @@ extension PostgreSQLDatabase {
         } else {
             try execute(PostgreSQLDatabase.classTable(table))
             try createColumnIndexes(className)
+            try createACLIndex(className)
         }
     }
 

@@ -44,6 +44,7 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
             throw QueryError(.data, "\(url): cannot connect: \(PostgreSQLDatabase.message(error))")
         }
         try migrate()
+        try prepareACL()
     }
 
     deinit { try? connection.close().wait() }

@@ -53,6 +53,14 @@ struct DatabaseOptions: ParsableArguments {
             }
         }
 
+        /// `*`, the user and its roles (``CallerGrantees``).
+        func grantees(userId: String) throws(QueryError) -> [String] {
+            switch self {
+            case .sqlite(let db): return try CallerGrantees.grantees(userId: userId, on: db)
+            case .postgres(let db): return try CallerGrantees.grantees(userId: userId, on: db)
+            }
+        }
+
         func explain(_ query: Query, source: String) throws(QueryError) -> [String] {
             switch self {
             case .sqlite(let db): return try SQLRunner.explain(query, on: db, source: source)
@@ -149,6 +157,11 @@ struct Run: ParsableCommand {
             Examples:
               cql run --sqlite scores.db "select * from GameScore limit 5"
               cql run --sqlite scores.db --explain "select * from T where a = 1"
+
+            As a caller of `cql serve` (the ACL read condition added to the \
+            query and its subqueries): --as-user ID reads the user's roles \
+            from the database; --grantees '*,ID,role:NAME' names them.
+              cql run --postgres URL --as-user u1 --explain "select * from Todo"
             """
     )
 
@@ -162,6 +175,16 @@ struct Run: ParsableCommand {
     @Flag(help: "Print what runs in the database, what is re-checked, and the database's plan.")
     var explain = false
 
+    @Option(name: .customLong("as-user"), help: "Run as this _User objectId: only what its ACL grants (with its roles) is read.")
+    var asUser: String?
+
+    @Option(help: "Run as these ACL grantees, comma-separated ('*' is always one): '*,u1,role:staff'.")
+    var grantees: String?
+
+    func validate() throws {
+        if asUser != nil && grantees != nil { throw ValidationError("Give --as-user or --grantees, not both.") }
+    }
+
     func run() throws {
         let text = try input.text()
         let (statement, _) = try input.parseStatement(text)
@@ -169,8 +192,15 @@ struct Run: ParsableCommand {
             throw CommandFailure(QueryError(.unsupported, "'\(statement.verb)' is a write: run runs queries; apply writes with exec",
                                             range: statement.range, source: text))
         }
-        let query = try optimizer.apply(try input.bind(parsed, source: text, resolveTime: true), source: text)
+        var bound = try input.bind(parsed, source: text, resolveTime: true)
         let db = try database.open()
+        do {
+            if let asUser { bound = ACLRule.restricting(bound, to: try db.grantees(userId: asUser)) }
+        } catch {
+            throw CommandFailure("error: " + error.message)
+        }
+        if let grantees { bound = ACLRule.restricting(bound, to: grantees.split(separator: ",").map(String.init)) }
+        let query = try optimizer.apply(bound, source: text)
         do {
             if explain {
                 for line in try db.explain(query, source: text) { Output.line(line) }

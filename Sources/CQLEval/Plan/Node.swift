@@ -44,6 +44,8 @@ indirect enum Node: Sendable {
     case containedBy(Accessor, MemberSet)
     /// `$inQuery`: a Pointer (or array element) to `className` with one of these ids.
     case pointerIn(Accessor, className: String, ids: Set<String>)
+    /// The object's `ACL` grants the right to one of the grantees (``ACLRule``).
+    case aclGrants(ACLRight, [String])
     /// `$relatedTo`: the object's own `objectId` is one of these.
     case objectIdIn(Set<String>)
     /// A GeoPoint value (or array element) passing the test.

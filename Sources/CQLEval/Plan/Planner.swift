@@ -138,6 +138,8 @@ struct Planner {
 
         case .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
             return try planGeo(condition.predicate, r)
+        case .aclGrants(let right, let grantees):
+            return .aclGrants(right, grantees)
         }
     }
 

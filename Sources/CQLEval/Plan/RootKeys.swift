@@ -26,6 +26,9 @@ extension Node {
             return true
         case .not(let n):
             return n.collectRootKeys(into: &keys)
+        case .aclGrants:
+            keys.insert("ACL")
+            return true
         case .objectIdIn:
             keys.insert("objectId")
             return true

@@ -95,6 +95,8 @@ extension Node {
                 if case .array(let items) = x { return items.contains { Node.points($0, className, ids) } }
                 return false
             }
+        case .aclGrants(let right, let grantees):
+            return ACLRule.grants(root["ACL"], right, to: grantees)
         case .objectIdIn(let ids):
             guard case .string(let id)? = root["objectId"] else { return false }
             return ids.contains(id)

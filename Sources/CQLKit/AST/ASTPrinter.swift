@@ -116,6 +116,7 @@ public enum ASTPrinter {
         case .withinPolygon(let k, let pts): out.append(p + "within polygon \(k) \(terms(pts))")
         case .withinCenterSphere(let k, let c, let r): out.append(p + "within centerSphere \(k) \(term(c)) \(term(r))")
         case .geoIntersects(let k, let pt): out.append(p + "geoIntersects \(k) \(term(pt))")
+        case .aclGrants(let right, let grantees): out.append(p + "acl \(right.rawValue) by \(grantees.joined(separator: ", "))")
         }
     }
 }

@@ -232,6 +232,15 @@ public indirect enum Predicate: Hashable, Sendable {
     /// `related key to pointer('C','id')` (top-level `$relatedTo`).
     case relatedTo(object: Term, key: String)
 
+    // MARK: Access control
+    /// The object's `ACL` grants `right` to one of `grantees` (``ACLRule``;
+    /// `*` is always among them). No query language writes it: `cql serve`
+    /// adds it for the caller of a request and `cql run --grantees` for a
+    /// caller named on the command line. SQL reads it from an index where
+    /// the dialect has one (PostgreSQL: a GIN index over the object's read
+    /// grantees); where-JSON, CQL and the other texts cannot express it.
+    case aclGrants(ACLRight, grantees: [String])
+
     // MARK: Geo
     /// `k near geopoint(lng, lat) [min x unit] [max y unit]` (`$nearSphere`).
     /// Results come nearest first unless the query has an explicit order.

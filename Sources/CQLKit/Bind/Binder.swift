@@ -212,7 +212,7 @@ final class BindingContext {
     func bindLeaf(_ predicate: Predicate, range r: SourceRange?) throws -> Predicate {
         let p: Predicate
         switch predicate {
-        case .and, .or, .not, .elementMatch, .select, .inQuery, .constant, .exists, .text, .type, .fullText, .prefix: p = predicate
+        case .and, .or, .not, .elementMatch, .select, .inQuery, .constant, .exists, .text, .type, .fullText, .prefix, .aclGrants: p = predicate
         case .compare(let path, let op, let t): p = .compare(path, op, try bind(t, fallback: r))
         case .in(let path, let items, let negated): p = .in(path, try bind(items, fallback: r), negated: negated)
         case .all(let path, let items): p = .all(path, try bind(items, fallback: r))

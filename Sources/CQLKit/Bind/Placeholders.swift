@@ -47,7 +47,7 @@ enum PlaceholderScan {
         case .and(let items), .or(let items): for x in items { visit(x, f) }
         case .not(let inner): visit(inner, f)
         case .elementMatch(_, let inner): visit(inner, f)
-        case .constant, .exists, .text, .type, .fullText, .prefix: break
+        case .constant, .exists, .text, .type, .fullText, .prefix, .aclGrants: break
         case .compare(_, _, let t), .size(_, let t), .regex(_, let t, _), .like(_, let t),
              .relatedTo(let t, _), .geoIntersects(_, let t):
             visit(t, f)

@@ -46,7 +46,7 @@ enum UnchangedByBinding {
             return check(inner)
         case .select(_, _, let q, _), .inQuery(_, let q, _):
             return check(q)
-        case .constant, .exists, .text, .type, .fullText, .prefix:
+        case .constant, .exists, .text, .type, .fullText, .prefix, .aclGrants:
             return true
         case .compare(_, _, let t):
             return isValue(t)

@@ -306,6 +306,7 @@ extension Predicate {
         case .withinPolygon: return 1 << 33
         case .withinCenterSphere: return 1 << 34
         case .geoIntersects: return 1 << 35
+        case .aclGrants: return 1 << 36
         }
     }
 }

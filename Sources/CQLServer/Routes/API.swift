@@ -32,6 +32,8 @@ public struct API: Sendable {
     /// Answers one request; a failure is an ``APIError`` (code and status).
     public func handle(_ request: APIRequest) async throws(APIError) -> APIResponse {
         do {
+            var request = request
+            if request.grantees == nil { request.grantees = try await grantees(for: request.identity) }
             return try await route(request)
         } catch let e as APIError {
             throw e
@@ -43,7 +45,9 @@ public struct API: Sendable {
     }
 
     func route(_ r: APIRequest) async throws -> APIResponse {
-        let s = r.segments
+        var s = r.segments
+        // `/1.1/roles[/<id>]` is `/1.1/classes/_Role[/<id>]`.
+        if s.first == "roles" && s.count <= 2 { s = ["classes", "_Role"] + s.dropFirst() }
         switch (r.method, s.first, s.count) {
         case ("POST", "classes", 2) where s[1] == "_User", ("POST", "users", 1): return try await signUp(r)
         case ("POST", "login", 1): return try await login(r)

@@ -22,6 +22,7 @@ extension API {
         for (i, item) in requests.enumerated() {
             do throws(APIError) {
                 var sub = try Self.subRequest(item, index: i, identity: r.identity)
+                sub.grantees = r.grantees
                 sub.origin = r.origin
                 answers.append(.object(["success": try await handle(sub).body]))
             } catch {

@@ -12,8 +12,9 @@ extension API {
     /// `GET /1.1/classes/<Class>`: `{"results":[...]}`, with `count=1` also `"count"`.
     func find(_ r: APIRequest, className: String) async throws -> APIResponse {
         let query = try Self.query(r, className: className, where: try r.json("where"), names: Self.findParameters, limit: true)
-        let result = try await storage.find(try Self.prepared(query))
-        var body: [String: Value] = ["results": .array(try await output(result.objects, className: query.className, returnACL: query.returnACL))]
+        let result = try await storage.find(try Self.prepared(query, for: r.grantees))
+        let objects = try await hidingUnreadable(result.objects, grantees: r.grantees)
+        var body: [String: Value] = ["results": .array(try await output(objects, className: query.className, returnACL: query.returnACL))]
         if query.count != .none { body["count"] = .int(Int64(result.count ?? 0)) }
         return APIResponse(body: .object(body))
     }
@@ -23,14 +24,16 @@ extension API {
     func get(_ r: APIRequest, className: String, objectId: String) async throws -> APIResponse {
         let query = try Self.query(r, className: className, where: .object(["objectId": .string(objectId)]),
                                    names: ["keys", "include", "returnACL"], limit: false)
-        let result = try await storage.find(try Self.prepared(query))
-        return APIResponse(body: .object(try await output(result.objects, className: query.className, returnACL: query.returnACL).first?.objectValue ?? [:]))
+        let result = try await storage.find(try Self.prepared(query, for: r.grantees))
+        let objects = try await hidingUnreadable(result.objects, grantees: r.grantees)
+        return APIResponse(body: .object(try await output(objects, className: query.className, returnACL: query.returnACL).first?.objectValue ?? [:]))
     }
 
     /// `POST /1.1/classes/<Class>`: 201, `Location`, `{"objectId","createdAt"}`
     /// (with `fetchWhenSave`/`new`: the whole object).
     func create(_ r: APIRequest, className: String) async throws -> APIResponse {
         let body = try CreateBody(try Self.objectBody(r))
+        if className == "_Role" { try await checkNewRole(body.values) }
         let now = clock()
         let insert = try Self.statement(["method": "POST", "path": .string("/1.1/classes/\(className)"), "body": .object(body.values)], now: now, identity: r.identity)
         let result = try await storage.write(insert, now: now)
@@ -57,16 +60,17 @@ extension API {
     func update(_ r: APIRequest, className: String, objectId: String) async throws -> APIResponse {
         var body = try Self.objectBody(r)
         for key in CreateBody.serverKeys { body.removeValue(forKey: key) }
+        if className == "_Role" { try Self.checkRoleUpdate(body) }
         let now = clock()
         let condition = try r.json("where")
         if body.isEmpty {
             // Nothing to change: the object must exist (and the condition hold).
-            return try await touch(className: className, objectId: objectId, condition: condition)
+            return try await touch(r, className: className, objectId: objectId, condition: condition)
         }
         var request: [String: Value] = ["method": "PUT", "path": .string("/1.1/classes/\(className)/\(objectId)"), "body": .object(body)]
         if let condition { request["where"] = condition }
         let fetch = r.flag("fetchWhenSave") || r.flag("new")
-        let result = try await storage.write(try Self.statement(request, now: now, identity: r.identity), now: now, readBack: fetch)
+        let result = try await guardedWrite(try Self.statement(request, now: now, identity: r.identity), r, now: now, readBack: fetch)
         var answer: [String: Value] = ["objectId": .string(objectId), "updatedAt": .string(ISODate.format(now))]
         if fetch, let after = result.changes.first?.after {
             let shown = try await output([after], className: className, returnACL: true)[0].objectValue ?? [:]
@@ -78,9 +82,10 @@ extension API {
 
     /// An update with nothing to change: 101 when the object is missing, 305
     /// when the condition does not hold, else its updatedAt, unchanged.
-    func touch(className: String, objectId: String, condition: Value?) async throws -> APIResponse {
+    func touch(_ r: APIRequest, className: String, objectId: String, condition: Value?) async throws -> APIResponse {
         var conditions: [Value] = [.object(["objectId": .string(objectId)])]
         if let condition { conditions.append(condition) }
+        _ = try await writeCondition(r, className: className, objectId: objectId, verb: "update")
         let exists = try await storage.find(try Self.prepared(try WhereJSONReader.read(
             .object(["className": .string(className), "where": .object(["objectId": .string(objectId)])]))))
         guard let object = exists.objects.first else {
@@ -105,7 +110,7 @@ extension API {
         for id in objectIds.split(separator: ",", omittingEmptySubsequences: false) {
             var request: [String: Value] = ["method": "DELETE", "path": .string("/1.1/classes/\(className)/\(id)")]
             if let condition { request["where"] = condition }
-            _ = try await storage.write(try Self.statement(request, now: now, identity: r.identity), now: now)
+            _ = try await guardedWrite(try Self.statement(request, now: now, identity: r.identity), r, now: now)
             // A deleted user's sessions end with it.
             if className == "_User" { try await storage.retireSessions(of: String(id)) }
         }

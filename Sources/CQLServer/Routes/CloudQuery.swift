@@ -28,18 +28,21 @@ extension API {
         case .select(let q):
             try Self.checkSubqueryClasses(q.condition)
             let query: Query
-            do { query = try Optimizer.optimize(q) } catch { throw APIError.from(error, cloudQuery: true) }
+            let restricted = r.grantees.map { ACLRule.restricting(q, to: $0) } ?? q
+            do { query = try Optimizer.optimize(restricted) } catch { throw APIError.from(error, cloudQuery: true) }
             let result: SQLRunner.Result
             do {
                 result = try await storage.find(query)
             } catch let e as QueryError {
                 throw APIError.from(e.withSource(cql), cloudQuery: true)
             }
-            body["results"] = .array(try await output(result.objects, className: query.className, returnACL: query.returnACL))
+            let objects = try await hidingUnreadable(result.objects, grantees: r.grantees)
+            body["results"] = .array(try await output(objects, className: query.className, returnACL: query.returnACL))
             if query.count != .none { body["count"] = .int(Int64(result.count ?? 0)) }
         case .insert, .update, .delete:
+            try await checkRoleStatement(statement)
             let written: WriteResult
-            do { written = try await storage.write(statement, now: now) } catch let e as QueryError { throw APIError.from(e.withSource(cql)) }
+            do { written = try await guardedWrite(statement, r, now: now) } catch let e as QueryError { throw APIError.from(e.withSource(cql)) }
             if case .delete(let d) = statement, d.className == "_User", case .value(.string(let id)) = d.objectId {
                 try await storage.retireSessions(of: id)
             }

@@ -62,7 +62,8 @@ extension API {
         switch c.predicate {
         case .and(let items), .or(let items): for i in items { try checkSecretKeys(i, className: className) }
         case .not(let inner): try checkSecretKeys(inner, className: className)
-        case .constant, .relatedTo: break
+        // aclGrants reads ACL, never a secret.
+        case .constant, .relatedTo, .aclGrants: break
         case .select(let path, let key, let sub, _):
             try refuseSecret(path, className)
             try refuseSecret(key, sub.className)

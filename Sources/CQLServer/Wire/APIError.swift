@@ -36,6 +36,10 @@ public struct APIError: Error, Sendable, Equatable {
     static func masterKeyRequired(_ what: String) -> APIError {
         APIError(status: 403, code: 119, "\(what) needs the master key")
     }
+    /// A write the object's ACL does not grant the caller (who may read it).
+    static func forbidden(_ verb: String, _ className: String, _ objectId: String) -> APIError {
+        APIError(status: 403, code: 403, "Forbidden to \(verb) \(className) '\(objectId)': its ACL does not grant write to this session")
+    }
     static let unauthorized = APIError(status: 401, code: 401, "Unauthorized.")
     static func tooLarge(_ limit: Int) -> APIError {
         APIError(status: 413, code: 116, "the request body is larger than the limit of \(limit) bytes")

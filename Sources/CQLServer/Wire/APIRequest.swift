@@ -13,6 +13,9 @@ public struct APIRequest: Sendable {
     /// The JSON body; nil when there is none.
     public var body: Value?
     public var identity: Identity
+    /// Who the caller is in ACLs (`*`, its user, its roles): set once per
+    /// request by ``API/handle(_:)``; `nil` for the master key.
+    var grantees: [String]?
     /// The scheme and authority clients reach the server at
     /// (`http://127.0.0.1:3000`), for the URLs it hands out (files).
     public var origin: String = ""

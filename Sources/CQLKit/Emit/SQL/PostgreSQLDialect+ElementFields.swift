@@ -30,7 +30,7 @@ extension PostgreSQLDialect {
             .modulo(let k, _, _), .fullText(let k, _), .near(let k, _, _, _), .withinBox(let k, _, _), .withinPolygon(let k, _),
             .withinCenterSphere(let k, _, _), .geoIntersects(let k, _):
             return k
-        case .select, .inQuery, .relatedTo, .and, .or, .not, .constant:
+        case .select, .inQuery, .relatedTo, .and, .or, .not, .constant, .aclGrants:
             return nil
         }
     }

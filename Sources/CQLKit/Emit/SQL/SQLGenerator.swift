@@ -261,6 +261,11 @@ public enum SQLGenerator {
             return try negate(inner, &ctx)
         case .constant(let b):
             return .exact(b ? "TRUE" : "FALSE")
+        case .aclGrants(let right, let grantees):
+            switch ctx.dialect.name {
+            case .sqlite: return .exact(SQLACL.sqlite(right, grantees, &ctx))
+            case .postgres: return .exact(SQLACL.postgres(right, grantees, &ctx))
+            }
         case .relatedTo(let object, let key):
             guard case .value(.pointer(let owner)) = object else {
                 ctx.note("related ... to a non-Pointer")

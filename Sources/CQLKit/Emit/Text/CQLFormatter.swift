@@ -221,7 +221,7 @@ struct CQLWriter {
             try term(sw, at: r)
             out += " and "
             try term(ne, at: r)
-        case .containedBy, .elementMatch, .type, .modulo, .fullText, .withinPolygon, .withinCenterSphere, .geoIntersects:
+        case .containedBy, .elementMatch, .type, .modulo, .fullText, .withinPolygon, .withinCenterSphere, .geoIntersects, .aclGrants:
             throw CQLWriter.unsupported(c.predicate.constructName, r)
         }
     }

@@ -57,6 +57,7 @@ extension UsergridWriter {
         case .withinPolygon: throw unsupported("a geo polygon", c.range)
         case .withinCenterSphere: throw unsupported("a geo center sphere", c.range)
         case .geoIntersects: throw unsupported("'$geoIntersects'", c.range)
+        case .aclGrants: throw unsupported("an ACL condition", c.range)
         }
     }
 

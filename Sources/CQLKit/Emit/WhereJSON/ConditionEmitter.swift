@@ -143,6 +143,10 @@ struct ConditionEmitter {
             return WhereDoc([.top("$relatedTo", .object(["object": v, "key": .string(relationKey)]))])
         case .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
             return try geo(c, ctx)
+        case .aclGrants:
+            // Exactly "grants" (an object entry whose right is `true`) has no
+            // where-JSON form: `ACL.u1.read` would also match arrays.
+            throw table.unsupported(c.predicate.constructName, range: r)
         }
     }
 

@@ -38,6 +38,7 @@ extension Predicate {
         case .withinPolygon: return "$polygon"
         case .withinCenterSphere: return "$centerSphere"
         case .geoIntersects: return "$geoIntersects"
+        case .aclGrants(let right, _): return "an ACL condition (\(right.rawValue) access)"
         }
     }
 }

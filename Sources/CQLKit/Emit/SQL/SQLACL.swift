@@ -1,0 +1,53 @@
+/// The SQL of ``Predicate/aclGrants(_:grantees:)``: ``ACLRule`` over the
+/// row's document, the grantees bound (never in the SQL text).
+///
+/// - PostgreSQL: `cql_acl_grantees(doc, 'read') && ARRAY[$1, $2]::text[]`.
+///   The function (``postgresFunctionSQL``, created when CQLSQL opens the
+///   database) lists the grantees the document's ACL grants the right to —
+///   `{*}` for a public object — and a GIN index per class table over the
+///   read grantees (``postgresIndexExpression``) serves the overlap.
+/// - SQLite: a `json_each` over the ACL object of the row (no index: the
+///   condition is tested per row the other conditions leave).
+///
+/// ```swift
+/// var ctx = SQLContext(dialect: PostgreSQLDialect())
+/// SQLACL.postgres(.read, ["*", "u1"], &ctx)
+/// // cql_acl_grantees(t0."doc", 'read') && ARRAY[$1, $2]::text[]   arguments: ["*", "u1"]
+/// ```
+public enum SQLACL {
+    /// The PostgreSQL function the condition and its index read.
+    public static let postgresFunction = "cql_acl_grantees"
+
+    /// `CREATE FUNCTION` of ``postgresFunction``: the grantees `doc`'s ACL
+    /// grants `right` to (``ACLRule``). plpgsql, so that the planner never
+    /// inlines it and the query's expression stays the index's.
+    public static let postgresFunctionSQL = """
+        CREATE OR REPLACE FUNCTION \(postgresFunction)(doc jsonb, access text) RETURNS text[]
+        LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $cql$
+        BEGIN
+            IF NOT (doc ? 'ACL') OR jsonb_typeof(doc -> 'ACL') = 'null' THEN RETURN ARRAY['*']; END IF;
+            IF jsonb_typeof(doc -> 'ACL') <> 'object' THEN RETURN ARRAY[]::text[]; END IF;
+            RETURN ARRAY(SELECT e.key FROM jsonb_each(doc -> 'ACL') AS e
+                         WHERE jsonb_typeof(e.value) = 'object' AND (e.value -> access) = 'true'::jsonb);
+        END
+        $cql$
+        """
+
+    /// The expression a class table's read index is built on (a GIN index).
+    public static let postgresIndexExpression = "\(postgresFunction)(\"doc\", 'read')"
+
+    static func postgres(_ right: ACLRight, _ grantees: [String], _ ctx: inout SQLContext) -> String {
+        let bound = grantees.map { ctx.bind(.string($0)) }
+        return "\(postgresFunction)(\(ctx.document), '\(right.rawValue)') && ARRAY[\(bound.joined(separator: ", "))]::text[]"
+    }
+
+    static func sqlite(_ right: ACLRight, _ grantees: [String], _ ctx: inout SQLContext) -> String {
+        let doc = ctx.document, entry = ctx.alias("a")
+        let bound = grantees.map { ctx.bind(.string($0)) }
+        // CASE keeps json_type from reading an entry that is not JSON text.
+        let granted = "CASE WHEN \(entry).type = 'object' THEN json_type(\(entry).value, '$.\(right.rawValue)') = 'true' ELSE FALSE END"
+        return "(CASE json_type(\(doc), '$.\"ACL\"') WHEN 'object' THEN EXISTS (SELECT 1 FROM json_each(\(doc), '$.\"ACL\"') AS \(entry) "
+            + "WHERE \(entry).key IN (\(bound.joined(separator: ", "))) AND \(granted)) "
+            + "WHEN 'null' THEN TRUE ELSE json_type(\(doc), '$.\"ACL\"') IS NULL END)"
+    }
+}
