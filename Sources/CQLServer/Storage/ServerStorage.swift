@@ -58,8 +58,9 @@ public final class ServerStorage: @unchecked Sendable {
         threads = NIOThreadPool(numberOfThreads: self.readerCount + 1)
         threads.start()
         knownTables.value = try writer.db.tableNames()
-        for c in pool + [writer] { try c.limitStatements() }
+        // Set-up statements first: the request time limit is for requests.
         try prepareSessions()
+        for c in pool + [writer] { try c.limitStatements() }
     }
 
     /// Stops the threads (after the server stopped taking requests).
