@@ -179,7 +179,8 @@ def pgbench_script(kind, count, pg_url):
     for n in range(len(t["arguments"]), 0, -1):
         a = t["arguments"][n - 1]
         if a == "X":
-            expr = "lpad(to_hex(:i * 7919 + 1), 24, '0')"
+            # bigint: i * 7919 passes int4's range (prepared, $1 is int4).
+            expr = "lpad(to_hex(:i::bigint * 7919 + 1), 24, '0')"
         elif isinstance(a, str) and "/p/1/" in a:
             left, right = a.split("/p/1/", 1)
             expr = "(%s || :p || %s)" % (sql_literal(left + "/p/"), sql_literal("/" + right))
@@ -230,7 +231,11 @@ def main():
                         with open(path, "w") as f:
                             f.write(script)
                         out = subprocess.run(["pgbench", "-n", "-M", "prepared", "-c", str(CONNECTIONS), "-j", "2", "-T", str(SECONDS),
-                                              "-f", path, pg[0]], capture_output=True, text=True).stdout
+                                              "-f", path, pg[0]], capture_output=True, text=True)
+                        if "aborted" in out.stderr or out.returncode != 0:
+                            # An aborted client's tps is not a figure: stop, saying why.
+                            sys.exit("pgbench %s failed:\n%s" % (kind, out.stderr[-2000:]))
+                        out = out.stdout
                         m = re.search(r"tps = ([\d.]+)", out)
                         lat = re.search(r"latency average = ([\d.]+) ms", out)
                         row["pgbench"] = {"tps": float(m.group(1)) if m else None, "avg_ms": float(lat.group(1)) if lat else None, "sql": sql}
