@@ -62,6 +62,14 @@ final class PythonSDKTests: XCTestCase {
         try await runPhase("files", asserts: 6)
     }
 
+    /// ACLs and roles as the SDK sets them (the client's `acl` phase): a
+    /// private note, one shared with a role; another user's session, an
+    /// anonymous caller and a role member find, count, get, cloud-query and
+    /// update as the ACLs allow and no further.
+    func testLeanCloudPythonSDKACLsAndRoles() async throws {
+        try await runPhase("acl", asserts: 18)
+    }
+
     /// Runs one phase of the client on each database; every assert must hold.
     func runPhase(_ phase: String, asserts expected: Int) async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.python) else {

@@ -13,7 +13,8 @@ Any exception ends the script with a non-zero status.
 Phases, one run each (argv[1]): `queries` saves the objects and runs
 every query (the test then reads the objects the queries saw); `writes`
 runs the ops, conditional saves, scan and destroy_all on them; `users`
-(on a fresh server) the user flows; `files` the file flows.
+(on a fresh server) the user flows; `files` the file flows; `acl` ACLs
+and roles as the SDK sets them (users' sessions, a role with members).
 """
 import datetime
 import json
@@ -316,3 +317,89 @@ if PHASE == "files":
     leancloud.use_master_key(False)
     check("destroy", requests.get(f.url).status_code == 404)
     time.sleep(0.3)  # the SDK posts fileCallback from a thread of its own
+
+if PHASE == "acl":
+    # A fifth phase: ACLs and roles as the SDK sets them. Ann keeps a
+    # private note and shares one with role:staff (Cat holds it); Bob, an
+    # anonymous caller and Cat learn of the private note nothing, and
+    # cannot change it; Cat reads the shared one.
+    from leancloud import ACL, Role, User
+
+    Note = Object.extend("Note")
+
+    def sign_up(name):
+        u = User()
+        u.sign_up(name, "pw-" + name)
+        return u
+
+    cat = sign_up("cat")
+    bob = sign_up("bob")
+    ann = sign_up("ann")  # the current user from here on
+    private = ACL()
+    private.set_read_access(ann.id, True)
+    private.set_write_access(ann.id, True)
+    secret = Note(text="ann's secret")
+    secret.set_acl(private)
+    secret.save()
+    shared_acl = ACL()
+    shared_acl.set_read_access(ann.id, True)
+    shared_acl.set_write_access(ann.id, True)
+    shared_acl.set_role_read_access("staff", True)
+    shared = Note(text="for staff")
+    shared.set_acl(shared_acl)
+    shared.save()
+    Note(text="hello").save()  # no ACL: public
+    check("the owner reads her notes", Query(Note).count() == 3, Query(Note).count())
+    back = Query(Note).include_acl(True).equal_to("objectId", secret.id).first()
+    check("the ACL comes back to its owner", back.get_acl() is not None and back.get_acl().get_read_access(ann.id)
+          and not back.get_acl().get_public_read_access(), back.get_acl() and back.get_acl().dump())
+
+    leancloud.use_master_key(True)
+    role_acl = ACL()
+    role_acl.set_public_read_access(True)
+    staff = Role("staff", role_acl)
+    staff.get_users().add(cat)
+    staff.save()
+    leancloud.use_master_key(False)
+    check("role saved", bool(staff.id))
+
+    def learns_nothing(who):
+        texts = sorted(n.get("text") for n in Query(Note).find())
+        check(who + ": find shows only public notes", texts == ["hello"], texts)
+        check(who + ": count shows only public notes", Query(Note).count() == 1)
+        # get fetches: the server's {} for a missing object leaves it empty.
+        got = Query(Note).get(secret.id)
+        check(who + ": get of the private note is empty", got.get("text") is None and got.get("ACL") is None, got.dump())
+        try:
+            Query(Note).equal_to("objectId", secret.id).first()
+            check(who + ": first of the private note", False)
+        except LeanCloudError as e:
+            check(who + ": first of the private note", e.code == 101, e.code)
+        cql = leancloud.Query.do_cloud_query("select count(*) from Note where text = ?", "ann's secret")
+        check(who + ": cloud query count", cql.count == 0, cql.count)
+        change = Note.create_without_data(secret.id)
+        change.set("text", "pwned")
+        try:
+            change.save()
+            check(who + ": update of the private note", False)
+        except LeanCloudError as e:
+            check(who + ": update of the private note", e.code == 101, e.code)
+
+    User.become(bob.get_session_token())
+    learns_nothing("bob")
+    User.set_current(None)
+    learns_nothing("anonymous")
+
+    User.become(cat.get_session_token())
+    texts = sorted(n.get("text") for n in Query(Note).find())
+    check("cat reads through her role", texts == ["for staff", "hello"], texts)
+    shared_change = Note.create_without_data(shared.id)
+    shared_change.set("text", "edited")
+    try:
+        shared_change.save()
+        check("cat may not write the shared note", False)
+    except LeanCloudError as e:
+        check("cat may not write the shared note", e.code == 403, e.code)
+
+    User.become(ann.get_session_token())
+    check("nothing changed", Query(Note).get(secret.id).get("text") == "ann's secret")
