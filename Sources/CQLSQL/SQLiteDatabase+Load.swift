@@ -62,11 +62,7 @@ extension SQLiteDatabase {
                     }
                     counts[file.className, default: 0] += n
                 }
-                let classes = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_Join:%' ESCAPE '\\' AND \(SQLiteDatabase.notInternal)")
-                for c in classes {
-                    for key in indexes { try SQLiteDatabase.createIndexes(db, className: c, key: key) }
-                }
-                try SQLiteDatabase.analyze(db, classes)
+                try SQLiteDatabase.indexClassTables(db, keys: indexes)
                 return .commit
             }
         } catch let e as QueryError {
@@ -160,6 +156,19 @@ extension SQLiteDatabase {
         }
     }
 
+    /// The `--index` indexes of `keys` on every class table (not the
+    /// `_Join:` tables), then fresh statistics (load and `cql index`).
+    /// - Returns: the class tables, by name.
+    @discardableResult
+    static func indexClassTables(_ db: Database, keys: [String]) throws -> [String] {
+        let classes = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_Join:%' ESCAPE '\\' AND \(SQLiteDatabase.notInternal) ORDER BY name")
+        for c in classes {
+            for key in keys { try createIndexes(db, className: c, key: key) }
+        }
+        try analyze(db, classes)
+        return classes
+    }
+
     /// The indexes for the shapes of a one-step key: its value, then its
     /// type and createdAt (a range or an equality on the value; with the
     /// type, an equality on a key that holds no array is answered from the
@@ -224,11 +233,7 @@ extension SQLiteDatabase {
         var classes: [String] = []
         do {
             try queue.inTransaction(.immediate) { db in
-                classes = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_Join:%' ESCAPE '\\' AND \(SQLiteDatabase.notInternal) ORDER BY name")
-                for c in classes {
-                    for key in keys { try SQLiteDatabase.createIndexes(db, className: c, key: key) }
-                }
-                try SQLiteDatabase.analyze(db, classes)
+                classes = try SQLiteDatabase.indexClassTables(db, keys: keys)
                 return .commit
             }
         } catch let e as QueryError {

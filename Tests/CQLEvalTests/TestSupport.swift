@@ -1,4 +1,5 @@
 import CQLKit
+import CorpusSupport
 import XCTest
 
 @testable import CQLEval
@@ -64,4 +65,21 @@ enum RegexTestEngines {
         return [.swift]
         #endif
     }
+}
+
+/// Every string the corpus data holds (`Corpus/data`), nested ones too:
+/// subjects for the regex tests.
+func corpusDataStrings() throws -> Set<String> {
+    var strings: Set<String> = []
+    let store = try DocumentStore.load(path: try XCTUnwrap(Corpus.root).appendingPathComponent("data").path)
+    func collect(_ v: Value) {
+        switch v {
+        case .string(let s): strings.insert(s)
+        case .array(let items): items.forEach(collect)
+        case .object(let o), .typedObject(_, let o): o.values.forEach(collect)
+        default: break
+        }
+    }
+    for name in store.classNames { store.objects(in: name).forEach { collect(.object($0)) } }
+    return strings
 }
