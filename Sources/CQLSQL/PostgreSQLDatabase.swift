@@ -25,6 +25,8 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
     public let dialect = SQLDialectName.postgres
     let connection: PostgresConnection
     let logger = Logger(label: "cql.postgres")
+    /// This connection's named prepared statements (``executePrepared(_:_:)``).
+    let preparedNames = PreparedStatementNames()
 
     /// Connects to `postgres://user[:password]@host[:port]/database` (no TLS).
     public init(url: String) throws(QueryError) {
@@ -129,16 +131,16 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
         let names = tables.sorted().compactMap { try? d.quote($0) }
         if names.isEmpty { return false }
         let lookups = names.indices.map { "obj_description(to_regclass($\($0 + 2)), 'pg_class')" }
-        return try !execute("SELECT 1 WHERE $1 IN (\(lookups.joined(separator: ", ")))",
+        return try !executePrepared("SELECT 1 WHERE $1 IN (\(lookups.joined(separator: ", ")))",
                             [.string(Self.dateArraysMark)] + names.map { .string($0) }).isEmpty
     }
 
     public func documents(_ statement: SQLStatement) throws(QueryError) -> [String] {
-        try strings(try execute("SELECT q.\"doc\" FROM (\(statement.sql)) AS q", statement.arguments))
+        try strings(try executePrepared("SELECT q.\"doc\" FROM (\(statement.sql)) AS q", statement.arguments))
     }
 
     public func integer(_ statement: SQLStatement) throws(QueryError) -> Int {
-        let rows = try execute(statement.sql, statement.arguments)
+        let rows = try executePrepared(statement.sql, statement.arguments)
         return rows.first.flatMap { $0.makeRandomAccess()[data: 0].int } ?? 0
     }
 
@@ -162,9 +164,37 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
             else { continue }
             let probe = "SELECT 1 WHERE CASE WHEN to_regclass($1) IS NULL THEN FALSE "
                 + "ELSE NOT EXISTS (SELECT 1 FROM \(table) WHERE \(type) = 'array') END"
-            if try execute(probe, [.string(index)]).count == 1 { free.insert(key) }
+            if try executePrepared(probe, [.string(index)]).count == 1 { free.insert(key) }
         }
         return free
+    }
+
+    /// ``arrayFreeKeys(_:among:)`` and ``requiresRecheck(tables:)`` as one
+    /// prepared statement: one row, the recheck answer then one column per
+    /// probed key.
+    public func preflight(_ className: String, keys: Set<String>, tables: Set<String>) throws(QueryError) -> Preflight {
+        let d = PostgreSQLDialect()
+        let names = tables.sorted().compactMap { try? d.quote($0) }
+        var arguments: [Value] = [.string(Self.dateArraysMark)] + names.map { .string($0) }
+        let lookups = names.indices.map { "obj_description(to_regclass($\($0 + 2)), 'pg_class')" }
+        var columns = [names.isEmpty ? "FALSE" : "COALESCE($1 IN (\(lookups.joined(separator: ", "))), FALSE)"]
+        var probed: [String] = []
+        if !keys.isEmpty {
+            let table = try d.quote(className)
+            for key in keys.sorted() {
+                guard let index = try? d.quote("\(className):\(key):type"), let type = PostgreSQLDialect.indexedExpressions(forKey: key)?[2]
+                else { continue }
+                arguments.append(.string(index))
+                columns.append("CASE WHEN to_regclass($\(arguments.count)) IS NULL THEN FALSE "
+                               + "ELSE NOT EXISTS (SELECT 1 FROM \(table) WHERE \(type) = 'array') END")
+                probed.append(key)
+            }
+        }
+        guard let row = try executePrepared("SELECT " + columns.joined(separator: ", "), arguments).first?.makeRandomAccess()
+        else { throw QueryError(.data, "postgres: the preflight statement returned no row") }
+        var free = Set<String>()
+        for (i, key) in probed.enumerated() where row[data: i + 1].bool == true { free.insert(key) }
+        return Preflight(arrayFreeKeys: free, requiresRecheck: row[data: 0].bool == true)
     }
 
     public func tableNames() throws(QueryError) -> Set<String> {

@@ -21,6 +21,11 @@ public protocol SQLExecutor {
     /// any row of `className` (an index probe; see
     /// ``SQLContext/arrayFreeKeys``). Proving nothing is always correct.
     func arrayFreeKeys(_ className: String, among keys: Set<String>) throws(QueryError) -> Set<String>
+    /// Both questions a query asks before its SQL is generated —
+    /// ``arrayFreeKeys(_:among:)`` for its class and
+    /// ``requiresRecheck(tables:)`` for the tables it reads — in one round
+    /// trip where the database allows (a server asks them on every request).
+    func preflight(_ className: String, keys: Set<String>, tables: Set<String>) throws(QueryError) -> Preflight
     /// Every row of a join table as `{"owningId":..,"relatedId":..}`.
     func joinRows(_ table: String) throws(QueryError) -> [[String: Value]]
     /// Imports a data directory or file in one transaction (`cql load`).
@@ -36,7 +41,18 @@ public protocol SQLExecutor {
     func inWriteTransaction<T>(_ body: (any SQLWriteSession) throws(QueryError) -> T) throws(QueryError) -> T
 }
 
+/// What ``SQLExecutor/preflight(_:keys:tables:)`` found.
+public struct Preflight: Sendable, Equatable {
+    public var arrayFreeKeys: Set<String>
+    public var requiresRecheck: Bool
+}
+
 extension SQLExecutor {
+    /// Asks the two questions one after the other.
+    public func preflight(_ className: String, keys: Set<String>, tables: Set<String>) throws(QueryError) -> Preflight {
+        Preflight(arrayFreeKeys: try arrayFreeKeys(className, among: keys), requiresRecheck: try requiresRecheck(tables: tables))
+    }
+
     /// Whether any table of the database defeats the generated SQL.
     public func requiresRecheck() throws(QueryError) -> Bool { try requiresRecheck(tables: nil) }
 }

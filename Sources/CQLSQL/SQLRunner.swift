@@ -35,9 +35,9 @@ public enum SQLRunner {
         // errors are the same as eval's and come before any SQL runs.
         _ = try QueryPlan(q, store: DocumentStore(), source: source)
         try prepareTables(q, db, present: presentTables)
-        let arrayFree = try db.arrayFreeKeys(q.className, among: oneStepKeys(q.condition))
-        var translation = try SQLGenerator.pushdown(q, dialect: db.dialect, arrayFreeKeys: arrayFree)
-        if try db.requiresRecheck(tables: tablesRead(by: q)) {
+        let preflight = try db.preflight(q.className, keys: oneStepKeys(q.condition), tables: tablesRead(by: q))
+        var translation = try SQLGenerator.pushdown(q, dialect: db.dialect, arrayFreeKeys: preflight.arrayFreeKeys)
+        if preflight.requiresRecheck {
             // Nothing pushed down: every row of the class, re-checked.
             let all = try SQLGenerator.pushdown(Query(className: q.className), dialect: db.dialect)
             translation = SQLTranslation(select: all.select, count: nil, whereIsExact: false, orderIsExact: false,

@@ -28,6 +28,9 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
     public let dialect = SQLDialectName.sqlite
     let queue: DatabaseQueue
     let deadline: Deadline
+    /// The SQL texts of the statements this connection keeps compiled
+    /// (``cachedStatement(_:_:)``).
+    private var compiledSQL = Set<String>()
 
     /// Opens (creating if needed) the database file at `path`; `nil`: in memory.
     ///
@@ -243,7 +246,7 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
     /// One mark for the whole database (`PRAGMA user_version`): `tables`
     /// does not narrow it.
     public func requiresRecheck(tables: Set<String>?) throws(QueryError) -> Bool {
-        try read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 } != 0
+        try read { db in try Int.fetchOne(try cachedStatement(db, "PRAGMA user_version")) ?? 0 } != 0
     }
 
     static func mark(_ db: Database, _ mark: Mark) throws {
@@ -259,14 +262,37 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
 
     public func documents(_ statement: SQLStatement) throws(QueryError) -> [String] {
         try read { db in
-            try String.fetchAll(db, sql: "SELECT \"doc\" FROM (\(statement.sql))", arguments: SQLiteDatabase.arguments(statement.arguments))
+            try String.fetchAll(try cachedStatement(db, "SELECT \"doc\" FROM (\(statement.sql))"), arguments: SQLiteDatabase.arguments(statement.arguments))
         }
     }
 
     public func integer(_ statement: SQLStatement) throws(QueryError) -> Int {
         try read { db in
-            try Int.fetchOne(db, sql: statement.sql, arguments: SQLiteDatabase.arguments(statement.arguments)) ?? 0
+            try Int.fetchOne(try cachedStatement(db, statement.sql), arguments: SQLiteDatabase.arguments(statement.arguments)) ?? 0
         }
+    }
+
+    /// Most statements compiled and kept per connection.
+    static let compiledStatementCapacity = 256
+
+    /// `sql` compiled once for this connection and kept (GRDB's statement
+    /// cache): a server repeats a few query shapes with new arguments, and
+    /// compiling (SQLite's parser, GRDB's authorizer) cost more than running
+    /// a get by id. SQLite recompiles a kept statement itself when the schema
+    /// changes (a temporary stand-in made or dropped). Bounded: once
+    /// ``compiledStatementCapacity`` texts are kept, the cache is emptied
+    /// (GRDB empties it with its schema cache), so ever new query shapes
+    /// cannot grow the memory. Called inside ``read(_:)`` (the queue runs
+    /// one block at a time, which guards `compiledSQL`).
+    func cachedStatement(_ db: Database, _ sql: String) throws -> GRDB.Statement {
+        if !compiledSQL.contains(sql) {
+            if compiledSQL.count >= Self.compiledStatementCapacity {
+                db.clearSchemaCache()
+                compiledSQL.removeAll(keepingCapacity: true)
+            }
+            compiledSQL.insert(sql)
+        }
+        return try db.cachedStatement(sql: sql)
     }
 
     public func plan(_ statement: SQLStatement) throws(QueryError) -> [String] {
@@ -299,10 +325,10 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
             var free = Set<String>()
             for key in keys.sorted() {
                 guard let type = SQLiteDialect.indexedExpressions(forKey: key)?[1],
-                      try Bool.fetchOne(db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name = ?",
+                      try Bool.fetchOne(try cachedStatement(db, "SELECT 1 FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name = ?"),
                                         arguments: [className, "\(className):\(key):type"]) != nil
                 else { continue }
-                if try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table) WHERE \(type) = 'array' LIMIT 1") == nil { free.insert(key) }
+                if try Bool.fetchOne(try cachedStatement(db, "SELECT 1 FROM \(table) WHERE \(type) = 'array' LIMIT 1")) == nil { free.insert(key) }
             }
             return free
         }

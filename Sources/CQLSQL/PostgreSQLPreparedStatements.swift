@@ -1,0 +1,122 @@
+import CQLKit
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// The named prepared statements of one PostgreSQL connection, so that a
+/// statement run again (a server answers the same few query shapes with new
+/// values) is parsed and planned once, not on every request.
+///
+/// The generated SQL and its argument types are known only at run time, but
+/// postgres-nio's prepared-statement API (`PostgresPreparedStatement`, which
+/// keeps a per-connection cache by name and prepares on first use) takes the
+/// name, SQL and parameter types as static members. ``RuntimeStatement``
+/// answers those from a task-local value bound around the call, read
+/// synchronously by `PostgresConnection.execute` before its first
+/// suspension.
+///
+/// The parameter types are the arguments' own (`int8`, `float8`, `text`,
+/// `bool`; a NULL leaves its type to PostgreSQL), exactly what the unnamed
+/// statements of ``PostgreSQLDatabase/execute(_:_:)`` declare, so a prepared
+/// statement means what the unnamed one means; the key is the SQL text with
+/// those types. Bounded: past ``capacity`` statements a connection runs new
+/// SQL unnamed (a client sending ever new query shapes cannot grow the
+/// server's memory). A statement that failed is forgotten and gets a new
+/// name next time, because postgres-nio keeps a failed preparation's error
+/// under its name (a table that was missing may exist by then).
+///
+/// ```swift
+/// // the first run parses and plans; later runs only bind and execute
+/// let rows = try db.executePrepared("SELECT \"raw\" FROM \"Todo\" WHERE \"objectId\" = $1", [.string("a1")])
+/// ```
+final class PreparedStatementNames: @unchecked Sendable {
+    struct Key: Hashable {
+        var sql: String
+        var types: [UInt32]
+    }
+
+    /// Prepared statements per connection, at most.
+    static let capacity = 256
+    private var names: [Key: String] = [:]
+    private var made = 0
+    private let lock = NSLock()
+
+    /// The statement's name, or nil when the connection holds ``capacity``
+    /// statements already (run it unnamed).
+    func name(for key: Key) -> String? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let n = names[key] { return n }
+        if names.count >= Self.capacity { return nil }
+        made += 1
+        let n = "cql_\(made)"
+        names[key] = n
+        return n
+    }
+
+    /// Forgets a statement that failed: the next run prepares it afresh under
+    /// a new name.
+    func forget(_ key: Key) {
+        lock.lock()
+        names[key] = nil
+        lock.unlock()
+    }
+}
+
+/// A prepared statement whose name, SQL and parameter types come from
+/// ``current`` (see ``PreparedStatementNames``).
+struct RuntimeStatement: PostgresPreparedStatement {
+    struct Text: Sendable {
+        var name: String
+        var sql: String
+        var types: [PostgresDataType]
+    }
+
+    @TaskLocal static var current: Text?
+
+    static var name: String { bound.name }
+    static var sql: String { bound.sql }
+    static var bindingDataTypes: [PostgresDataType] { bound.types }
+
+    private static var bound: Text {
+        guard let t = current else { preconditionFailure("RuntimeStatement used outside RuntimeStatement.$current.withValue") }
+        return t
+    }
+
+    let bindings: PostgresBindings
+    func makeBindings() throws -> PostgresBindings { bindings }
+    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+}
+
+extension PostgreSQLDatabase {
+    /// Runs a statement a server repeats with new arguments as a named
+    /// prepared statement of this connection (see ``PreparedStatementNames``),
+    /// and returns its rows.
+    func executePrepared(_ sql: String, _ arguments: [Value] = []) throws(QueryError) -> [PostgresRow] {
+        let binds = PostgreSQLDatabase.binds(arguments)
+        let types = binds.map(\.type)
+        let key = PreparedStatementNames.Key(sql: sql, types: types.map(\.rawValue))
+        guard let name = preparedNames.name(for: key) else { return try execute(sql, arguments) }
+        var bindings = PostgresBindings(capacity: binds.count)
+        for b in binds { bindings.append(b) }
+        let text = RuntimeStatement.Text(name: name, sql: sql, types: types)
+        let statement = RuntimeStatement(bindings: bindings)
+        let connection = self.connection
+        let logger = self.logger
+        let promise = connection.eventLoop.makePromise(of: [PostgresRow].self)
+        promise.completeWithTask {
+            try await RuntimeStatement.$current.withValue(text) {
+                var rows: [PostgresRow] = []
+                for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+                return rows
+            }
+        }
+        do {
+            return try promise.futureResult.wait()
+        } catch {
+            preparedNames.forget(key)
+            throw QueryError(.data, "postgres: \(PostgreSQLDatabase.message(error))")
+        }
+    }
+}
