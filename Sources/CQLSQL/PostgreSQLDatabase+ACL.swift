@@ -22,7 +22,13 @@ extension PostgreSQLDatabase {
                 AND c.relname NOT LIKE '\\_Join:%' AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'raw' AND NOT a.attisdropped)
                 AND NOT EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND pg_get_expr(i.indexprs, i.indrelid) LIKE $1)
                 """, [.string("%\(SQLACL.postgresFunction)%")]))
-            for className in unindexed { try createACLIndex(className) }
+            for className in unindexed where !className.contains(":") {
+                try createACLIndex(className)
+                // Statistics of the new index's expression: without them the
+                // planner guesses the share of public rows, and a class of
+                // public objects was read through the ACL index.
+                if let table = try? PostgreSQLDialect().quote(className) { try execute("ANALYZE \(table)") }
+            }
             try execute("COMMIT")
         } catch {
             _ = try? execute("ROLLBACK")

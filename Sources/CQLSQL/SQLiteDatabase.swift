@@ -30,7 +30,7 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
     let deadline: Deadline
     /// The SQL texts of the statements this connection keeps compiled
     /// (``cachedStatement(_:_:)``).
-    private var compiledSQL = Set<String>()
+    private(set) var compiledSQL = Set<String>()
 
     /// Opens (creating if needed) the database file at `path`; `nil`: in memory.
     ///

@@ -1,7 +1,9 @@
 /// The SQL of ``Predicate/aclGrants(_:grantees:)``: ``ACLRule`` over the
 /// row's document, the grantees bound (never in the SQL text).
 ///
-/// - PostgreSQL: `cql_acl_grantees(doc, 'read') && ARRAY[$1, $2]::text[]`.
+/// - PostgreSQL: `(cql_acl_grantees(doc, 'read') && '{*}'::text[] OR
+///   cql_acl_grantees(doc, 'read') && ARRAY[$1]::text[])`: the public as a
+///   literal (a constant of the rule), the caller's own grantees bound.
 ///   The function (``postgresFunctionSQL``, created when CQLSQL opens the
 ///   database) lists the grantees the document's ACL grants the right to —
 ///   `{*}` for a public object — and a GIN index per class table over the
@@ -12,7 +14,8 @@
 /// ```swift
 /// var ctx = SQLContext(dialect: PostgreSQLDialect())
 /// SQLACL.postgres(.read, ["*", "u1"], &ctx)
-/// // cql_acl_grantees(t0."doc", 'read') && ARRAY[$1, $2]::text[]   arguments: ["*", "u1"]
+/// // (cql_acl_grantees(t0."doc", 'read') && '{*}'::text[] OR cql_acl_grantees(t0."doc", 'read') && ARRAY[$1]::text[])
+/// //   arguments: ["u1"]
 /// ```
 public enum SQLACL {
     /// The PostgreSQL function the condition and its index read.
@@ -37,8 +40,22 @@ public enum SQLACL {
     public static let postgresIndexExpression = "\(postgresFunction)(\"doc\", 'read')"
 
     static func postgres(_ right: ACLRight, _ grantees: [String], _ ctx: inout SQLContext) -> String {
-        let bound = grantees.map { ctx.bind(.string($0)) }
-        return "\(postgresFunction)(\(ctx.document), '\(right.rawValue)') && ARRAY[\(bound.joined(separator: ", "))]::text[]"
+        let granted = "\(postgresFunction)(\(ctx.document), '\(right.rawValue)')"
+        var parts: [String] = []
+        // `*` (the public) is a constant of the rule, every caller's
+        // grantee, not a caller's value: written as a literal, the planner
+        // weighs it with the index's statistics even in a generic plan (a
+        // prepared statement run again), where a bound grantee only gets a
+        // default guess. Without it, a class of public objects was read
+        // through the ACL index (every entry) instead of a selective one.
+        if grantees.contains("*") { parts.append("\(granted) && '{*}'::text[]") }
+        let others = grantees.filter { $0 != "*" }
+        if !others.isEmpty {
+            let bound = others.map { ctx.bind(.string($0)) }
+            parts.append("\(granted) && ARRAY[\(bound.joined(separator: ", "))]::text[]")
+        }
+        if parts.isEmpty { return "FALSE" }
+        return parts.count == 1 ? parts[0] : "(\(parts.joined(separator: " OR ")))"
     }
 
     static func sqlite(_ right: ACLRight, _ grantees: [String], _ ctx: inout SQLContext) -> String {
