@@ -13,8 +13,9 @@ drives, with C connections for D seconds each:
   count   where {"url": <random page>}, count=1, limit=0
 
 and pgbench runs the SQL cql generates for the same three requests
-(`cql run --postgres --explain`: the SQL the server runs after its index
-probes, with the same random choices
+(`cql run --postgres --grantees '*' --explain`: the SQL the server runs for
+an anonymous caller, ACL read condition included, after its index probes,
+with the same random choices
 as pgbench variables) with the same number of connections against the same
 database. Reported: requests/s, p50/p99 latency (wrk --latency; pgbench:
 average latency), peak RSS of the server, and serve/pgbench throughput.
@@ -149,7 +150,9 @@ def translated_sql(query_text, pg_url):
     """The SQL `cql run` (and so `cql serve`) runs for the query on this
     database, from `cql run --explain`: after its index probes (a key that
     holds no array loses its array branch), which `translate` cannot know."""
-    out = subprocess.run([cql, "run", "--postgres", pg_url, "--explain", query_text], capture_output=True,
+    # --grantees '*': the wrk requests carry the app key and no session, so
+    # the server runs them as the public, with the ACL read condition.
+    out = subprocess.run([cql, "run", "--postgres", pg_url, "--grantees", "*", "--explain", query_text], capture_output=True,
                          text=True, check=True).stdout
     fields = {}
     for line in out.splitlines():

@@ -173,6 +173,7 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
     /// prepared statement: one row, the recheck answer then one column per
     /// probed key.
     public func preflight(_ className: String, keys: Set<String>, tables: Set<String>) throws(QueryError) -> Preflight {
+        if keys.isEmpty && tables.isEmpty { return Preflight(arrayFreeKeys: [], requiresRecheck: false) }
         let d = PostgreSQLDialect()
         let names = tables.sorted().compactMap { try? d.quote($0) }
         var arguments: [Value] = [.string(Self.dateArraysMark)] + names.map { .string($0) }
@@ -196,6 +197,9 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
         for (i, key) in probed.enumerated() where row[data: i + 1].bool == true { free.insert(key) }
         return Preflight(arrayFreeKeys: free, requiresRecheck: row[data: 0].bool == true)
     }
+
+    /// Its only mark is an array at createdAt/updatedAt (``markDateArrays(_:)``).
+    public var recheckConcernsOnlyDateColumns: Bool { true }
 
     public func tableNames() throws(QueryError) -> Set<String> {
         Set(try strings(try execute(

@@ -26,6 +26,11 @@ public protocol SQLExecutor {
     /// ``requiresRecheck(tables:)`` for the tables it reads — in one round
     /// trip where the database allows (a server asks them on every request).
     func preflight(_ className: String, keys: Set<String>, tables: Set<String>) throws(QueryError) -> Preflight
+    /// Whether ``requiresRecheck(tables:)`` concerns only queries that read
+    /// the createdAt/updatedAt columns (PostgreSQL: its only mark is an
+    /// array at a date key, which those columns cannot hold), so a query
+    /// naming neither key need not ask it.
+    var recheckConcernsOnlyDateColumns: Bool { get }
     /// Every row of a join table as `{"owningId":..,"relatedId":..}`.
     func joinRows(_ table: String) throws(QueryError) -> [[String: Value]]
     /// Imports a data directory or file in one transaction (`cql load`).
@@ -48,6 +53,8 @@ public struct Preflight: Sendable, Equatable {
 }
 
 extension SQLExecutor {
+    public var recheckConcernsOnlyDateColumns: Bool { false }
+
     /// Asks the two questions one after the other.
     public func preflight(_ className: String, keys: Set<String>, tables: Set<String>) throws(QueryError) -> Preflight {
         Preflight(arrayFreeKeys: try arrayFreeKeys(className, among: keys), requiresRecheck: try requiresRecheck(tables: tables))

@@ -35,7 +35,9 @@ public enum SQLRunner {
         // errors are the same as eval's and come before any SQL runs.
         _ = try QueryPlan(q, store: DocumentStore(), source: source)
         try prepareTables(q, db, present: presentTables)
-        let preflight = try db.preflight(q.className, keys: oneStepKeys(q.condition), tables: tablesRead(by: q))
+        // A get by id on PostgreSQL then asks nothing before its statement.
+        let marksMatter = !db.recheckConcernsOnlyDateColumns || namesDateKeys(q)
+        let preflight = try db.preflight(q.className, keys: oneStepKeys(q.condition), tables: marksMatter ? tablesRead(by: q) : [])
         var translation = try SQLGenerator.pushdown(q, dialect: db.dialect, arrayFreeKeys: preflight.arrayFreeKeys)
         if preflight.requiresRecheck {
             // Nothing pushed down: every row of the class, re-checked.
@@ -147,6 +149,35 @@ public enum SQLRunner {
         case .compare(let path, _, _), .in(let path, _, _), .regex(let path, _, _), .like(let path, _), .prefix(let path, _):
             return key(path)
         default: return []
+        }
+    }
+
+    /// Whether the query or one of its subqueries names createdAt or
+    /// updatedAt (as the first step of a key) in a condition or an order:
+    /// only then does its SQL read the date columns (``SQLGenerator``). No
+    /// `default:` below, so that a new predicate must say.
+    static func namesDateKeys(_ q: Query) -> Bool {
+        q.order.contains { isDateKey($0.path) } || namesDateKeys(q.condition)
+    }
+
+    private static func isDateKey(_ p: FieldPath) -> Bool {
+        p.components.first.map(SQLStoredColumns.dateKeys.contains) ?? false
+    }
+
+    private static func namesDateKeys(_ c: Condition?) -> Bool {
+        guard let c else { return false }
+        switch c.predicate {
+        case .and(let items), .or(let items): return items.contains { namesDateKeys($0) }
+        case .not(let inner): return namesDateKeys(inner)
+        case .constant, .relatedTo, .aclGrants: return false
+        case .elementMatch(let p, let inner): return isDateKey(p) || namesDateKeys(inner)
+        case .select(let p, let key, let sub, _): return isDateKey(p) || isDateKey(key) || namesDateKeys(sub)
+        case .inQuery(let p, let sub, _): return isDateKey(p) || namesDateKeys(sub)
+        case .compare(let p, _, _), .in(let p, _, _), .all(let p, _), .size(let p, _), .exists(let p, _), .regex(let p, _, _),
+             .like(let p, _), .prefix(let p, _), .text(let p, _, _), .containedBy(let p, _), .type(let p, _), .modulo(let p, _, _),
+             .fullText(let p, _), .near(let p, _, _, _), .withinBox(let p, _, _), .withinPolygon(let p, _),
+             .withinCenterSphere(let p, _, _), .geoIntersects(let p, _):
+            return isDateKey(p)
         }
     }
 
