@@ -29,9 +29,13 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_postgres import start as start_postgres  # noqa: E402
+from bench_leancloud import leancloud_rows  # noqa: E402
 
 cql, cql_bench, duckdb, venv_python = sys.argv[1:5]
 quick = "--quick" in sys.argv
+# --only SECTION[,SECTION]: only those sections (ndjson, leancloud), their
+# rows printed; BENCHMARKS.md and results.json are left as they are.
+ONLY = set(sys.argv[sys.argv.index("--only") + 1].split(",")) if "--only" in sys.argv else set()
 RUNS = 3 if quick else 5
 # Sizes can be overridden (smoke runs): CQL_BENCH_OBJECTS, CQL_BENCH_QUERIES, CQL_BENCH_MEMORY_OBJECTS.
 OBJECTS = int(os.environ.get("CQL_BENCH_OBJECTS", 100_000 if quick else 400_000))
@@ -92,11 +96,11 @@ def generate_ndjson(path, n):
 # (label, CQL condition, DuckDB SQL condition, jq condition)
 FILTERS = [
     ("1 predicate", "score > 900", "score > 900", ".score > 900"),
-    ("3 predicates (regex)",
+    ("3 predicates (regex ^(al|ca): byte-prefix tests, no regex engine runs)",
      "score > 500 and cheatMode = false and name regexp '^(al|ca)'",
      "score > 500 and cheatMode = false and regexp_matches(name, '^(al|ca)')",
      '.score > 500 and .cheatMode == false and (.name | test("^(al|ca)"))'),
-    ("8 predicates (regex, in, dotted, array)",
+    ("8 predicates (regex ^(al|ca|er): byte-prefix tests; in, dotted, array)",
      "score > 100 and score < 900 and cheatMode = false and level in (1, 3, 5, 7) "
      "and name regexp '^(al|ca|er)' and player.country = 'fr' and tags = 'red' and player.rank >= 10",
      "score > 100 and score < 900 and cheatMode = false and level in (1, 3, 5, 7) "
@@ -142,7 +146,7 @@ print(f"bench: {OBJECTS:,} objects, {size_mb:.1f} MB of NDJSON; {RUNS} runs per 
 results["ndjson"] = {"objects": OBJECTS, "megabytes": round(size_mb, 2), "filters": []}
 out = os.path.join(work, "out.ndjson")
 
-for label, cond, sql, jqcond in FILTERS:
+for label, cond, sql, jqcond in (FILTERS if not ONLY or "ndjson" in ONLY else []):
     query = f"select * from GameScore where {cond}"
     source = f"read_ndjson_auto('{data}')"
     # Count only.
@@ -175,6 +179,17 @@ for label, cond, sql, jqcond in FILTERS:
         "written_s": {"cql": t_cql_w, "duckdb": t_duck_w, "jq": t_jq_w}})
     print(f"  {label}: {cql_count:,} matches; count cql {t_cql:.3f}s duckdb {t_duck:.3f}s jq {t_jq:.3f}s; "
           f"written cql {t_cql_w:.3f}s duckdb {t_duck_w:.3f}s jq {t_jq_w:.3f}s", flush=True)
+
+# MARK: LeanCloud-shaped NDJSON (Benchmarks/bench_leancloud.py)
+
+if not ONLY or "leancloud" in ONLY:
+    results["leancloud"] = leancloud_rows(cql, duckdb, work, OBJECTS, RUNS, add_row, lines)
+    print(f"  cql eval peak RSS on it: {results['leancloud']['cql_peak_rss_mb']:.0f} MB", flush=True)
+if ONLY:
+    print("\n| work | cql | other | other's time | cql's speed ÷ other's |\n|---|---:|---|---:|---:|")
+    for w, a, t, b, r in rows:
+        print(f"| {w} | {a:.3f} s | {t} | {b:.3f} s | {r:.2f}× |")
+    sys.exit(0)
 
 # SQL: the same filters through `cql run` on SQLite (after `cql load`,
 # without and with `--index`) and, when a private PostgreSQL 15 can be
@@ -319,6 +334,11 @@ percent between runs; compare ratios within one run.
   `copy (select * from read_ndjson_auto(...) where ...) to '...' (format json)`, and
   `jq -n 'reduce (inputs | select(...)) as $o (0; . + 1)'` / `jq -c 'select(...)'`. The filters:
 {chr(10).join(f"  - {x['label']}: `{x['cql']}`" for x in results['ndjson']['filters'])}
+- `LeanCloud Todo` rows (`Benchmarks/bench_leancloud.py`): the same tools on NDJSON shaped like a
+  LeanCloud export of a Chinese app (Chinese and mixed-script text, `createdAt`/`updatedAt`
+  strings, typed Dates, Pointers and GeoPoints, an `ACL` and a nested `meta` object on every
+  line); DuckDB reads a Date's `iso` member, jq the same. The filters:
+{chr(10).join(f"  - {x['label']}: `{x['cql']}`" for x in results.get('leancloud', {}).get('filters', []))}
 - How `cql eval` streams an NDJSON file: in blocks of about 1 MiB of whole lines, each cut
   into pieces of about 16 KiB that the cores take one after another (so a held-up core's work
   is taken over), results joined in input order (a query with
@@ -326,14 +346,18 @@ percent between runs; compare ratios within one run.
   Each line is checked by a structural scan (`JSONLineScan`: a word at a time, no values
   built) and each conjunct of the condition reads the one value it needs from it (a root
   member, or a member of an object member), built alone; other conjuncts read an object of
-  the keys the condition reads. A line outside the scan's common form (a non-ASCII string, an
-  exponent, a 19-digit integer, a `__type`, nesting past 32, any error) is read by the JSON
-  reader instead, so results and errors are the reader's. A matching line is written
+  the keys the condition reads. UTF-8 text (validated a word at a time) and typed values
+  (`{"__type":"Date",...}`, Pointer, GeoPoint, File, Bytes: checked to decode from their
+  members' bytes, built only when a conjunct reads them) stay on the scan. A line outside the
+  scan's common form (invalid UTF-8, an exponent, a 19-digit integer, a malformed typed value,
+  nesting past 32, any error) is read by the JSON reader instead, so results and errors are
+  the reader's. A matching line is written
   from its own bytes, its members sorted (the scan's member list, else `JSONCanonicalCopy`), when the result is the object
   as read (no `keys`, no `include`) and the line holds nothing whose written form differs
-  from its text (a typed `__type` value, a non-integer or 19-digit number, `-0`, a string
-  escape the writer spells differently such as `\\u00e9` or `\\/`, DEL, a non-ASCII or duplicate
-  key, nesting past 64);
+  from its text (a typed value the writer spells otherwise — each is read alone, written and
+  compared —, a non-integer or 19-digit number, `-0`, a string escape the writer spells
+  differently such as `\\u00e9` or `\\/`, DEL, a non-ASCII or duplicate key, nesting past 64;
+  UTF-8 text is copied as it is, as the writer writes it);
   otherwise it is read whole and re-serialized. Both give the same bytes (`eval` and `run`
   print the same lines), so the choice shows only in the time.
 - `translate --lines`: {QUERIES:,} generated SELECTs (in the subset CQL and MySQL share) through

@@ -33,6 +33,7 @@ final class JSONCanonicalCopyTests: XCTestCase {
         check(#"{"a":"hé ✓","B":"\n\r\b\f"}"#, copies: true)
         check(#"{"d":{"y":1,"x":[{"q":2,"p":1},{}]},"a":[[],[[]]]}"#, copies: true)
         check("{}", copies: true)
+        check(#"{"title":"北京 旅行 日记","tags":["美食","😀 astral 𝄞"],"meta":{"source":"小程序","lang":"zh-CN"},"s":"Ω \"中\" \\ \n"}"#, copies: true)
     }
 
     func testRefusesWhatItCannotCopyExactly() {
@@ -46,6 +47,7 @@ final class JSONCanonicalCopyTests: XCTestCase {
         check(#"{"é":1}"#, copies: false)
         check(#"{"a":1,"a":2}"#, copies: false)
         check(#"{"d":{"__type":"Date","iso":"2020-01-01T00:00:00.000Z"}}"#, copies: false)
+        check(#"{"a":"\u4e2d"}"#, copies: false)
         check(#"{"a":[1,]}"#, copies: false)
         check(#"{"a":1} x"#, copies: false)
         check(String(repeating: "[", count: 100) + String(repeating: "]", count: 100), copies: false)

@@ -73,14 +73,90 @@ final class JSONLineScanTests: XCTestCase {
 
     func testLeavesTheRestToTheReader() {
         for line in [
-            #"[1]"#, #""x""#, #"{"a":1e3}"#, #"{"a":1234567890123456789}"#, #"{"a":"é"}"#, #"{"é":1}"#, #"{"a\"":1}"#,
-            #"{"a":"\ud83d\ude00"}"#, #"{"a":"\ud800"}"#, #"{"d":{"__type":"Date","iso":"2020-01-01T00:00:00.000Z"}}"#,
+            #"[1]"#, #""x""#, #"{"a":1e3}"#, #"{"a":1234567890123456789}"#, #"{"é":1}"#, #"{"a\"":1}"#,
+            #"{"a":"\ud83d\ude00"}"#, #"{"a":"\ud800"}"#, #"{"__type":"Date","iso":"2020-01-01T00:00:00.000Z"}"#,
             #"{"a":[1,]}"#, #"{"a":1} x"#, #"{"a":01}"#, #"{"a":1.}"#, #"{"a":tru}"#, #"{"a":"\x"}"#, #"{"a":"\u12"}"#,
             "{\"a\":\"\t\"}", #"{"a":1"#, #"{"a" 1}"#, #"{a:1}"#, "",
             "{\"a\":" + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "}",
         ] {
             check(line, scans: false)
         }
+    }
+
+    func testUTF8TextIsScannedAndWrittenAsItIs() {
+        check(#"{"title":"中文标题","tags":["旅行","美食"],"note":"mixed 混合 text ✓ ok","a":"é"}"#, scans: true, writes: true)
+        check(#"{"e":"😀🚀 astral 𝄞","z":"Ω≈ç√∫","k":"\u4e2d文"}"#, scans: true, writes: false)
+        check(#"{"s":"长长长长长长长长长长长长长长长长 with \"quotes\" and \\ 和 \n newline"}"#, scans: true, writes: true)
+        check("{\"a\":\"中\u{7F}文\"}", scans: true, writes: false)
+        // Every length of a sequence at every offset of a word, and at the end of the line.
+        for prefix in 0..<9 {
+            for text in ["é", "中", "😀", "é中😀", "\u{10FFFF}", "\u{800}", "\u{FFFF}", "\u{80}"] {
+                check("{\"a\":\"" + String(repeating: "x", count: prefix) + text + "\"}", scans: true, writes: true)
+                check("{\"a\":\"" + String(repeating: "x", count: prefix) + text + "y\",\"b\":1}", scans: true, writes: true)
+            }
+        }
+    }
+
+    func testInvalidUTF8IsTheReaders() {
+        let bad: [[UInt8]] = [
+            [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xE0, 0x9F, 0xBF], [0xF0, 0x80, 0x80, 0x80], [0xF0, 0x8F, 0xBF, 0xBF],  // overlong
+            [0xED, 0xA0, 0x80], [0xED, 0xBF, 0xBF],  // surrogates
+            [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xFF],  // beyond U+10FFFF
+            [0xE4, 0xB8], [0xF0, 0x9F, 0x98], [0xC3], [0x80], [0xBF, 0x80], [0xE4, 0x41, 0x80], [0xC3, 0xC3, 0xA9],  // cut, stray
+        ]
+        for sequence in bad {
+            for prefix in 0..<9 {
+                for suffix in [[], Array("中".utf8), Array("abcdefgh".utf8)] {
+                    let text = Array(repeating: UInt8(ascii: "x"), count: prefix) + sequence + suffix
+                    let line = Array(#"{"a":""#.utf8) + text + Array(#"","b":1}"#.utf8)
+                    XCTAssertFalse(check(line), "\(sequence) after \(prefix)")
+                    XCTAssertNil(line.withUnsafeBufferPointer { try? JSONReader.parse(bytes: $0, decodingTypedValues: true) })
+                    // Cut inside the string: no closing quote either way.
+                    XCTAssertFalse(check(Array(#"{"a":""#.utf8) + text))
+                }
+            }
+        }
+    }
+
+    func testTypedValuesAreScannedAndCheckedWhenWritten() {
+        let date = #"{"__type":"Date","iso":"2024-03-05T08:09:10.123Z"}"#
+        let pointer = #"{"__type":"Pointer","className":"_User","objectId":"5f1a2b"}"#
+        let geo = #"{"__type":"GeoPoint","latitude":39.9042,"longitude":116.4074}"#
+        check(#"{"d":\#(date),"p":\#(pointer),"g":\#(geo),"t":"中文"}"#, scans: true, writes: true)
+        check(#"{"list":[\#(date),{"inner":\#(pointer)}],"meta":{"at":\#(geo)}}"#, scans: true, writes: true)
+        // Decodes, but the writer spells it otherwise.
+        for typed in [
+            #"{"iso":"2024-03-05T08:09:10.123Z","__type":"Date"}"#, #"{"__type":"Date","iso":"2024-03-05T16:09:10.123+08:00"}"#,
+            #"{"__type":"Date","iso":"2024-03-05"}"#, #"{"__type":"Date","iso":"2024-03-05T08:09:10.123Z","x":1}"#,
+            #"{"__type":"Date","iso":"2016-12-31T23:59:60.000Z"}"#, #"{"__type":"Date" ,"iso":"2024-03-05T08:09:10.123Z"}"#,
+            #"{"__type":"GeoPoint","latitude":40,"longitude":116}"#,
+            #"{"__type":"Pointer","className":"A","objectId":"x\/y"}"#, #"{"__type":"Pointer","className":"A","objectId":"1","objectId":"2"}"#,
+        ] {
+            check(#"{"v":\#(typed)}"#, scans: true, writes: false)
+        }
+        // Decodes and is written as it is.
+        for typed in [
+            #"{"__type":"File","id":"f1","name":"图片.png","url":"http://x/y.png"}"#, #"{"__type":"Bytes","base64":"AAEC"}"#,
+            #"{"__type":"Relation","className":"Post"}"#, #"{"__type":"Polygon","coordinates":[[1,2]]}"#,
+            #"{"__type":"Object","className":"Post","objectId":"p1","when":{"__type":"Date","iso":"2024-03-05T08:09:10.123Z"}}"#,
+            #"{"__type":"GeoPoint","latitude":-89.5,"longitude":-179.25}"#, #"{"__type":"GeoPoint","latitude":-90.0,"longitude":180.0}"#, #"{"__type":"Pointer","className":"帖子","objectId":"中"}"#,
+        ] {
+            check(#"{"v":\#(typed)}"#, scans: true, writes: true)
+        }
+        // Malformed: the reader's error.
+        for typed in [
+            #"{"__type":"Date"}"#, #"{"__type":"Date","iso":"2024-02-30"}"#, #"{"__type":"Date","iso":1}"#,
+            #"{"__type":"Pointer","className":"A"}"#, #"{"__type":"GeoPoint","latitude":91,"longitude":0}"#,
+            #"{"__type":"GeoPoint","latitude":90.5,"longitude":0}"#, #"{"__type":"GeoPoint","latitude":"1","longitude":0}"#,
+            #"{"__type":"File","url":"u"}"#, #"{"__type":"Bytes"}"#, #"{"__type":"Relation"}"#, #"{"__type":"Object"}"#,
+            #"{"__type":"Da\u0074e","iso":"x"}"#, #"{"__type":"Date","iso":"2024-03-05T08:09:10.123Z","__type":"Pointer"}"#,
+        ] {
+            check(#"{"v":\#(typed)}"#, scans: false)
+            check(#"{"v":[1,{"w":\#(typed)}]}"#, scans: false)
+        }
+        check(#"{"v":{"__type":"Da\u0074e","iso":"2024-03-05T08:09:10.123Z"}}"#, scans: true, writes: false)
+        check(#"{"v":{"__type":1,"iso":"x"}}"#, scans: true, writes: true)
+        check(#"{"v":{"__type":"Date","iso":"2024-03-05T08:09:10.123Z","__type":"Date"}}"#, scans: true, writes: false)
     }
 
     func testCorpusData() throws {
@@ -103,7 +179,7 @@ final class JSONLineScanTests: XCTestCase {
             check(Array(bytes.prefix(rng.below(bytes.count + 1))))
             var changed = bytes
             if !changed.isEmpty {
-                changed[rng.below(changed.count)] = rng.pick(Array(#"{}[]":,\"0-.eE9 tfnu"#.utf8) + [0x7F, 0xC3, 0x01])
+                changed[rng.below(changed.count)] = rng.pick(Array(#"{}[]":,\"0-.eE9 tfnu"#.utf8) + [0x7F, 0xC3, 0x01, 0x80, 0xE4, 0xED, 0xF4, 0xFF])
                 check(changed)
             }
         }
@@ -121,9 +197,19 @@ private struct RandomJSONText {
     private static let keys = [
         "a", "b", "score", "name", "objectId", "tags", "k", "", "K", "a b", "ab", "__type", "é", #"x\"y"#, "\u{7F}", #"\u0061"#,
     ]
+    /// Typed values, well formed or not, and their usual neighbours.
+    private static let typed = [
+        #"{"__type":"Date","iso":"2024-03-05T08:09:10.123Z"}"#, #"{"__type":"Date","iso":"2024-03-05T16:09:10+08:00"}"#,
+        #"{"__type":"Date","iso":"2024-13-05"}"#, #"{"__type":"Pointer","className":"_User","objectId":"u1"}"#,
+        #"{"__type":"Pointer","className":"_User"}"#, #"{"__type":"GeoPoint","latitude":39.9,"longitude":116.4}"#,
+        #"{"__type":"GeoPoint","latitude":90,"longitude":180}"#, #"{"__type":"GeoPoint","latitude":90.01,"longitude":0}"#,
+        #"{"__type":"File","name":"a.png"}"#, #"{"__type":"Bytes","base64":"AA=="}"#, #"{"__type":"Nope","x":1}"#,
+        #"{"*":{"read":true},"u1":{"read":true,"write":true}}"#,
+    ]
     private static let strings = [
         "plain", "", #"x\ny"#, #"\u00e9"#, #"\/"#, #"\ud83d\ude00"#, #"\ud800"#, #"\udc00x"#, "é✓", "\u{7F}", "\t", #"\x"#, #"\u12"#,
         #"\"\\\b\f\r\t"#, "a long plain string with spaces and more than eight bytes", #"\u0000"#,
+        "中文标题：旅行日记", "mixed 中英 text 😀 ok", "𝄞🚀", "Ω", "长长长长长长长长长长长长",
     ]
     private static let numbers = [
         "0", "-0", "1", "-1", "42", "123456789012345678", "-123456789012345678", "1234567890123456789", "9223372036854775807",
@@ -142,7 +228,7 @@ private struct RandomJSONText {
         case 1: return "[" + space() + (0..<rng.below(4)).map { _ in value(depth: depth + 1) }.joined(separator: "," + space()) + "]"
         case 2, 3: return "\"" + rng.pick(RandomJSONText.strings) + "\""
         case 4, 5: return rng.pick(RandomJSONText.numbers)
-        case 6: return rng.pick(["true", "false", "null", "tru", "nul"])
+        case 6: return rng.chance(0.5) ? rng.pick(RandomJSONText.typed) : rng.pick(["true", "false", "null", "tru", "nul"])
         default: return rng.chance(0.5) ? "{}" : "[]"
         }
     }

@@ -51,6 +51,52 @@ final class JSONReaderFastPathTests: XCTestCase {
         }
     }
 
+    /// The line scan's UTF-8 check (`utf8RunEnd`, between ASCII runs as the
+    /// scan calls it) must accept exactly what `String(validating:)` — the
+    /// reader — accepts: every lead byte with second bytes at the edges of
+    /// Unicode's ranges and the bytes after them, at offsets that put the
+    /// sequence at every place of a word and at the end of the text.
+    func testUTF8RunsAreValidatedAsTheReaderValidates() {
+        let seconds: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF]
+        let laters: [UInt8] = [0x41, 0x80, 0xBF, 0xC0]
+        var checked = 0
+        for lead in UInt8(0x80)...0xFF {
+            for b1 in seconds {
+                for b2 in laters {
+                    for b3 in laters {
+                        for prefix in [0, 3, 5] {
+                            for suffix in [[], Array("abcdefgh".utf8), [0xE4, 0xB8, 0xAD, 0x41]] {
+                                let bytes = Array(repeating: UInt8(ascii: "x"), count: prefix) + [lead, b1, b2, b3] + suffix
+                                let valid = String(validating: bytes, as: UTF8.self) != nil
+                                XCTAssertEqual(scanAccepts(bytes), valid, "\(bytes)")
+                                checked += 1
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(checked, 128 * 11 * 16 * 9)
+    }
+
+    /// What the line scan's string loop does with a string body: ASCII
+    /// skipped, each non-ASCII run validated.
+    private func scanAccepts(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { b in
+            var j = 0
+            while j < b.count {
+                if b[j] < 0x80 {
+                    j += 1
+                    continue
+                }
+                guard let end = JSONStringScan.utf8RunEnd(b.baseAddress!, from: j, end: b.count) else { return false }
+                XCTAssertGreaterThan(end, j)
+                j = end
+            }
+            return true
+        }
+    }
+
     func testStringsRoundTripWithEscapesAndUnicodeAnywhere() throws {
         let pieces = ["a", "bcdefgh", "\"", "\\", "\n", "\u{1}", "é", "中文", "😀", "/", "\u{7F}", " "]
         var rng = SplitMix64(seed: 42)

@@ -57,7 +57,9 @@ extension QueryPlan {
                                 guard let v = inner.builtValue(j, parser) else { return nil }
                                 value = v
                             }
-                        case .array:
+                        case .array, .typed:
+                            // An array fans out; a typed value's members
+                            // are the reader's to say: both take the object.
                             crossesArray = true
                         default:
                             break  // a scalar has no members: missing

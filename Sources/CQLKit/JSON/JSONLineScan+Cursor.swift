@@ -12,6 +12,11 @@ extension JSONLineScan {
         var verbatim = true
         /// The value of the last integer read.
         var integer: Int64 = 0
+        /// The byte ranges (start, end pairs) of the typed values met: their
+        /// written form is checked only when the line is written
+        /// (``JSONLineScan/writeSorted(to:)``). Moved in and out of the
+        /// scan's state, so its storage is kept from line to line.
+        var typed: [Int] = []
 
         init(p: UnsafePointer<UInt8>, n: Int) {
             self.p = p
@@ -37,16 +42,21 @@ extension JSONLineScan {
             if i != start { spaced = true }
         }
 
-        /// A key at `i` (on its opening quote): printable ASCII, no escapes,
-        /// not `__type`. Leaves `i` after the closing quote.
+        /// A key at `i` (on its opening quote): printable ASCII, no escapes.
+        /// Leaves `i` after the closing quote.
         @inline(__always)
         mutating func key() -> Bool {
-            let start = i + 1
-            let j = specialByte(from: start)
+            let j = specialByte(from: i + 1)
             guard j < n, p[j] == UInt8(ascii: "\"") else { return false }
-            if j - start == 6 && JSONReader.isTypeKey(UnsafeBufferPointer(start: p + start, count: 6)) { return false }
             i = j + 1
             return true
+        }
+
+        /// Whether the key just read by ``key()`` (from `start`, after its
+        /// opening quote) is `__type`.
+        @inline(__always)
+        func keyIsType(from start: Int) -> Bool {
+            i - 1 - start == 6 && JSONReader.isTypeKey(UnsafeBufferPointer(start: p + start, count: 6))
         }
 
         /// The index of the first byte at or after `start` that is `"`, `\`,
@@ -105,6 +115,9 @@ extension JSONLineScan {
 
         private mutating func object(depth: Int) -> Kind? {
             guard depth < JSONLineScan.maxDepth else { return nil }
+            let start = i
+            let outer = (verbatim: verbatim, spaced: spaced)
+            var isTyped = false
             i += 1
             skipInnerSpace()
             if at(UInt8(ascii: "}")) { i += 1; return .object }
@@ -114,6 +127,7 @@ extension JSONLineScan {
                 guard at(UInt8(ascii: "\"")) else { return nil }
                 let keyStart = i + 1
                 guard key() else { return nil }
+                if keyIsType(from: keyStart) { isTyped = true }
                 let key = UnsafeBufferPointer(start: p + keyStart, count: i - 1 - keyStart)
                 if previous.baseAddress != nil && !JSONLineScan.less(previous, key) { verbatim = false }
                 previous = key
@@ -124,9 +138,19 @@ extension JSONLineScan {
                 guard value(depth: depth + 1) != nil else { return nil }
                 skipInnerSpace()
                 if at(UInt8(ascii: ",")) { i += 1; continue }
-                if at(UInt8(ascii: "}")) { i += 1; return .object }
+                if at(UInt8(ascii: "}")) { i += 1; break }
                 return nil
             }
+            guard isTyped else { return .object }
+            // A typed value: it must decode as the reader decodes it; its
+            // written form (keys, numbers, the date's spelling) is the
+            // writer's business, checked when the line is written.
+            guard typedValueDecodes(from: start, depth: depth) else { return nil }
+            verbatim = outer.verbatim
+            spaced = outer.spaced
+            typed.append(start)
+            typed.append(i)
+            return .typed
         }
 
         private mutating func array(depth: Int) -> Kind? {
@@ -159,6 +183,13 @@ extension JSONLineScan {
                 if b == 0x7F {
                     verbatim = false
                     j += 1
+                    continue
+                }
+                if b >= 0x80 {
+                    // UTF-8, which the writer copies as it is; anything else
+                    // is the reader's error.
+                    guard let end = JSONStringScan.utf8RunEnd(p, from: j, end: n) else { return nil }
+                    j = end
                     continue
                 }
                 guard b == UInt8(ascii: "\\"), j + 1 < n else { return nil }  // a control character or non-ASCII

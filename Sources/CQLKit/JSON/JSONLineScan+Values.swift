@@ -33,7 +33,7 @@ extension JSONLineScan {
         case .true: return .bool(true)
         case .false: return .bool(false)
         case .null: return .null
-        case .escapedString, .fraction, .object, .array:
+        case .escapedString, .fraction, .object, .array, .typed:
             return try? parser.parse(value(k))
         }
     }

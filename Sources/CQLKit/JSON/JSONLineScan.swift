@@ -14,11 +14,16 @@
 /// error, and every rarely seen form, is the reader's:
 ///
 /// - a top-level value other than an object; nesting deeper than 32;
-/// - a key that is not printable ASCII without escapes, or is `__type` (a
-///   typed value, at any depth);
-/// - a non-ASCII byte or a `\u` surrogate escape in a string;
+/// - a key that is not printable ASCII without escapes; a line whose own
+///   key is `__type` (the line is itself a typed value);
+/// - a string that is not UTF-8, or with a `\u` surrogate escape;
+/// - a typed value (`{"__type":"Date",...}`, at any depth) that does not
+///   decode (``Cursor/typedValueDecodes(from:depth:)``);
 /// - an integer of more than 18 digits, a number with an exponent, or an
 ///   integer part longer than 300 digits.
+///
+/// Non-ASCII text (validated a word at a time, ``JSONStringScan``) and
+/// typed values are in the subset: real exports have both on every line.
 ///
 /// A line it accepts, ``JSONReader`` accepts too (typed values decoded),
 /// giving an object whose members are the ones listed here (a repeated key:
@@ -41,6 +46,9 @@ package final class JSONLineScan {
         /// A number with a fraction.
         case fraction
         case `true`, `false`, null, object, array
+        /// An object with a `"__type"` key (a Date, a Pointer, ...), checked
+        /// to decode as the reader decodes it.
+        case typed
     }
 
     /// One top-level member: `"key":value` with the key's bytes at
@@ -69,6 +77,10 @@ package final class JSONLineScan {
         /// Where ``writeSorted(to:)`` composes a line.
         var scratch: UnsafeMutablePointer<UInt8> = .allocate(capacity: 256)
         var scratchCapacity = 256
+        /// The typed values' ranges (``Cursor/typed``).
+        var typed: [Int] = []
+        /// Where a typed value's written form is composed, to compare.
+        var typedText: [UInt8] = []
     }
 
     private let state: UnsafeMutablePointer<State>
@@ -81,7 +93,9 @@ package final class JSONLineScan {
     /// Whether every member's value bytes are already in ``JSONWriter``'s
     /// form (``JSONCanonicalCopy``'s rules: compact, object keys in strictly
     /// increasing order, only integers of up to 18 digits but not `-0`, no
-    /// escape other than `\"` `\\` `\n` `\r` `\t` `\b` `\f`, no DEL).
+    /// escape other than `\"` `\\` `\n` `\r` `\t` `\b` `\f`, no DEL; UTF-8
+    /// text is written as it is), typed values aside: those are compared
+    /// with their written form by ``writeSorted(to:)``.
     package var verbatim: Bool { state.pointee.verbatim }
 
     package static let maxDepth = 32
@@ -108,6 +122,9 @@ package final class JSONLineScan {
         state.pointee.verbatim = true
         guard let p = line.baseAddress else { return false }
         var cursor = Cursor(p: p, n: line.count)
+        swap(&cursor.typed, &state.pointee.typed)
+        cursor.typed.removeAll(keepingCapacity: true)
+        defer { swap(&cursor.typed, &state.pointee.typed) }
         cursor.skipSpace()
         guard cursor.at(UInt8(ascii: "{")) else { return false }
         cursor.i += 1
@@ -119,7 +136,8 @@ package final class JSONLineScan {
                 cursor.skipSpace()
                 guard cursor.at(UInt8(ascii: "\"")) else { return false }
                 let keyStart = cursor.i + 1
-                guard cursor.key() else { return false }
+                // A line that is itself a typed value is the reader's.
+                guard cursor.key(), !cursor.keyIsType(from: keyStart) else { return false }
                 let keyEnd = cursor.i - 1
                 cursor.skipSpace()
                 guard cursor.at(UInt8(ascii: ":")) else { return false }
@@ -158,7 +176,7 @@ package final class JSONLineScan {
     /// value's bytes copied) and returns `true` when the scan was
     /// ``verbatim`` and no key repeats; else returns `false`, `out` untouched.
     package func writeSorted(to out: inout [UInt8]) -> Bool {
-        guard verbatim, let base = line.baseAddress else { return false }
+        guard verbatim, let base = line.baseAddress, typedValuesAreVerbatim() else { return false }
         let count = self.count, members = self.members, order = state.pointee.order
         for k in 0..<count {
             // Insertion sort: a line has a handful of members.
@@ -198,6 +216,27 @@ package final class JSONLineScan {
         }
         text[at] = UInt8(ascii: "}")
         out.append(contentsOf: UnsafeBufferPointer(start: text, count: at + 1))
+        return true
+    }
+
+    /// Whether each typed value of the last line is spelled as ``JSONWriter``
+    /// spells it: read alone, written, and compared.
+    ///
+    /// Why here and not in the scan: a count never writes, and most lines a
+    /// query writes are a fraction of those it scans; the check reads only
+    /// the typed values (a few dozen bytes each), not the line.
+    private func typedValuesAreVerbatim() -> Bool {
+        guard let base = line.baseAddress else { return true }
+        var k = 0
+        while k < state.pointee.typed.count {
+            let start = state.pointee.typed[k], end = state.pointee.typed[k + 1]
+            let bytes = UnsafeBufferPointer(start: base + start, count: end - start)
+            guard let value = try? JSONReader.parse(bytes: bytes, decodingTypedValues: true) else { return false }
+            state.pointee.typedText.removeAll(keepingCapacity: true)
+            JSONWriter.write(value, to: &state.pointee.typedText)
+            guard state.pointee.typedText.elementsEqual(bytes) else { return false }
+            k += 2
+        }
         return true
     }
 

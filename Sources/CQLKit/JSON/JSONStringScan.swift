@@ -36,6 +36,70 @@ enum JSONStringScan {
         return i
     }
 
+    /// The index after the run of well-formed UTF-8 multi-byte sequences
+    /// that starts at `start` (a byte ≥ 0x80): the first ASCII byte, or `n`;
+    /// `nil` when the run holds a byte sequence that is not UTF-8 — exactly
+    /// the bytes `String(validating:as:)` refuses (overlong forms,
+    /// surrogates, scalars beyond U+10FFFF, stray continuation bytes, a
+    /// sequence cut short).
+    ///
+    /// Why: Chinese text is sequences of three bytes, and checking them a
+    /// byte at a time with a branch per byte cost as much as the reader's
+    /// `String(validating:)`. One 64-bit load holds two such sequences;
+    /// each is checked with one mask-and-compare on the word plus the range
+    /// of its second byte (Unicode's table 3-7).
+    @inline(__always)
+    static func utf8RunEnd(_ p: UnsafePointer<UInt8>, from start: Int, end n: Int) -> Int? {
+        var j = start
+        while j + 8 <= n {
+            var w = UInt64(littleEndian: UnsafeRawPointer(p + j).loadUnaligned(as: UInt64.self))
+            var used = 0
+            // A sequence is at most four bytes: check while one fits whole.
+            while used <= 4 {
+                guard w & 0x80 != 0 else { return j + used }
+                let length = sequenceLength(UInt32(truncatingIfNeeded: w))
+                guard length != 0 else { return nil }
+                used += length
+                w >>= UInt64(length &* 8)
+            }
+            j += used
+        }
+        while j < n {
+            guard p[j] >= 0x80 else { return j }
+            // The tail: missing bytes read as 0, which is no continuation
+            // byte, so a sequence cut by the end of the line is refused.
+            var w: UInt32 = 0
+            for k in 0..<min(4, n - j) { w |= UInt32(p[j + k]) << UInt32(k * 8) }
+            let length = sequenceLength(w)
+            guard length != 0 else { return nil }
+            j += length
+        }
+        return n
+    }
+
+    /// The length of the well-formed UTF-8 sequence in the low bytes of `w`
+    /// (first byte lowest, ≥ 0x80), or 0.
+    @inline(__always)
+    private static func sequenceLength(_ w: UInt32) -> Int {
+        let lead = w & 0xFF, second = (w >> 8) & 0xFF
+        switch lead {
+        case 0xC2...0xDF:
+            return w & 0xC000 == 0x8000 ? 2 : 0
+        case 0xE0...0xEF:
+            guard w & 0xC0_C000 == 0x80_8000 else { return 0 }
+            if lead == 0xE0 && second < 0xA0 { return 0 }  // overlong
+            if lead == 0xED && second > 0x9F { return 0 }  // a surrogate
+            return 3
+        case 0xF0...0xF4:
+            guard w & 0xC0C0_C000 == 0x8080_8000 else { return 0 }
+            if lead == 0xF0 && second < 0x90 { return 0 }  // overlong
+            if lead == 0xF4 && second > 0x8F { return 0 }  // beyond U+10FFFF
+            return 4
+        default:
+            return 0  // a continuation byte, C0, C1, F5...FF
+        }
+    }
+
     /// Non-zero iff some byte of `w` is 0.
     @inline(__always)
     private static func hasZeroByte(_ w: UInt64) -> UInt64 {

@@ -1,0 +1,112 @@
+extension JSONLineScan.Cursor {
+    /// One member of a typed value, as far as deciding whether it decodes
+    /// goes: where its value lies and what it is.
+    private struct Slot {
+        var start = -1, end = -1
+        var kind = JSONLineScan.Kind.null
+        var integer: Int64 = 0
+        var isString: Bool { start >= 0 && (kind == .plainString || kind == .escapedString) }
+    }
+
+    /// Whether the object at `start..<i`, already scanned and holding a
+    /// `"__type"` key, decodes without error as ``JSONReader`` decodes it
+    /// (`decodingTypedValues`): the same answer as `TypedValueCoding`,
+    /// read from the members' bytes (a repeated key: its last value).
+    ///
+    /// Why: every object of a LeanCloud export has a Date, a Pointer or a
+    /// GeoPoint or two; building each (a dictionary, strings, a date) to
+    /// learn that it is well formed cost more than scanning the line. The
+    /// common shapes are decided here without building anything; the rest
+    /// (a `__type` with escapes, `Object`, unknown types, a GeoPoint at or
+    /// beyond its bounds) is read alone by the reader, which also gives the
+    /// answer for a malformed one.
+    mutating func typedValueDecodes(from start: Int, depth: Int) -> Bool {
+        let end = i
+        var type = Slot(), iso = Slot(), className = Slot(), objectId = Slot(), latitude = Slot(), longitude = Slot()
+        var id = Slot(), name = Slot(), base64 = Slot()
+        // A second walk over the members (the object is known to be well
+        // formed): typed values are small, and the first walk stays free of
+        // key comparisons for the plain objects that are most objects.
+        var walk = JSONLineScan.Cursor(p: p, n: end)
+        walk.i = start + 1
+        while true {
+            walk.skipSpace()
+            guard walk.at(UInt8(ascii: "\"")) else { break }  // `{}` cannot hold `__type`
+            let keyStart = walk.i + 1
+            guard walk.key() else { return readAlone(start, end) }
+            let key = UnsafeBufferPointer(start: p + keyStart, count: walk.i - 1 - keyStart)
+            walk.skipSpace()
+            walk.i += 1  // the colon
+            walk.skipSpace()
+            let valueStart = walk.i
+            guard let kind = walk.value(depth: depth + 1) else { return readAlone(start, end) }
+            let slot = Slot(start: valueStart, end: walk.i, kind: kind, integer: walk.integer)
+            if Self.equals(key, "__type") { type = slot }
+            else if Self.equals(key, "iso") { iso = slot }
+            else if Self.equals(key, "className") { className = slot }
+            else if Self.equals(key, "objectId") { objectId = slot }
+            else if Self.equals(key, "latitude") { latitude = slot }
+            else if Self.equals(key, "longitude") { longitude = slot }
+            else if Self.equals(key, "id") { id = slot }
+            else if Self.equals(key, "name") { name = slot }
+            else if Self.equals(key, "base64") { base64 = slot }
+            walk.skipSpace()
+            guard walk.at(UInt8(ascii: ",")) else { break }
+            walk.i += 1
+        }
+        guard type.kind == .plainString else { return readAlone(start, end) }  // no string: a plain object; escapes
+        let typeName = UnsafeBufferPointer(start: p + type.start + 1, count: type.end - type.start - 2)
+        let decodes: Bool
+        if Self.equals(typeName, "Date") {
+            decodes = iso.kind == .plainString
+                && ISODate.parse(bytes: UnsafeBufferPointer(start: p + iso.start + 1, count: iso.end - iso.start - 2)) != nil
+        } else if Self.equals(typeName, "Pointer") {
+            decodes = className.isString && objectId.isString
+        } else if Self.equals(typeName, "GeoPoint") {
+            decodes = within(latitude, 90) && within(longitude, 180)
+        } else if Self.equals(typeName, "File") {
+            decodes = id.isString || name.isString
+        } else if Self.equals(typeName, "Bytes") {
+            decodes = base64.isString
+        } else if Self.equals(typeName, "Relation") {
+            decodes = className.isString
+        } else {
+            decodes = false  // Object (its fields decoded again), an unknown type
+        }
+        return decodes || readAlone(start, end)
+    }
+
+    /// Whether a number member is certainly within `-bound...bound`: an
+    /// integer checked exactly, a fraction whose integer part is below the
+    /// bound (the rest is left to the reader).
+    private func within(_ slot: Slot, _ bound: Int64) -> Bool {
+        switch slot.kind {
+        case .integer: return slot.integer >= -bound && slot.integer <= bound
+        case .fraction:
+            var k = slot.start
+            if p[k] == UInt8(ascii: "-") { k += 1 }
+            var whole: Int64 = 0
+            while p[k] != UInt8(ascii: ".") {
+                whole = whole * 10 + Int64(p[k] &- 48)
+                guard whole < bound else { return false }
+                k += 1
+            }
+            return true
+        default: return false
+        }
+    }
+
+    /// Whether the reader reads the object at `start..<end` alone, typed
+    /// values decoded, without error — what it does with it inside the line.
+    private func readAlone(_ start: Int, _ end: Int) -> Bool {
+        (try? JSONReader.parse(bytes: UnsafeBufferPointer(start: p + start, count: end - start), decodingTypedValues: true)) != nil
+    }
+
+    /// Whether the bytes `b` spell `name`.
+    @inline(__always)
+    private static func equals(_ b: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
+        guard b.count == name.utf8CodeUnitCount else { return false }
+        for k in 0..<b.count where b[k] != name.utf8Start[k] { return false }
+        return true
+    }
+}
