@@ -63,8 +63,14 @@ public enum SQLACL {
         let bound = grantees.map { ctx.bind(.string($0)) }
         // CASE keeps json_type from reading an entry that is not JSON text.
         let granted = "CASE WHEN \(entry).type = 'object' THEN json_type(\(entry).value, '$.\(right.rawValue)') = 'true' ELSE FALSE END"
-        return "(CASE json_type(\(doc), '$.\"ACL\"') WHEN 'object' THEN EXISTS (SELECT 1 FROM json_each(\(doc), '$.\"ACL\"') AS \(entry) "
+        let general = "(CASE json_type(\(doc), '$.\"ACL\"') WHEN 'object' THEN EXISTS (SELECT 1 FROM json_each(\(doc), '$.\"ACL\"') AS \(entry) "
             + "WHERE \(entry).key IN (\(bound.joined(separator: ", "))) AND \(granted)) "
             + "WHEN 'null' THEN TRUE ELSE json_type(\(doc), '$.\"ACL\"') IS NULL END)"
+        guard grantees.contains("*") else { return general }
+        // The public's grant first, with one path lookup: the objects of a
+        // blog or a public feed say {"*":{"read":true}}, and the json_each
+        // costs several times more per row. It grants only rows the
+        // json_each grants too (its first "*" entry, when that grants).
+        return "(json_type(\(doc), '$.\"ACL\".\"*\".\"\(right.rawValue)\"') = 'true' OR \(general))"
     }
 }
