@@ -21,6 +21,10 @@ public protocol SQLExecutor {
     /// any row of `className` (an index probe; see
     /// ``SQLContext/arrayFreeKeys``). Proving nothing is always correct.
     func arrayFreeKeys(_ className: String, among keys: Set<String>) throws(QueryError) -> Set<String>
+    /// The one-step keys of `className` that have an index (`cql load
+    /// --index`), whose tests the generated SQL keeps for the planner
+    /// (``SQLContext/indexedKeys``). Finding none is always correct.
+    func indexedKeys(_ className: String) throws(QueryError) -> Set<String>
     /// Every row of a join table as `{"owningId":..,"relatedId":..}`.
     func joinRows(_ table: String) throws(QueryError) -> [[String: Value]]
     /// Imports a data directory or file in one transaction (`cql load`).
@@ -37,6 +41,18 @@ public protocol SQLExecutor {
 }
 
 extension SQLExecutor {
+    public func indexedKeys(_ className: String) throws(QueryError) -> Set<String> { [] }
+
+    /// The generator's SQL for `query` on this database: SQLite's connection
+    /// registers `cql_match`, so the conjuncts no index serves go to it
+    /// (``SQLContext/residualMatch``).
+    func pushdown(_ query: Query, arrayFreeKeys: Set<String>) throws(QueryError) -> SQLTranslation {
+        let residual = (self as? SQLiteDatabase)?.residualMatch ?? false
+        return try SQLGenerator.pushdown(
+            query, dialect: dialect, arrayFreeKeys: arrayFreeKeys, residualMatch: residual,
+            indexedKeys: residual ? try indexedKeys(query.className) : [])
+    }
+
     /// Whether any table of the database defeats the generated SQL.
     public func requiresRecheck() throws(QueryError) -> Bool { try requiresRecheck(tables: nil) }
 }

@@ -36,7 +36,7 @@ public enum SQLRunner {
         _ = try QueryPlan(q, store: DocumentStore(), source: source)
         try prepareTables(q, db, present: presentTables)
         let arrayFree = try db.arrayFreeKeys(q.className, among: oneStepKeys(q.condition))
-        var translation = try SQLGenerator.pushdown(q, dialect: db.dialect, arrayFreeKeys: arrayFree)
+        var translation = try db.pushdown(q, arrayFreeKeys: arrayFree)
         if try db.requiresRecheck(tables: tablesRead(by: q)) {
             // Nothing pushed down: every row of the class, re-checked.
             let all = try SQLGenerator.pushdown(Query(className: q.className), dialect: db.dialect)
@@ -95,7 +95,7 @@ public enum SQLRunner {
         _ = try QueryPlan(query, store: DocumentStore(), source: source)
         try prepareTables(query, db)
         let arrayFree = try db.arrayFreeKeys(query.className, among: oneStepKeys(query.condition))
-        let t = try SQLGenerator.pushdown(query, dialect: db.dialect, arrayFreeKeys: arrayFree)
+        let t = try db.pushdown(query, arrayFreeKeys: arrayFree)
         var lines = ["-- \(t.isExact ? "exact: the database answers alone" : "prefilter: rows re-checked by the evaluator")"]
         if !arrayFree.isEmpty { lines.append("-- no array at: \(arrayFree.sorted().joined(separator: ", ")) (their index says so: no array branch)") }
         for r in t.rechecked { lines.append("-- re-checked: \(r)") }
