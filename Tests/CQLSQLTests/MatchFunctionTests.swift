@@ -98,9 +98,11 @@ final class MatchFunctionTests: XCTestCase {
     /// row its own answer.
     func testOneStatementOverManyRowsKeepsEachRowsAnswer() throws {
         let db = try SQLiteDatabase(path: nil)
-        let docs = Self.documents
-        let values = (1...docs.count).map { "(?\($0))" }.joined(separator: ", ")
         for w in Self.conditions {
+            // A document the reader refuses fails the whole statement (the
+            // first test holds that): left out here.
+            let docs = Self.documents.filter { if case .error = Self.evaluator($0, w) { return false } else { return true } }
+            let values = (1...docs.count).map { "(?\($0))" }.joined(separator: ", ")
             let sql = "SELECT column1 AS \"doc\" FROM (VALUES \(values)) WHERE cql_match(column1, ?\(docs.count + 1))"
             let got = try db.documents(SQLStatement(sql: sql, arguments: docs.map { .string($0) } + [.string(w)]))
             XCTAssertEqual(got, docs.filter { Self.evaluator($0, w) == .match(true) }, w)

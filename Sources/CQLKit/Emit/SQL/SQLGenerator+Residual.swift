@@ -21,28 +21,30 @@
 extension SQLGenerator {
     static func whereCondition(_ c: Condition, _ ctx: inout SQLContext) throws(QueryError) -> SQLFragment {
         guard ctx.residualMatch, ctx.dialect.name == .sqlite else { return try condition(c, &ctx) }
-        var conjuncts: [Condition]
+        let conjuncts: [Condition]
         if case .and(let items) = c.predicate { conjuncts = items } else { conjuncts = [c] }
-        let residual = conjuncts.filter { !keepsSQL($0, ctx) }
-        guard !residual.isEmpty else { return try condition(c, &ctx) }
-        let mark = ctx.mark
+        // Kept as SQL: what an index may serve, and what cql_match cannot
+        // take (a conjunct whose where-JSON does not read back to itself,
+        // e.g. a LIKE, which reads back as a regex).
+        var kept: [Condition] = [], residual: [Condition] = []
+        for item in conjuncts {
+            if keepsSQL(item, ctx) || SQLiteDialect.matchText([item]) == nil { kept.append(item) } else { residual.append(item) }
+        }
+        guard !residual.isEmpty, let text = SQLiteDialect.matchText(residual) else { return try condition(c, &ctx) }
         var parts: [String] = []
         var exact = true
         // The index-served conjuncts first: SQLite tests AND's operands in
         // order, so the function runs only on the rows they let through.
-        conjuncts = conjuncts.filter { keepsSQL($0, ctx) }
-        for item in conjuncts {
+        for item in kept.filter({ keepsSQL($0, ctx) }) {
             let f = try condition(item, &ctx)
             if let s = f.sql { parts.append(s) }
             exact = exact && f.exact
         }
-        if let match = SQLiteDialect.evaluatorMatch(residual, &ctx) {
-            parts.append(match)
-        } else {
-            // A conjunct whose where-JSON does not read back to itself: the
-            // whole condition as SQL, leaf by leaf, as `translate` writes it.
-            ctx.rollback(to: mark)
-            return try condition(c, &ctx)
+        parts.append("cql_match(\(ctx.document), \(ctx.bind(.string(text))))")
+        for item in kept where !keepsSQL(item, ctx) {
+            let f = try condition(item, &ctx)
+            if let s = f.sql { parts.append(s) }
+            exact = exact && f.exact
         }
         return SQLFragment(sql: parts.count == 1 ? parts[0] : "(" + parts.joined(separator: " AND ") + ")", exact: exact)
     }

@@ -385,6 +385,13 @@ public struct SQLiteDialect: SQLDialect {
     /// that it reads back conjunct by conjunct, in order (a merged object
     /// would read back in key order). `nil` as for one predicate.
     static func evaluatorMatch(_ conjuncts: [Condition], _ ctx: inout SQLContext) -> String? {
+        guard let text = matchText(conjuncts) else { return nil }
+        return "cql_match(\(ctx.document), \(ctx.bind(.string(text))))"
+    }
+
+    /// The where-JSON ``evaluatorMatch(_:_:)-([Condition],_)`` binds, or
+    /// `nil` when it does not read back to `conjuncts`.
+    static func matchText(_ conjuncts: [Condition]) -> String? {
         guard !conjuncts.isEmpty, !conjuncts.contains(where: { readsOtherCollections($0.predicate) }) else { return nil }
         var parts: [Value] = []
         for c in conjuncts {
@@ -399,7 +406,7 @@ public struct SQLiteDialect: SQLDialect {
             let back = try? WhereJSONReader.read(parsed, className: "T"),
             back.condition?.predicate == predicate
         else { return nil }
-        return "cql_match(\(ctx.document), \(ctx.bind(.string(text))))"
+        return text
     }
 
     static func readsOtherCollections(_ p: Predicate) -> Bool {
