@@ -30,6 +30,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_postgres import start as start_postgres  # noqa: E402
 from bench_leancloud import leancloud_rows  # noqa: E402
+from bench_queries import SQLGLOT_SCRIPT, generate_queries  # noqa: E402
+from bench_sql import sql_rows  # noqa: E402
 
 cql, cql_bench, duckdb, venv_python = sys.argv[1:5]
 quick = "--quick" in sys.argv
@@ -110,21 +112,6 @@ FILTERS = [
      'and (.name | test("^(al|ca|er)")) and .player.country == "fr" and any(.tags[]; . == "red") '
      'and .player.rank >= 10'),
 ]
-
-
-def generate_queries(path, n):
-    """SELECTs in the subset CQL and MySQL share, so both tools read one file."""
-    rng = random.Random(3)
-    words = ["dennis", "catty", "green", "blue", "alice"]
-    templates = [
-        lambda: f"select * from GameScore where score > {rng.randrange(1000)} and name = '{rng.choice(words)}' limit {rng.randrange(1, 100)}",
-        lambda: f"select name, score from GameScore where level in ({rng.randrange(9)}, {rng.randrange(9)}, {rng.randrange(9)}) and cheatMode = false",
-        lambda: f"select * from Player where name regexp '^{rng.choice(words)}' or (score >= {rng.randrange(100)} and level < {rng.randrange(10)})",
-        lambda: f"select * from Todo where title like '%{rng.choice(words)}%' and priority != {rng.randrange(5)} order by createdAt desc limit 20",
-    ]
-    with open(path, "w") as f:
-        for i in range(n):
-            f.write(templates[i % len(templates)]() + "\n")
 
 
 # MARK: Runs
@@ -236,13 +223,7 @@ finally:
 # Translation: the same file through both, whole processes.
 queries = os.path.join(work, "queries.sql")
 generate_queries(queries, QUERIES)
-sqlglot_script = (
-    "import sys, sqlglot, sqlglot.parser\n"
-    "compiled = sqlglot.parser.__file__.endswith('.so')\n"
-    "out = sys.stdout\n"
-    "for line in open(sys.argv[1]):\n"
-    "    out.write(sqlglot.transpile(line, read='mysql', write='postgres')[0] + '\\n')\n"
-    "sys.stderr.write('compiled=%s\\n' % compiled)\n")
+sqlglot_script = SQLGLOT_SCRIPT
 # The runs alternate (cql, sqlglot, cql, ...), so a slow spell of this shared
 # machine falls on both tools rather than on one tool's runs.
 translate_times, sqlglot_times = [], []
@@ -264,6 +245,10 @@ results["translate"] = {"queries": QUERIES, "cql_s": t_translate, "sqlglot_s": t
                         "cql_queries_per_s": QUERIES / t_translate, "sqlglot_queries_per_s": QUERIES / t_sqlglot}
 print(f"  translate: cql {QUERIES / t_translate:,.0f} queries/s, sqlglot {QUERIES / t_sqlglot:,.0f} queries/s "
       f"(compiled extension: {compiled})", flush=True)
+
+# SQL rows of their own (bench_sql.py): `cql run` vs hand-written SQL on
+# LeanCloud-shaped objects, translate to each target on one core and on all.
+sql_rows(cql, venv_python, work, RUNS, OBJECTS, queries, QUERIES, add_row, results, SQLGLOT_SCRIPT)
 
 # In memory: cql-bench prints `RESULTS {json}` last.
 p = subprocess.run([cql_bench, root, "--objects", str(MEMORY_OBJECTS), "--runs", str(RUNS)],

@@ -31,6 +31,10 @@ public protocol SQLExecutor {
     /// array at a date key, which those columns cannot hold), so a query
     /// naming neither key need not ask it.
     var recheckConcernsOnlyDateColumns: Bool { get }
+    /// The one-step keys of `className` that have an index (`cql load
+    /// --index`), whose tests the generated SQL keeps for the planner
+    /// (``SQLContext/indexedKeys``). Finding none is always correct.
+    func indexedKeys(_ className: String) throws(QueryError) -> Set<String>
     /// Every row of a join table as `{"owningId":..,"relatedId":..}`.
     func joinRows(_ table: String) throws(QueryError) -> [[String: Value]]
     /// Imports a data directory or file in one transaction (`cql load`).
@@ -58,6 +62,18 @@ extension SQLExecutor {
     /// Asks the two questions one after the other.
     public func preflight(_ className: String, keys: Set<String>, tables: Set<String>) throws(QueryError) -> Preflight {
         Preflight(arrayFreeKeys: try arrayFreeKeys(className, among: keys), requiresRecheck: try requiresRecheck(tables: tables))
+    }
+
+    public func indexedKeys(_ className: String) throws(QueryError) -> Set<String> { [] }
+
+    /// The generator's SQL for `query` on this database: SQLite's connection
+    /// registers `cql_match`, so the conjuncts no index serves go to it
+    /// (``SQLContext/residualMatch``).
+    func pushdown(_ query: Query, arrayFreeKeys: Set<String>) throws(QueryError) -> SQLTranslation {
+        let residual = (self as? SQLiteDatabase)?.residualMatch ?? false
+        return try SQLGenerator.pushdown(
+            query, dialect: dialect, arrayFreeKeys: arrayFreeKeys, residualMatch: residual,
+            indexedKeys: residual ? try indexedKeys(query.className) : [])
     }
 
     /// Whether any table of the database defeats the generated SQL.

@@ -38,7 +38,7 @@ public enum SQLRunner {
         // A get by id on PostgreSQL then asks nothing before its statement.
         let marksMatter = !db.recheckConcernsOnlyDateColumns || namesDateKeys(q)
         let preflight = try db.preflight(q.className, keys: oneStepKeys(q.condition), tables: marksMatter ? tablesRead(by: q) : [])
-        var translation = try SQLGenerator.pushdown(q, dialect: db.dialect, arrayFreeKeys: preflight.arrayFreeKeys)
+        var translation = try db.pushdown(q, arrayFreeKeys: preflight.arrayFreeKeys)
         if preflight.requiresRecheck {
             // Nothing pushed down: every row of the class, re-checked.
             let all = try SQLGenerator.pushdown(Query(className: q.className), dialect: db.dialect)
@@ -97,7 +97,7 @@ public enum SQLRunner {
         _ = try QueryPlan(query, store: DocumentStore(), source: source)
         try prepareTables(query, db)
         let arrayFree = try db.arrayFreeKeys(query.className, among: oneStepKeys(query.condition))
-        let t = try SQLGenerator.pushdown(query, dialect: db.dialect, arrayFreeKeys: arrayFree)
+        let t = try db.pushdown(query, arrayFreeKeys: arrayFree)
         var lines = ["-- \(t.isExact ? "exact: the database answers alone" : "prefilter: rows re-checked by the evaluator")"]
         if !arrayFree.isEmpty { lines.append("-- no array at: \(arrayFree.sorted().joined(separator: ", ")) (their index says so: no array branch)") }
         for r in t.rechecked { lines.append("-- re-checked: \(r)") }

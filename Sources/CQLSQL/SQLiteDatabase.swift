@@ -31,6 +31,11 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
     /// The SQL texts of the statements this connection keeps compiled
     /// (``cachedStatement(_:_:)``).
     private(set) var compiledSQL = Set<String>()
+    /// Whether `cql run` tests the conjuncts no index serves with one
+    /// `cql_match(doc, ?)` per row (``SQLContext/residualMatch``; on by
+    /// default). Off: the SQL `translate --to sql` writes, leaf by leaf —
+    /// what the differential tests also compare with the evaluator.
+    public var residualMatch = true
 
     /// Opens (creating if needed) the database file at `path`; `nil`: in memory.
     ///
@@ -105,15 +110,7 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
                 throw (error as? QueryError).map(functionError) ?? DatabaseError(message: "\(error)")
             }
         })
-        db.add(function: DatabaseFunction("cql_match", argumentCount: 2, pure: true) { args in
-            guard let doc = String.fromDatabaseValue(args[0]), let whereJSON = String.fromDatabaseValue(args[1]) else { return false }
-            let object = try DataFiles.object(json: doc)
-            do throws(QueryError) {
-                return try EvaluatorFunctions.matches(whereJSON: whereJSON, object: object)
-            } catch {
-                throw functionError(error)
-            }
-        })
+        registerMatch(db)
         db.add(function: DatabaseFunction("cql_select", argumentCount: 3, pure: true) { args in
             guard let doc = String.fromDatabaseValue(args[0]), let paths = String.fromDatabaseValue(args[1]),
                 let documents = String.fromDatabaseValue(args[2])

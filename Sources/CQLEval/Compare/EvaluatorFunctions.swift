@@ -40,29 +40,12 @@ public enum EvaluatorFunctions {
         return try regex!.firstMatch(in: subject, scratch: RegexScratch())
     }
 
-    private final class PlanCache: @unchecked Sendable {
-        let lock = NSLock()
-        var plans: [String: QueryPlan] = [:]
-    }
-    private static let plans = PlanCache()
-
     /// Whether `object` matches the condition of a MongoDB where-JSON text
     /// (`{"score":{"$gt":80}}`), with the evaluator's own semantics: what
-    /// SQLite's `cql_match(doc, where)` calls. Plans are built once per text.
+    /// SQLite's `cql_match(doc, where)` answers (``DocumentMatcher``, which
+    /// reads the document's text instead). Plans are built once per text.
     public static func matches(whereJSON: String, object: [String: Value]) throws(QueryError) -> Bool {
-        plans.lock.lock()
-        var plan = plans.plans[whereJSON]
-        plans.lock.unlock()
-        if plan == nil {
-            let query = try WhereJSONReader.read(try JSONReader.parse("{\"where\":" + whereJSON + "}").decodingTypedValues(), className: "T")
-            let p = try QueryPlan(query, store: DocumentStore())
-            plans.lock.lock()
-            if plans.plans.count > 1000 { plans.plans.removeAll() }
-            plans.plans[whereJSON] = p
-            plans.lock.unlock()
-            plan = p
-        }
-        return try plan!.matches(object)
+        try DocumentMatcher.compiled(whereJSON: whereJSON).plan.matches(object)
     }
 
     /// What `object` sorts by for the order key `path` (the smallest element

@@ -30,6 +30,18 @@ public struct SQLContext: Sendable {
     /// skips the branch that looks into arrays, so an index on the key alone
     /// serves it — and an order after it. Empty: nothing is assumed.
     public var arrayFreeKeys: Set<String> = []
+    /// Whether the SQL runs on a SQLite connection of CQLSQL, which
+    /// registers `cql_match` (`cql run`, `cql serve`): then the conjuncts no
+    /// index serves are tested by one `cql_match(doc, ?)` per row, which
+    /// reads the document once, instead of a `json_type` + `json_extract`
+    /// pair per leaf (``SQLGenerator/whereCondition(_:_:)``). Off for
+    /// `translate --to sql`, whose text spells each leaf in SQL a reader can
+    /// follow and run without the evaluator where the leaf allows.
+    public var residualMatch = false
+    /// One-step keys of the row `t0`'s class that have an index (`cql load
+    /// --index`): with ``residualMatch``, their tests stay SQL the planner
+    /// can serve from the index.
+    public var indexedKeys: Set<String> = []
     private var aliases = 0
 
     public init(dialect: any SQLDialect) {

@@ -37,8 +37,12 @@ public enum SQLGenerator {
     ///
     /// `arrayFreeKeys`: one-step keys the database has proved hold no array
     /// in any row of the query's class (``SQLContext/arrayFreeKeys``).
+    ///
+    /// `residualMatch` and `indexedKeys`: for SQL run on CQLSQL's SQLite
+    /// connection (``SQLContext/residualMatch``); `translate` leaves them off.
     public static func pushdown(
-        _ query: Query, dialect name: SQLDialectName, arrayFreeKeys: Set<String> = []
+        _ query: Query, dialect name: SQLDialectName, arrayFreeKeys: Set<String> = [],
+        residualMatch: Bool = false, indexedKeys: Set<String> = []
     ) throws(QueryError) -> SQLTranslation {
         // SQLite's parser overflows its stack (about 100 entries) near 20
         // nested parentheses: each try pushes less deep until the text nests
@@ -50,6 +54,8 @@ public enum SQLGenerator {
             ctx = SQLContext(dialect: name.dialect)
             ctx.maxDepth = depthLimit
             ctx.arrayFreeKeys = arrayFreeKeys
+            ctx.residualMatch = residualMatch
+            ctx.indexedKeys = indexedKeys
             base = try selectStatement(query, &ctx, columns: "t0.\"objectId\", " + ctx.dialect.documentColumn("t0"), wantExact: false)
             if parenthesisDepth(base.sql) <= maxParenthesisDepth || depthLimit == 0 { break }
             depthLimit = depthLimit > 4 ? depthLimit - 2 : depthLimit - 1
@@ -60,6 +66,8 @@ public enum SQLGenerator {
             var cctx = SQLContext(dialect: name.dialect)
             cctx.maxDepth = depthLimit
             cctx.arrayFreeKeys = arrayFreeKeys
+            cctx.residualMatch = residualMatch
+            cctx.indexedKeys = indexedKeys
             let c = try selectStatement(query, &cctx, columns: "count(*)", wantExact: false, counting: true)
             count = SQLStatement(sql: c.sql, arguments: cctx.arguments)
         }
@@ -83,7 +91,7 @@ public enum SQLGenerator {
         let dialect = ctx.dialect
         let a = ctx.rowAlias
         var whereFragment = SQLFragment.exact("TRUE")
-        if let c = query.condition { whereFragment = try condition(c, &ctx) }
+        if let c = query.condition { whereFragment = try whereCondition(c, &ctx) }
         if !query.direct.isEmpty {
             ctx.note("Usergrid direct entity lookup")
             whereFragment.exact = false

@@ -377,17 +377,36 @@ public struct SQLiteDialect: SQLDialect {
     /// predicate. `nil` when it does not, or when the predicate reads other
     /// collections (subqueries, relations), which one row cannot answer.
     static func evaluatorMatch(_ predicate: Predicate, _ ctx: inout SQLContext) -> String? {
-        guard !readsOtherCollections(predicate) else { return nil }
-        let condition = Condition(predicate)
+        evaluatorMatch([Condition(predicate)], &ctx)
+    }
+
+    /// `cql_match(doc, ?)` testing all of `conjuncts` (their `and`) in one
+    /// call: the where-JSON `{"$and":[...]}` of each one's where-JSON, so
+    /// that it reads back conjunct by conjunct, in order (a merged object
+    /// would read back in key order). `nil` as for one predicate.
+    static func evaluatorMatch(_ conjuncts: [Condition], _ ctx: inout SQLContext) -> String? {
+        guard let text = matchText(conjuncts) else { return nil }
+        return "cql_match(\(ctx.document), \(ctx.bind(.string(text))))"
+    }
+
+    /// The where-JSON ``evaluatorMatch(_:_:)-([Condition],_)`` binds, or
+    /// `nil` when it does not read back to `conjuncts`.
+    static func matchText(_ conjuncts: [Condition]) -> String? {
+        guard !conjuncts.isEmpty, !conjuncts.contains(where: { readsOtherCollections($0.predicate) }) else { return nil }
+        var parts: [Value] = []
+        for c in conjuncts {
+            guard let whereJSON = try? WhereJSONEmitter.emitCondition(c, dialect: .mongo) else { return nil }
+            parts.append(whereJSON)
+        }
+        let text = JSONWriter.string(parts.count == 1 ? parts[0] : .object(["$and": .array(parts)]))
+        let predicate = conjuncts.count == 1 ? conjuncts[0].predicate : .and(conjuncts)
         // Read back exactly as the registered function reads the bound text
         // (parsed, typed values decoded), so both see the same predicate.
-        guard let whereJSON = try? WhereJSONEmitter.emitCondition(condition, dialect: .mongo) else { return nil }
-        let text = JSONWriter.string(whereJSON)
         guard let parsed = try? JSONReader.parse("{\"where\":" + text + "}").decodingTypedValues(),
             let back = try? WhereJSONReader.read(parsed, className: "T"),
             back.condition?.predicate == predicate
         else { return nil }
-        return "cql_match(\(ctx.document), \(ctx.bind(.string(text))))"
+        return text
     }
 
     static func readsOtherCollections(_ p: Predicate) -> Bool {
