@@ -293,7 +293,12 @@ versions = {
     "jq": subprocess.run(["jq", "--version"], capture_output=True, text=True).stdout.strip(),
     "sqlglot": subprocess.run([venv_python, "-c", "import sqlglot; print(sqlglot.__version__)"], capture_output=True, text=True).stdout.strip(),
 }
-with open(os.path.join(root, "BENCHMARKS.md"), "w") as f:
+# The serve section (Benchmarks/serve_bench.py writes it) is kept as it is.
+md_path = os.path.join(root, "BENCHMARKS.md")
+serve_marker = "<!-- serve bench: written by Benchmarks/serve_bench.py -->"
+old_md = open(md_path).read() if os.path.exists(md_path) else ""
+serve_section = old_md[old_md.index(serve_marker):] if serve_marker in old_md else ""
+with open(md_path, "w") as f:
     f.write(f"""# Benchmarks
 
 The latest table written by `scripts/bench{' --quick' if quick else ''}` (it rewrites this file and
@@ -363,7 +368,11 @@ percent between runs; compare ratios within one run.
 
     scripts/bench           # full sizes: 400k objects, 20k queries, 1M in-memory objects
     scripts/bench --quick   # 100k / 5k / 200k, 3 runs per figure
+    scripts/bench --sql     # only cql run vs hand-written SQL and translate vs sqlglot
+    scripts/bench --serve   # only cql serve under wrk beside pgbench (the section below)
 
 The script builds in release mode, installs `duckdb-cli`, `sqlglot` and `sqlglotc` from PyPI
 into `.build-bench/venv` on first use, and needs `jq` (`apt-get install jq`).
 """)
+    if serve_section:
+        f.write("\n" + serve_section)

@@ -25,8 +25,8 @@ reader, binder and optimizer, SQL generation, the database round trip
 through CQLSQL, and JSON output — against the database executing the same
 SQL alone (pgbench's own protocol, prepared statements).
 
-Usage: serve_bench.py CQL [--objects N] [--connections C] [--seconds D]
-Writes Benchmarks/serve-results.json.
+Usage: serve_bench.py CQL [--objects N] [--connections C] [--seconds D] [--markdown-only]
+Writes Benchmarks/serve-results.json and the serve section of BENCHMARKS.md.
 """
 import json
 import os
@@ -203,13 +203,58 @@ def rss_mb(pid):
     return 0
 
 
+MARKER = "<!-- serve bench: written by Benchmarks/serve_bench.py -->"
+
+
+def write_markdown(results):
+    """The serve section of BENCHMARKS.md (from the marker to the end of the
+    file; bench.py keeps it when it rewrites the rest)."""
+    rows = ["| database | request | cql serve req/s | p50 | p99 | pgbench tps (same SQL) | serve ÷ pgbench |",
+            "|---|---|---:|---:|---:|---:|---:|"]
+    for r in results["rows"]:
+        pg = r.get("pgbench")
+        rows.append("| %s | %s | %.0f | %.1f ms | %.1f ms | %s | %s |" % (
+            r["database"], r["work"], r["serve"]["rps"], r["serve"]["p50_ms"], r["serve"]["p99_ms"],
+            "%.0f" % pg["tps"] if pg else "—", "%.2f" % r["ratio"] if "ratio" in r else "—"))
+    rss = ", ".join("%s %.0f MB" % kv for kv in results.get("rss_mb", {}).items())
+    section = f"""{MARKER}
+## `cql serve` under load
+
+Written by `scripts/bench --serve` (Benchmarks/serve_bench.py; figures also in
+`Benchmarks/serve-results.json`): {results['objects']:,} comments shaped like a Valine
+site's LeanCloud export (Chinese text, `url` among 2,000 pages, `createdAt`, an `ACL` granting
+public read), loaded with `cql load --index url`; `wrk -t2 -c{results['connections']}`, {results['seconds']} s per
+figure, the app key and no session (so every request carries the ACL read condition). pgbench
+(`-M prepared`, the same {results['connections']} connections) runs the SQL the server runs for
+those requests (`cql run --grantees '*' --explain`), on the same PostgreSQL.
+
+{chr(10).join(rows)}
+
+Server peak RSS: {rss}. Commit {results.get('commit', '?')}, on {os.cpu_count()} CPUs shared with other work.
+
+What the ratio measures: HTTP parsing, auth, the where-JSON reader, binder, optimizer, SQL
+generation, the round trips through CQLSQL (one prepared statement for a get; a preflight
+statement and the query for a page or a count) and JSON output, against PostgreSQL running the
+same SQL alone. The server, PostgreSQL and wrk share the machine's CPUs, so on two cores every
+request's own CPU time shows directly in throughput; p50 at {results['connections']} connections is about
+{results['connections']} ÷ throughput (Little's law).
+"""
+    path = os.path.join(root, "BENCHMARKS.md")
+    text = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
+    if MARKER in text:
+        text = text[:text.index(MARKER)]
+    with open(path, "w") as f:
+        f.write(text.rstrip("\n") + "\n\n" + section)
+
+
 def main():
     import bench_postgres
     data = os.path.join(work, "export")
     os.makedirs(data)
     print("serve bench: %d comments, %d connections, %d s per figure" % (OBJECTS, CONNECTIONS, SECONDS), flush=True)
     ids = generate(os.path.join(data, "Comment.0.json"), OBJECTS)
-    results = {"objects": OBJECTS, "connections": CONNECTIONS, "seconds": SECONDS, "rows": []}
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True).stdout.strip()
+    results = {"objects": OBJECTS, "connections": CONNECTIONS, "seconds": SECONDS, "commit": commit, "rows": []}
     targets = [("SQLite", ["--sqlite", os.path.join(work, "serve.db")])]
     pg = bench_postgres.start()
     if pg:
@@ -259,7 +304,12 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
     with open(os.path.join(root, "Benchmarks", "serve-results.json"), "w") as f:
         json.dump(results, f, indent=1, ensure_ascii=False)
+    write_markdown(results)
 
 
 if __name__ == "__main__":
-    main()
+    if "--markdown-only" in args:
+        # The section again from the last run's figures (no run).
+        write_markdown(json.load(open(os.path.join(root, "Benchmarks", "serve-results.json"))))
+    else:
+        main()
