@@ -261,6 +261,8 @@ extension StoredColumnTests {
         XCTAssertTrue(try SQLRunner.explain(query, on: db).joined(separator: "\n").contains("USING INDEX Old:createdAt"))
         var tally = Differential.Tally()
         XCTAssertNil(Differential.compare(query, store: DocumentStore(["Old": objects]), db: db, tally: &tally))
-        XCTAssertEqual(tally.exact, 1)
+        // Every run exact (on SQLite the fixture runs both SQL forms).
+        XCTAssertGreaterThan(tally.queries, 0)
+        XCTAssertEqual(tally.exact, tally.queries)
     }
 }
