@@ -127,12 +127,7 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
                 + "WHERE d.objsubid = 0 AND d.description = $1 AND c.relnamespace = current_schema()::regnamespace LIMIT 1",
                 [.string(Self.dateArraysMark)]).isEmpty
         }
-        let d = PostgreSQLDialect()
-        let names = tables.sorted().compactMap { try? d.quote($0) }
-        if names.isEmpty { return false }
-        let lookups = names.indices.map { "obj_description(to_regclass($\($0 + 2)), 'pg_class')" }
-        return try !executePrepared("SELECT 1 WHERE $1 IN (\(lookups.joined(separator: ", ")))",
-                            [.string(Self.dateArraysMark)] + names.map { .string($0) }).isEmpty
+        return try preflight("", keys: [], tables: tables).requiresRecheck
     }
 
     public func documents(_ statement: SQLStatement) throws(QueryError) -> [String] {
@@ -152,21 +147,11 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
     /// as far as an index proves it cheaply: a key with its `--index` type
     /// index (`"<Class>:<key>:type"`) is probed for one `'array'` entry (an
     /// index seek); keys without one are left out (nothing assumed). One
-    /// statement per key: the CASE runs the probe only when the index is
-    /// there (the table is, as ``SQLRunner`` prepares missing ones first).
+    /// statement for all keys (``preflight(_:keys:tables:)``): each key's
+    /// CASE runs its probe only when the index is there (the table is, as
+    /// ``SQLRunner`` prepares missing ones first).
     public func arrayFreeKeys(_ className: String, among keys: Set<String>) throws(QueryError) -> Set<String> {
-        if keys.isEmpty { return [] }
-        let d = PostgreSQLDialect()
-        let table = try d.quote(className)
-        var free = Set<String>()
-        for key in keys.sorted() {
-            guard let index = try? d.quote("\(className):\(key):type"), let type = PostgreSQLDialect.indexedExpressions(forKey: key)?[2]
-            else { continue }
-            let probe = "SELECT 1 WHERE CASE WHEN to_regclass($1) IS NULL THEN FALSE "
-                + "ELSE NOT EXISTS (SELECT 1 FROM \(table) WHERE \(type) = 'array') END"
-            if try executePrepared(probe, [.string(index)]).count == 1 { free.insert(key) }
-        }
-        return free
+        try preflight(className, keys: keys, tables: []).arrayFreeKeys
     }
 
     /// ``arrayFreeKeys(_:among:)`` and ``requiresRecheck(tables:)`` as one
