@@ -70,10 +70,14 @@ final class ParallelStreamTests: XCTestCase {
         lines[170] = "[1]"
         let path = try write(lines.joined(separator: "\n"))
         let plan = try plan("select * from T where i > 5")
-        for blockSize in [8, 100, 1 << 20] {
-            XCTAssertThrowsError(try parallel(plan, path, blockSize: blockSize, pieceSize: 50)) { error in
-                let message = (error as? QueryError)?.message ?? ""
-                XCTAssertTrue(message.hasPrefix("\(path):151:"), "block size \(blockSize): \(message)")
+        // The pieces number their lines from 1 and a failed one runs again
+        // numbered from its place: every cut of the file names line 151.
+        for blockSize in [8, 100, 1000, 1 << 20] {
+            for pieceSize in [1, 50, 300, 16 << 10] {
+                XCTAssertThrowsError(try parallel(plan, path, blockSize: blockSize, pieceSize: pieceSize)) { error in
+                    let message = (error as? QueryError)?.message ?? ""
+                    XCTAssertTrue(message.hasPrefix("\(path):151:"), "block size \(blockSize), piece size \(pieceSize): \(message)")
+                }
             }
         }
     }

@@ -17,6 +17,8 @@ final class JSONLineScanTests: XCTestCase {
     private let filters: [JSONKeyFilter] = [
         JSONKeyFilter(["a"]), JSONKeyFilter(["a", "b", "score"]), JSONKeyFilter(["name", "objectId", "k", ""]),
         JSONKeyFilter(["K", "a b", "tags"]),
+        // The typed-value tests' keys: a Date or a Pointer is built from its bytes.
+        JSONKeyFilter(["v", "d", "p", "g"]),
     ]
     private var accepted = 0
     private var written = 0
@@ -61,10 +63,15 @@ final class JSONLineScanTests: XCTestCase {
         check(#"{"objectId":"o1","name":"frank","score":970,"cheatMode":true,"level":0,"tags":[],"player":{"country":"br","rank":6}}"#,
               scans: true, writes: true)
         check(#"{"b":[1,true,null,"x\ty\"\\"],"a":{},"ab":-12,"c":1.5}"#, scans: true, writes: false)
-        check(#" { "b" : [ 1 , 2 ] , "a" : 3 } "#, scans: true, writes: false)
+        // A member with spaces or a nested object out of key order is re-copied alone.
+        check(#" { "b" : [ 1 , 2 ] , "a" : 3 } "#, scans: true, writes: true)
         check(#" { "b" : 1 , "a" : "x" } "#, scans: true, writes: true)
         check(#"{"a":1,"a":2,"b":"\u00e9\/"}"#, scans: true, writes: false)
-        check(#"{"d":{"y":1,"x":2}}"#, scans: true, writes: false)
+        check(#"{"d":{"y":1,"x":2}}"#, scans: true, writes: true)
+        check(#"{"z":"中","d":{"y":{"b":[{"d":1,"c":2}],"a":"文"},"x":2},"a":1}"#, scans: true, writes: true)
+        check(#"{"d":{"y":1.5,"x":2}}"#, scans: true, writes: false)
+        check(#"{"d":{"y":{"__type":"Date","iso":"2024-03-05T08:09:10.123Z"},"x":2}}"#, scans: true, writes: false)
+        check(#"{"d":{"y":"a\/b","x":2}}"#, scans: true, writes: false)
         check(#"{"d":{"x":1,"x":2}}"#, scans: true, writes: false)
         check("{\"a\":\"\u{7F}\"}", scans: true, writes: false)
         check(#"{"a":-0,"b":123456789012345678,"c":-123456789012345678}"#, scans: true, writes: false)
@@ -124,13 +131,18 @@ final class JSONLineScanTests: XCTestCase {
         let geo = #"{"__type":"GeoPoint","latitude":39.9042,"longitude":116.4074}"#
         check(#"{"d":\#(date),"p":\#(pointer),"g":\#(geo),"t":"中文"}"#, scans: true, writes: true)
         check(#"{"list":[\#(date),{"inner":\#(pointer)}],"meta":{"at":\#(geo)}}"#, scans: true, writes: true)
+        // A LeanCloud export's line: typed values, Chinese text, a nested object out of key order.
+        check(#"{"title":"北京 旅行 3 日记","dueDate":\#(date),"author":\#(pointer),"location":\#(geo),"meta":{"source":"ios","version":3,"device":{"os":"13.1","lang":"zh-CN"}},"ACL":{"*":{"read":true}}}"#,
+              scans: true, writes: true)
         // Decodes, but the writer spells it otherwise.
         for typed in [
             #"{"iso":"2024-03-05T08:09:10.123Z","__type":"Date"}"#, #"{"__type":"Date","iso":"2024-03-05T16:09:10.123+08:00"}"#,
             #"{"__type":"Date","iso":"2024-03-05"}"#, #"{"__type":"Date","iso":"2024-03-05T08:09:10.123Z","x":1}"#,
             #"{"__type":"Date","iso":"2016-12-31T23:59:60.000Z"}"#, #"{"__type":"Date" ,"iso":"2024-03-05T08:09:10.123Z"}"#,
             #"{"__type":"GeoPoint","latitude":40,"longitude":116}"#,
-            #"{"__type":"Pointer","className":"A","objectId":"x\/y"}"#, #"{"__type":"Pointer","className":"A","objectId":"1","objectId":"2"}"#,
+            #"{"__type":"Pointer","className":"A","objectId":"x\/y"}"#,
+            #"{"__type":"Date","iso":"2024-03-05T08:09:10.123\u005a"}"#, #"{"__type":"Date","iso":"1999-01-01T00:00:00.000Z","iso":"2024-03-05T08:09:10.123Z"}"#,
+            #"{"className":"B","__type":"Pointer","objectId":"q","className":"A"}"#, #"{"__type":"Pointer","className":"A","objectId":"1","objectId":"2"}"#,
         ] {
             check(#"{"v":\#(typed)}"#, scans: true, writes: false)
         }
@@ -157,6 +169,29 @@ final class JSONLineScanTests: XCTestCase {
         check(#"{"v":{"__type":"Da\u0074e","iso":"2024-03-05T08:09:10.123Z"}}"#, scans: true, writes: false)
         check(#"{"v":{"__type":1,"iso":"x"}}"#, scans: true, writes: true)
         check(#"{"v":{"__type":"Date","iso":"2024-03-05T08:09:10.123Z","__type":"Date"}}"#, scans: true, writes: false)
+    }
+
+    /// Arrays of plain strings, integers and literals, and typed Dates,
+    /// Pointers and GeoPoints are built from their bytes: each must equal
+    /// what the reader builds (``check(_:file:lineNumber:)`` compares every
+    /// kept member, `v` among them).
+    func testFlatArraysAndTypedValuesAreBuiltAsTheReaderBuildsThem() {
+        for array in [
+            "[]", "[ ]", #"["旅行","美食"]"#, #"[ "a" , 1 , true , false , null ]"#, "[-12,0,123456789012345678]",
+            #"["a\n"]"#, "[1.5]", "[[1]]", #"[{"a":1}]"#, #"["x",{"__type":"Date","iso":"2024-03-05T08:09:10.123Z"}]"#, "[-0]",
+        ] {
+            check(#"{"v":\#(array)}"#, scans: true)
+            check(#"{"v":\#(array),"v":[1]}"#, scans: true)
+        }
+        for typed in [
+            #"{"__type":"Date","iso":"2024-03-05T08:09:10.123Z"}"#, #"{"__type":"Date","iso":"2024-03-05T16:09:10+08:00","x":[1]}"#,
+            #"{"iso":"2024-03-05","__type":"Date"}"#, #"{"__type":"Pointer","className":"_User","objectId":"中文"}"#,
+            #"{"__type":"GeoPoint","latitude":-33.5,"longitude":151}"#, #"{"__type":"GeoPoint","latitude":0.1,"longitude":-0.30000000000000004}"#,
+            #"{"__type":"GeoPoint","latitude":1,"longitude":2,"latitude":3.25}"#,
+        ] {
+            check(#"{"v":\#(typed),"d":[\#(typed)]}"#, scans: true)
+            check(#"{"v":{"w":1},"v":\#(typed)}"#, scans: true)
+        }
     }
 
     func testCorpusData() throws {

@@ -40,6 +40,23 @@ package struct LineBlockReader {
         _ body: (UnsafeBufferPointer<UInt8>, Int) throws(QueryError) -> Void,
         overlong: (Int) throws(QueryError) -> Void = { _ in }
     ) throws(QueryError) {
+        try forEachCountedBlock({ (block, firstLine) throws(QueryError) in
+            try body(block, firstLine)
+            return LineBlockReader.newlines(block)
+        }, overlong: overlong)
+    }
+
+    /// ``forEachBlock(_:overlong:)`` whose `body` returns the number of `\n`
+    /// in the block (or of lines: they differ only for a file's last line,
+    /// after which no block follows), which numbers the next block's lines.
+    ///
+    /// Why: counting a block's lines is a pass over it on one thread; a
+    /// caller that splits the block among threads learns the count from
+    /// them instead.
+    package func forEachCountedBlock(
+        _ body: (UnsafeBufferPointer<UInt8>, Int) throws(QueryError) -> Int,
+        overlong: (Int) throws(QueryError) -> Void = { _ in }
+    ) throws(QueryError) {
         // Standard input through a stream of its own (on a copy of fd 0), so
         // it is closed like a file.
         guard let file = standardInput ? fdopen(dup(0), "rb") : fopen(path, "rb") else {
@@ -92,12 +109,11 @@ package struct LineBlockReader {
                 atStart = false
                 let block = UnsafeBufferPointer(start: all.baseAddress! + start, count: end - start)
                 do throws(QueryError) {
-                    try body(block, firstLine)
+                    firstLine += try body(block, firstLine)
                 } catch {
                     failure = error
                     return
                 }
-                firstLine += LineBlockReader.newlines(block)
                 consumed = end
             }
             if let failure { throw failure }

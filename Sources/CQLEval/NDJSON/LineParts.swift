@@ -14,10 +14,13 @@ import Darwin
 package struct LineParts: @unchecked Sendable {
     /// The parts, in order; fewer than asked when the block has fewer lines.
     package var ranges: [UnsafeBufferPointer<UInt8>] = []
-    /// The 1-based number of each part's first line.
+    /// The 1-based number of each part's first line (all `firstLine` when
+    /// not `numbered`).
     package var firstLines: [Int] = []
 
-    package init(_ block: UnsafeBufferPointer<UInt8>, count: Int, firstLine: Int) {
+    /// `numbered: false` leaves the lines uncounted (a pass over the block
+    /// on one thread), for a caller that numbers them otherwise.
+    package init(_ block: UnsafeBufferPointer<UInt8>, count: Int, firstLine: Int, numbered: Bool = true) {
         guard let base = block.baseAddress, block.count > 0 else { return }
         var start = 0
         var line = firstLine
@@ -31,7 +34,7 @@ package struct LineParts: @unchecked Sendable {
             let part = UnsafeBufferPointer(rebasing: block[start..<end])
             ranges.append(part)
             firstLines.append(line)
-            line += LineBlockReader.newlines(part)
+            if numbered { line += LineBlockReader.newlines(part) }
             start = end
         }
     }

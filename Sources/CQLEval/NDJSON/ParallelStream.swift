@@ -32,18 +32,31 @@ extension QueryPlan {
         let workers = (0..<cores).map { _ in StreamWorker(plan: self, path: path, keys: keys, emits: emits) }
         var pieces: [StreamPiece] = []
         var total = 0
-        try LineBlockReader(path: path, blockSize: blockSize).forEachBlock { (block, firstLine) throws(QueryError) in
-            let parts = LineParts(block, count: max(cores, block.count / pieceSize), firstLine: firstLine)
+        try LineBlockReader(path: path, blockSize: blockSize).forEachCountedBlock { (block, firstLine) throws(QueryError) -> Int in
+            // The pieces number their lines from 1 and count them, so no
+            // thread counts a block's lines before the threads start.
+            let parts = LineParts(block, count: max(cores, block.count / pieceSize), firstLine: 1, numbered: false)
             while pieces.count < parts.ranges.count { pieces.append(StreamPiece()) }
             ForkJoin.forEach(items: parts.ranges.count, threads: cores) { [pieces] i, thread in
-                workers[thread].run(parts.ranges[i], firstLine: parts.firstLines[i], into: pieces[i])
+                workers[thread].run(parts.ranges[i], firstLine: 1, into: pieces[i])
             }
-            for piece in pieces.prefix(parts.ranges.count) {
-                if let failure = piece.failure { throw failure }
+            var line = firstLine
+            for (i, piece) in pieces.prefix(parts.ranges.count).enumerated() {
+                if piece.failure != nil {
+                    // The first error of the file, numbered within its piece:
+                    // the piece runs again alone, its lines numbered from
+                    // their place in the file (its lines before the error
+                    // gave no error, and evaluation is deterministic).
+                    piece.reset()
+                    workers[0].run(parts.ranges[i], firstLine: line, into: piece)
+                    if let failure = piece.failure { throw failure }
+                }
                 total += piece.matched
                 if piece.written > 0 { try spool.append(lines: piece.output, count: piece.written) }
+                line += piece.lines
                 piece.reset()
             }
+            return line - firstLine
         }
         return total
     }
@@ -55,12 +68,16 @@ private final class StreamPiece: @unchecked Sendable {
     var output: [UInt8] = []
     var written = 0
     var matched = 0
+    /// The lines read (all of the piece's unless it failed).
+    var lines = 0
     var failure: QueryError?
 
     func reset() {
         output.removeAll(keepingCapacity: true)
         written = 0
         matched = 0
+        lines = 0
+        failure = nil
     }
 }
 
@@ -89,12 +106,15 @@ private final class StreamWorker: @unchecked Sendable {
     }
 
     func run(_ part: UnsafeBufferPointer<UInt8>, firstLine: Int, into piece: StreamPiece) {
+        // A failure left by an earlier piece of this thread is not this one's.
+        context.failure = nil
         var number = firstLine
         do throws(QueryError) {
             try LineSplitter.forEachLine(part) { (bytes) throws(QueryError) in
                 try line(bytes, number, into: piece)
                 number += 1
             }
+            piece.lines = number - firstLine
         } catch {
             piece.failure = error
         }

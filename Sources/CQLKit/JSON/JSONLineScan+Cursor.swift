@@ -12,6 +12,11 @@ extension JSONLineScan {
         var verbatim = true
         /// The value of the last integer read.
         var integer: Int64 = 0
+        /// Whether the last typed value checked (``typedValueDecodes(from:depth:)``)
+        /// is a Date, and its milliseconds: a member that is one is built
+        /// from them, not parsed again.
+        var isDate = false
+        var dateMillis: Int64 = 0
         /// The byte ranges (start, end pairs) of the typed values met: their
         /// written form is checked only when the line is written
         /// (``JSONLineScan/writeSorted(to:)``). Moved in and out of the

@@ -22,6 +22,7 @@ extension JSONLineScan.Cursor {
     /// answer for a malformed one.
     mutating func typedValueDecodes(from start: Int, depth: Int) -> Bool {
         let end = i
+        isDate = false
         var type = Slot(), iso = Slot(), className = Slot(), objectId = Slot(), latitude = Slot(), longitude = Slot()
         var id = Slot(), name = Slot(), base64 = Slot()
         // A second walk over the members (the object is known to be well
@@ -58,8 +59,13 @@ extension JSONLineScan.Cursor {
         let typeName = UnsafeBufferPointer(start: p + type.start + 1, count: type.end - type.start - 2)
         let decodes: Bool
         if Self.equals(typeName, "Date") {
-            decodes = iso.kind == .plainString
-                && ISODate.parse(bytes: UnsafeBufferPointer(start: p + iso.start + 1, count: iso.end - iso.start - 2)) != nil
+            let date = iso.kind == .plainString
+                ? ISODate.parse(bytes: UnsafeBufferPointer(start: p + iso.start + 1, count: iso.end - iso.start - 2)) : nil
+            decodes = date != nil
+            if let date {
+                isDate = true
+                dateMillis = date.millisecondsSince1970
+            }
         } else if Self.equals(typeName, "Pointer") {
             decodes = className.isString && objectId.isString
         } else if Self.equals(typeName, "GeoPoint") {
@@ -74,6 +80,82 @@ extension JSONLineScan.Cursor {
             decodes = false  // Object (its fields decoded again), an unknown type
         }
         return decodes || readAlone(start, end)
+    }
+
+    /// The Date, Pointer or GeoPoint at `start..<end` (an object the scan
+    /// accepted as ``JSONLineScan/Kind/typed``, so one that decodes) as the
+    /// reader decodes it: a Date from its `iso`, a Pointer from its
+    /// `className` and `objectId`, a GeoPoint from its two numbers (a
+    /// repeated key: its last value; other members are ignored, as
+    /// `TypedValueCoding` ignores them). `nil` for the other types and for
+    /// members with escapes: the reader builds those.
+    ///
+    /// ```swift
+    /// // {"__type":"Date","iso":"2024-03-01T08:00:00.000Z"}
+    /// Cursor.typedValue(in: p, from: 0, to: n)   // .date(2024-03-01T08:00:00.000Z)
+    /// ```
+    static func typedValue(in p: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Value? {
+        var type = Slot(), iso = Slot(), className = Slot(), objectId = Slot(), latitude = Slot(), longitude = Slot()
+        var walk = JSONLineScan.Cursor(p: p, n: end)
+        walk.i = start + 1
+        while true {
+            walk.skipSpace()
+            guard walk.at(UInt8(ascii: "\"")) else { break }
+            let keyStart = walk.i + 1
+            guard walk.key() else { return nil }
+            let key = UnsafeBufferPointer(start: p + keyStart, count: walk.i - 1 - keyStart)
+            walk.skipSpace()
+            walk.i += 1  // the colon
+            walk.skipSpace()
+            let valueStart = walk.i
+            guard let kind = walk.value(depth: 2) else { return nil }
+            let slot = Slot(start: valueStart, end: walk.i, kind: kind, integer: walk.integer)
+            if equals(key, "__type") { type = slot }
+            else if equals(key, "iso") { iso = slot }
+            else if equals(key, "className") { className = slot }
+            else if equals(key, "objectId") { objectId = slot }
+            else if equals(key, "latitude") { latitude = slot }
+            else if equals(key, "longitude") { longitude = slot }
+            walk.skipSpace()
+            guard walk.at(UInt8(ascii: ",")) else { break }
+            walk.i += 1
+        }
+        guard type.kind == .plainString else { return nil }
+        let typeName = text(type, p)
+        if equals(typeName, "Date") {
+            guard iso.kind == .plainString, let d = ISODate.parse(bytes: text(iso, p)) else { return nil }
+            return .date(d)
+        }
+        if equals(typeName, "Pointer") {
+            guard className.kind == .plainString, objectId.kind == .plainString else { return nil }
+            return .pointer(Pointer(className: String(decoding: text(className, p), as: UTF8.self),
+                                    objectId: String(decoding: text(objectId, p), as: UTF8.self)))
+        }
+        if equals(typeName, "GeoPoint") {
+            guard let lat = number(latitude, p), let lng = number(longitude, p) else { return nil }
+            let g = GeoPoint(latitude: lat, longitude: lng)
+            return g.isValid ? .geoPoint(g) : nil
+        }
+        return nil
+    }
+
+    /// A number member as the reader reads it into a GeoPoint: an integer
+    /// widened, a fraction through `Double(String)` (`NumberText`).
+    private static func number(_ slot: Slot, _ p: UnsafePointer<UInt8>) -> Double? {
+        switch slot.kind {
+        case .integer: return Double(slot.integer)
+        case .fraction:
+            guard let d = Double(String(decoding: UnsafeBufferPointer(start: p + slot.start, count: slot.end - slot.start), as: UTF8.self)),
+                  d.isFinite else { return nil }
+            return d
+        default: return nil
+        }
+    }
+
+    /// The bytes between the quotes of a plain string member.
+    @inline(__always)
+    private static func text(_ slot: Slot, _ p: UnsafePointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: p + slot.start + 1, count: slot.end - slot.start - 2)
     }
 
     /// Whether a number member is certainly within `-bound...bound`: an

@@ -33,9 +33,58 @@ extension JSONLineScan {
         case .true: return .bool(true)
         case .false: return .bool(false)
         case .null: return .null
-        case .escapedString, .fraction, .object, .array, .typed:
+        case .typed:
+            if m.isDate { return .date(DateValue(millisecondsSince1970: m.integer)) }
+            // A Date, a Pointer or a GeoPoint is built from its members' bytes: a
+            // LeanCloud export has them on every line, and the reader would
+            // build a dictionary to decode each.
+            if let v = Cursor.typedValue(in: line.baseAddress!, from: m.valueStart, to: m.valueEnd) { return v }
+            return try? parser.parse(value(k))
+        case .array:
+            // Tags and the like: an array of plain strings, integers and
+            // literals is built from its bytes, not read again.
+            if let v = Cursor.flatArray(in: line.baseAddress!, from: m.valueStart, to: m.valueEnd) { return v }
+            return try? parser.parse(value(k))
+        case .escapedString, .fraction, .object:
             return try? parser.parse(value(k))
         }
+    }
+}
+
+extension JSONLineScan.Cursor {
+    /// The array at `start..<end` (one the scan accepted) when each of its
+    /// elements is a plain string, an integer or a literal, built as the
+    /// reader builds it; `nil` for any other element (the reader builds
+    /// that array).
+    ///
+    /// ```swift
+    /// // ["旅行",3,true]
+    /// Cursor.flatArray(in: p, from: 0, to: n)   // .array([.string("旅行"), .int(3), .bool(true)])
+    /// ```
+    static func flatArray(in p: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Value? {
+        var walk = JSONLineScan.Cursor(p: p, n: end)
+        walk.i = start + 1
+        var items: [Value] = []
+        walk.skipSpace()
+        if walk.at(UInt8(ascii: "]")) { return .array(items) }
+        while true {
+            walk.skipSpace()
+            let itemStart = walk.i
+            guard let kind = walk.value(depth: 2) else { return nil }
+            switch kind {
+            case .plainString:
+                items.append(.string(String(decoding: UnsafeBufferPointer(start: p + itemStart + 1, count: walk.i - itemStart - 2), as: UTF8.self)))
+            case .integer: items.append(.int(walk.integer))
+            case .true: items.append(.bool(true))
+            case .false: items.append(.bool(false))
+            case .null: items.append(.null)
+            default: return nil
+            }
+            walk.skipSpace()
+            guard walk.at(UInt8(ascii: ",")) else { break }
+            walk.i += 1
+        }
+        return .array(items)
     }
 }
 

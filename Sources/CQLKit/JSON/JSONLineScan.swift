@@ -60,8 +60,15 @@ package final class JSONLineScan {
         package var valueStart: Int
         package var valueEnd: Int
         package var kind: Kind
-        /// The value of a `.integer`.
+        /// The value of a `.integer`; a `.typed` Date's milliseconds when
+        /// ``isDate``.
         package var integer: Int64
+        /// A `.typed` value that is a Date (``integer`` holds it).
+        package var isDate: Bool
+        /// Whether the value's bytes are in ``JSONWriter``'s form (see
+        /// ``JSONLineScan/verbatim``): copied as they are when the line is
+        /// written, else re-copied in that form (``JSONCanonicalCopy``).
+        package var verbatim: Bool
     }
 
     /// The scan's state. Behind a pointer held in a `let`: the stored
@@ -81,6 +88,8 @@ package final class JSONLineScan {
         var typed: [Int] = []
         /// Where a typed value's written form is composed, to compare.
         var typedText: [UInt8] = []
+        /// Where a member that is not ``Member/verbatim`` is re-copied.
+        var memberText: [UInt8] = []
     }
 
     private let state: UnsafeMutablePointer<State>
@@ -145,10 +154,17 @@ package final class JSONLineScan {
                 cursor.skipSpace()
                 let valueStart = cursor.i
                 cursor.spaced = false
+                let before = cursor.verbatim
+                cursor.verbatim = true
+                cursor.isDate = false
                 guard let kind = cursor.value(depth: 1) else { return false }
                 if cursor.spaced { cursor.verbatim = false }
+                let memberVerbatim = cursor.verbatim
+                cursor.verbatim = before && memberVerbatim
+                let isDate = kind == .typed && cursor.isDate
                 append(Member(keyStart: keyStart, keyEnd: keyEnd, valueStart: valueStart, valueEnd: cursor.i,
-                              kind: kind, integer: cursor.integer))
+                              kind: kind, integer: isDate ? cursor.dateMillis : cursor.integer, isDate: isDate,
+                              verbatim: memberVerbatim))
                 cursor.skipSpace()
                 if cursor.at(UInt8(ascii: ",")) { cursor.i += 1; continue }
                 if cursor.at(UInt8(ascii: "}")) { cursor.i += 1; break }
@@ -173,10 +189,17 @@ package final class JSONLineScan {
     }
 
     /// Appends the line in ``JSONWriter``'s form (members sorted by key, each
-    /// value's bytes copied) and returns `true` when the scan was
-    /// ``verbatim`` and no key repeats; else returns `false`, `out` untouched.
+    /// value's bytes copied) and returns `true` when no key repeats, every
+    /// typed value is spelled as the writer spells it, and each member is
+    /// ``Member/verbatim`` or re-copied by ``JSONCanonicalCopy`` (a nested
+    /// object with its keys out of order, spaces); else returns `false`,
+    /// `out` untouched.
+    ///
+    /// Why members one by one: a LeanCloud export writes nested objects in
+    /// the service's key order, so most of its lines have one member to
+    /// re-sort and a dozen to copy as they are.
     package func writeSorted(to out: inout [UInt8]) -> Bool {
-        guard verbatim, let base = line.baseAddress, typedValuesAreVerbatim() else { return false }
+        guard let base = line.baseAddress, typedValuesAreVerbatim() else { return false }
         let count = self.count, members = self.members, order = state.pointee.order
         for k in 0..<count {
             // Insertion sort: a line has a handful of members.
@@ -211,8 +234,18 @@ package final class JSONLineScan {
             at += keyLength
             text[at] = UInt8(ascii: ":")
             at += 1
-            (text + at).update(from: base + m.valueStart, count: m.valueEnd - m.valueStart)
-            at += m.valueEnd - m.valueStart
+            if m.verbatim {
+                (text + at).update(from: base + m.valueStart, count: m.valueEnd - m.valueStart)
+                at += m.valueEnd - m.valueStart
+            } else {
+                // The canonical copy drops spaces and refuses every rewrite
+                // that could lengthen a value, so it fits the room counted.
+                state.pointee.memberText.removeAll(keepingCapacity: true)
+                guard JSONCanonicalCopy.write(value(order[k]), to: &state.pointee.memberText),
+                      state.pointee.memberText.count <= m.valueEnd - m.valueStart else { return false }
+                state.pointee.memberText.withUnsafeBufferPointer { (text + at).update(from: $0.baseAddress!, count: $0.count) }
+                at += state.pointee.memberText.count
+            }
         }
         text[at] = UInt8(ascii: "}")
         out.append(contentsOf: UnsafeBufferPointer(start: text, count: at + 1))
@@ -231,7 +264,9 @@ package final class JSONLineScan {
         while k < state.pointee.typed.count {
             let start = state.pointee.typed[k], end = state.pointee.typed[k + 1]
             let bytes = UnsafeBufferPointer(start: base + start, count: end - start)
-            guard let value = try? JSONReader.parse(bytes: bytes, decodingTypedValues: true) else { return false }
+            // A Date or a Pointer is built from its bytes; the rest by the reader.
+            guard let value = Cursor.typedValue(in: base, from: start, to: end)
+                    ?? (try? JSONReader.parse(bytes: bytes, decodingTypedValues: true)) else { return false }
             state.pointee.typedText.removeAll(keepingCapacity: true)
             JSONWriter.write(value, to: &state.pointee.typedText)
             guard state.pointee.typedText.elementsEqual(bytes) else { return false }
