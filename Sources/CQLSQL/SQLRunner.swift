@@ -29,6 +29,45 @@ public enum SQLRunner {
     public static func run(
         _ query: Query, on db: some SQLExecutor, countOnly: Bool = false, source: String? = nil, presentTables: Set<String>? = nil
     ) throws(QueryError) -> Result {
+        try run(query, on: db, countOnly: countOnly, source: source, presentTables: presentTables, written: nil)
+    }
+
+    /// ``run(_:on:countOnly:source:presentTables:)`` with the matching
+    /// objects as NDJSON in ``JSONWriter``'s form (one object per line,
+    /// each ending with `\n`), what `cql run` prints: `ndjson` holds them,
+    /// and the result's `objects` is empty.
+    ///
+    /// Why: when the database answers alone and nothing reshapes the
+    /// objects (no `keys`, no `include`), each stored document is copied to
+    /// the writer's form from its bytes (``JSONLineScan``), not read into a
+    /// dictionary and written again — which cost as much as the query.
+    ///
+    /// ```swift
+    /// var out: [UInt8] = []
+    /// let r = try SQLRunner.run(query, on: db, writingTo: &out)
+    /// // out: {"objectId":"a1","score":90}\n...
+    /// ```
+    public static func run(
+        _ query: Query, on db: some SQLExecutor, countOnly: Bool = false, source: String? = nil, writingTo ndjson: inout [UInt8]
+    ) throws(QueryError) -> Result {
+        var result = try withUnsafeMutablePointer(to: &ndjson) { (out) throws(QueryError) -> Result in
+            try run(query, on: db, countOnly: countOnly, source: source, presentTables: nil, written: out)
+        }
+        for o in result.objects {
+            JSONWriter.write(.object(o), to: &ndjson)
+            ndjson.append(0x0A)
+        }
+        result.objects = []
+        return result
+    }
+
+    /// `written`: where to copy the objects as NDJSON when the database
+    /// answers alone and nothing reshapes them (the objects are then not
+    /// built); the caller writes `objects` after whatever was copied.
+    private static func run(
+        _ query: Query, on db: some SQLExecutor, countOnly: Bool, source: String?, presentTables: Set<String>?,
+        written: UnsafeMutablePointer<[UInt8]>?
+    ) throws(QueryError) -> Result {
         var q = query
         if countOnly { q.count = .only }
         // The evaluator's checks first (bad regex, geo out of range, ...), so
@@ -64,6 +103,21 @@ public enum SQLRunner {
             translation = SQLTranslation(select: all.select, count: nil, whereIsExact: false, orderIsExact: false,
                                          rechecked: ["every row: an array or object at an order key"], query: q)
             docs = try db.documents(translation.select)
+        }
+        if let written, translation.isExact, q.keys.isEmpty, q.includes.isEmpty, q.count != .only {
+            // Nothing to shape: each document copied to the writer's form.
+            let scan = JSONLineScan()
+            for d in docs {
+                var text = d
+                let copied = text.withUTF8 { bytes in
+                    scan.scan(bytes) && (scan.writeSorted(to: &written.pointee) || JSONCanonicalCopy.write(bytes, to: &written.pointee))
+                }
+                if !copied { JSONWriter.write(.object(try DataFiles.object(json: d)), to: &written.pointee) }
+                written.pointee.append(0x0A)
+            }
+            var count: Int?
+            if q.count != .none, let c = translation.count { count = try db.integer(c) }
+            return Result(objects: [], count: count, translation: translation)
         }
         var objects: [[String: Value]] = []
         objects.reserveCapacity(docs.count)

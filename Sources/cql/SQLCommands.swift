@@ -46,10 +46,11 @@ struct DatabaseOptions: ParsableArguments {
             }
         }
 
-        func run(_ query: Query, countOnly: Bool, source: String) throws(QueryError) -> SQLRunner.Result {
+        /// The result, its objects written to `ndjson`.
+        func run(_ query: Query, countOnly: Bool, source: String, writingTo ndjson: inout [UInt8]) throws(QueryError) -> SQLRunner.Result {
             switch self {
-            case .sqlite(let db): return try SQLRunner.run(query, on: db, countOnly: countOnly, source: source)
-            case .postgres(let db): return try SQLRunner.run(query, on: db, countOnly: countOnly, source: source)
+            case .sqlite(let db): return try SQLRunner.run(query, on: db, countOnly: countOnly, source: source, writingTo: &ndjson)
+            case .postgres(let db): return try SQLRunner.run(query, on: db, countOnly: countOnly, source: source, writingTo: &ndjson)
             }
         }
 
@@ -206,8 +207,9 @@ struct Run: ParsableCommand {
                 for line in try db.explain(query, source: text) { Output.line(line) }
                 return
             }
-            let result = try db.run(query, countOnly: count, source: text)
-            for o in result.objects { Output.line(JSONWriter.string(.object(o))) }
+            var ndjson: [UInt8] = []
+            let result = try db.run(query, countOnly: count, source: text, writingTo: &ndjson)
+            Output.bytes(ndjson)
             if let total = result.count, count || query.count != .none {
                 Output.line(JSONWriter.string(.object(["count": .int(Int64(total))])))
             }

@@ -142,7 +142,8 @@ final class JSONLineScanTests: XCTestCase {
             #"{"__type":"GeoPoint","latitude":40,"longitude":116}"#,
             #"{"__type":"Pointer","className":"A","objectId":"x\/y"}"#,
             #"{"__type":"Date","iso":"2024-03-05T08:09:10.123\u005a"}"#, #"{"__type":"Date","iso":"1999-01-01T00:00:00.000Z","iso":"2024-03-05T08:09:10.123Z"}"#,
-            #"{"className":"B","__type":"Pointer","objectId":"q","className":"A"}"#, #"{"__type":"Pointer","className":"A","objectId":"1","objectId":"2"}"#,
+            #"{"className":"B","__type":"Pointer","objectId":"q","className":"A"}"#,
+            "{\"__type\":\"Pointer\",\"className\":\"A\",\"objectId\":\"a\u{7F}\"}", #"{"__type":"GeoPoint","latitude":39.90420,"longitude":116.4074}"#, #"{"__type":"Pointer","className":"A","objectId":"1","objectId":"2"}"#,
         ] {
             check(#"{"v":\#(typed)}"#, scans: true, writes: false)
         }

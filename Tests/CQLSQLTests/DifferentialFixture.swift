@@ -40,10 +40,22 @@ struct Differential {
         }
     }
 
+    /// The database's answer as `cql run` prints it (``SQLRunner/run(_:on:countOnly:source:writingTo:)``,
+    /// which copies stored documents from their bytes when nothing reshapes
+    /// them), checked against the objects ``SQLRunner/run(_:on:countOnly:source:presentTables:)``
+    /// builds (what the server serves): a difference is a failure.
     static func database(_ query: Query, _ db: some SQLExecutor) -> (Outcome, SQLTranslation?) {
         do throws(QueryError) {
-            let r = try SQLRunner.run(query, on: db)
-            return (.rows(r.objects.map { JSONWriter.string(.object($0)) }, count: r.count), r.translation)
+            var ndjson: [UInt8] = []
+            let r = try SQLRunner.run(query, on: db, writingTo: &ndjson)
+            let lines = ndjson.split(separator: 0x0A, omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
+            let objects = try SQLRunner.run(query, on: db)
+            let built = objects.objects.map { JSONWriter.string(.object($0)) }
+            if built != lines || objects.count != r.count {
+                return (.error(.data, "run(writingTo:) wrote \(lines.count) lines, run() built \(built.count) objects: "
+                        + "\(zip(lines, built).first { $0 != $1 }.map { "\($0.0) ≠ \($0.1)" } ?? "")"), r.translation)
+            }
+            return (.rows(lines, count: r.count), r.translation)
         } catch {
             return (.error(error.kind, error.message), nil)
         }

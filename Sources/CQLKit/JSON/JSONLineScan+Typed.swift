@@ -152,6 +152,68 @@ extension JSONLineScan.Cursor {
         }
     }
 
+    /// Whether the typed value at `start..<end` (one the scan accepted) is
+    /// spelled exactly as ``JSONWriter`` writes it, decided from its layout
+    /// for the three types a LeanCloud export has on every line: a Date
+    /// `{"__type":"Date","iso":"YYYY-MM-DDTHH:MM:SS.fffZ"}` (fields in range,
+    /// so printing the parsed date gives the same text), a Pointer with two
+    /// plain strings, a GeoPoint whose numbers are their doubles' shortest
+    /// text. `nil` for anything else: build it and compare then.
+    ///
+    /// Why: building each typed value and writing it to compare cost a
+    /// fifth of writing a line.
+    static func typedIsVerbatim(in p: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Bool? {
+        var i = start
+        @inline(__always) func literal(_ s: StaticString) -> Bool {
+            let n = s.utf8CodeUnitCount
+            guard i + n <= end else { return false }
+            for k in 0..<n where p[i + k] != s.utf8Start[k] { return false }
+            i += n
+            return true
+        }
+        /// A string body without `"`, `\`, a control character or DEL, up to its closing quote.
+        @inline(__always) func plain() -> Bool {
+            while i < end {
+                let b = p[i]
+                if b == UInt8(ascii: "\"") { return true }
+                if b == UInt8(ascii: "\\") || b < 0x20 || b == 0x7F { return false }
+                i += 1
+            }
+            return false
+        }
+        /// A fraction written as the writer writes its double.
+        @inline(__always) func number() -> Bool {
+            let s = i
+            while i < end, p[i] == UInt8(ascii: "-") || p[i] == UInt8(ascii: ".") || (p[i] >= 0x30 && p[i] <= 0x39) { i += 1 }
+            let text = String(decoding: UnsafeBufferPointer(start: p + s, count: i - s), as: UTF8.self)
+            guard let d = Double(text) else { return false }
+            return JSONWriter.doubleText(d) == text
+        }
+        if literal(#"{"__type":"Date","iso":""#) {
+            guard end - i == 26, p[end - 2] == UInt8(ascii: "\""), p[end - 1] == UInt8(ascii: "}") else { return nil }
+            // YYYY-MM-DDTHH:MM:SS.fffZ
+            let layout: StaticString = "dddd-dd-ddTdd:dd:dd.dddZ"
+            for k in 0..<24 {
+                let b = p[i + k], want = layout.utf8Start[k]
+                if want == UInt8(ascii: "d") ? !(b >= 0x30 && b <= 0x39) : b != want { return nil }
+            }
+            func two(_ k: Int) -> Int { Int(p[i + k] &- 48) * 10 + Int(p[i + k + 1] &- 48) }
+            guard two(11) <= 23, two(14) <= 59, two(17) <= 59 else { return nil }
+            return ISODate.parse(bytes: UnsafeBufferPointer(start: p + i, count: 24)) != nil ? true : nil
+        }
+        i = start
+        if literal(#"{"__type":"Pointer","className":""#) {
+            guard plain(), literal(#"","objectId":""#), plain(), literal(#""}"#), i == end else { return nil }
+            return true
+        }
+        i = start
+        if literal(#"{"__type":"GeoPoint","latitude":"#) {
+            guard number(), literal(#","longitude":"#), number(), literal("}"), i == end else { return nil }
+            return true
+        }
+        return nil
+    }
+
     /// The bytes between the quotes of a plain string member.
     @inline(__always)
     private static func text(_ slot: Slot, _ p: UnsafePointer<UInt8>) -> UnsafeBufferPointer<UInt8> {

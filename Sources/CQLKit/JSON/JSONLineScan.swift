@@ -264,6 +264,11 @@ package final class JSONLineScan {
         while k < state.pointee.typed.count {
             let start = state.pointee.typed[k], end = state.pointee.typed[k + 1]
             let bytes = UnsafeBufferPointer(start: base + start, count: end - start)
+            if let verbatim = Cursor.typedIsVerbatim(in: base, from: start, to: end) {
+                guard verbatim else { return false }
+                k += 2
+                continue
+            }
             // A Date or a Pointer is built from its bytes; the rest by the reader.
             guard let value = Cursor.typedValue(in: base, from: start, to: end)
                     ?? (try? JSONReader.parse(bytes: bytes, decodingTypedValues: true)) else { return false }
