@@ -18,7 +18,7 @@ struct Translator: Equatable {
     /// rest as ``translate(_:warnings:cqlParser:)`` gives it. CQL is read
     /// with `cqlParser` when one is given.
     func write(_ text: String, to out: inout [UInt8], warnings: inout [String], cqlParser: ReusableCQLParser? = nil) throws(CommandFailure) {
-        guard to == .where, !pretty else {
+        guard to == .where || to == .sql, !pretty else {
             return out.append(contentsOf: try translate(text, warnings: &warnings, cqlParser: cqlParser).utf8)
         }
         let (statement, language) = try input.parseStatement(text, cqlParser: cqlParser)
@@ -32,7 +32,12 @@ struct Translator: Equatable {
         let query = try optimizer(try input.bind(consume parsed, source: text, resolveTime: true), source: text)
         let dialect = self.dialect?.whereJSON ?? (language == .cql ? .leancloud : .parse)
         do {
-            try WhereJSONEmitter.write(query, dialect: dialect, objectIdAsMongoId: mongoId, to: &out)
+            if to == .sql {
+                // Written straight into the output, as the where-JSON is.
+                JSONWriter.write(try SQLGenerator.translate(query, dialect: self.dialect?.sql ?? .sqlite).json, to: &out)
+            } else {
+                try WhereJSONEmitter.write(query, dialect: dialect, objectIdAsMongoId: mongoId, to: &out)
+            }
         } catch {
             throw CommandFailure(error.withSource(text))
         }

@@ -214,21 +214,28 @@ public enum SQLGenerator {
     /// The deepest parenthesis nesting of SQL text, outside quoted strings
     /// and identifiers.
     static func parenthesisDepth(_ sql: String) -> Int {
-        var depth = 0, deepest = 0
-        var quote: UInt8?
-        for b in sql.utf8 {
-            if let q = quote {
-                if b == q { quote = nil }
-                continue
+        var text = sql
+        // Over the contiguous bytes (this runs on every translation), with
+        // 0 for "outside a quoted name or literal".
+        return text.withUTF8 { bytes in
+            var depth = 0, deepest = 0
+            var quote: UInt8 = 0
+            for b in bytes {
+                if quote != 0 {
+                    if b == quote { quote = 0 }
+                    continue
+                }
+                switch b {
+                case UInt8(ascii: "'"), UInt8(ascii: "\""): quote = b
+                case UInt8(ascii: "("):
+                    depth += 1
+                    if depth > deepest { deepest = depth }
+                case UInt8(ascii: ")"): depth -= 1
+                default: break
+                }
             }
-            switch b {
-            case UInt8(ascii: "'"), UInt8(ascii: "\""): quote = b
-            case UInt8(ascii: "("): depth += 1; deepest = max(deepest, depth)
-            case UInt8(ascii: ")"): depth -= 1
-            default: break
-            }
+            return deepest
         }
-        return deepest
     }
 
     /// The condition tree: logic and subqueries here, leaves in the dialect.
