@@ -32,6 +32,7 @@ from bench_postgres import start as start_postgres  # noqa: E402
 from bench_leancloud import leancloud_rows  # noqa: E402
 from bench_queries import SQLGLOT_SCRIPT, generate_queries  # noqa: E402
 from bench_sql import sql_rows  # noqa: E402
+import bench_markdown  # noqa: E402
 
 cql, cql_bench, duckdb, venv_python = sys.argv[1:5]
 quick = "--quick" in sys.argv
@@ -44,6 +45,11 @@ OBJECTS = int(os.environ.get("CQL_BENCH_OBJECTS", 100_000 if quick else 400_000)
 QUERIES = int(os.environ.get("CQL_BENCH_QUERIES", 5_000 if quick else 20_000))
 MEMORY_OBJECTS = int(os.environ.get("CQL_BENCH_MEMORY_OBJECTS", 200_000 if quick else 1_000_000))
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if "--markdown-only" in sys.argv:
+    # BENCHMARKS.md again from the last run's results; nothing runs.
+    with open(os.path.join(root, "Benchmarks", "results.json")) as f:
+        bench_markdown.write(json.load(f), root, duckdb, venv_python)
+    sys.exit(0)
 work = tempfile.mkdtemp(prefix="cql-bench-")
 
 
@@ -271,108 +277,12 @@ add_row(f"top-10 near over {int(mem['near_points']):,} points", mem["near_plan_s
 
 results["rows"] = [{"work": w, "cql_s": a, "other": t, "other_s": b, "cql_speed_ratio": r} for w, a, t, b, r in rows]
 results["machine"]["load_average_at_end"] = os.getloadavg()[0]
+results["machine"]["commit"] = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
 with open(os.path.join(root, "Benchmarks", "results.json"), "w") as f:
     json.dump(results, f, indent=2, sort_keys=True)
     f.write("\n")
-
-table = ["| work | cql | other | other's time | cql's speed ÷ other's |", "|---|---:|---|---:|---:|"]
-for w, a, t, b, r in rows:
-    table.append(f"| {w} | {a:.3f} s | {t} | {b:.3f} s | {r:.2f}× |")
-note = (f"Median of {RUNS} runs each ({'`--quick`: ' if quick else ''}{OBJECTS:,} NDJSON objects, {size_mb:.1f} MB; "
-        f"{QUERIES:,} queries; {MEMORY_OBJECTS:,} in-memory objects); {os.cpu_count()} CPUs; load average "
-        f"{results['machine']['load_average_at_start']:.1f} at start, {results['machine']['load_average_at_end']:.1f} at end.")
+table, note = bench_markdown.table_and_note(results)
 print()
 print("\n".join(table))
 print("\n" + note + " Written to Benchmarks/results.json and BENCHMARKS.md.")
-
-# BENCHMARKS.md: the latest table, the machine, how to run it.
-cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor()) \
-    if os.path.exists("/proc/cpuinfo") else platform.processor()
-versions = {
-    "duckdb": subprocess.run([duckdb, "--version"], capture_output=True, text=True).stdout.strip(),
-    "jq": subprocess.run(["jq", "--version"], capture_output=True, text=True).stdout.strip(),
-    "sqlglot": subprocess.run([venv_python, "-c", "import sqlglot; print(sqlglot.__version__)"], capture_output=True, text=True).stdout.strip(),
-}
-# The serve section (Benchmarks/serve_bench.py writes it) is kept as it is.
-md_path = os.path.join(root, "BENCHMARKS.md")
-serve_marker = "<!-- serve bench: written by Benchmarks/serve_bench.py -->"
-old_md = open(md_path).read() if os.path.exists(md_path) else ""
-serve_section = old_md[old_md.index(serve_marker):] if serve_marker in old_md else ""
-with open(md_path, "w") as f:
-    f.write(f"""# Benchmarks
-
-The latest table written by `scripts/bench{' --quick' if quick else ''}` (it rewrites this file and
-`Benchmarks/results.json` on every run). Each row times the same work, on the same generated
-input, done by `cql` and by what a user would pick instead; the last column is how many times
-faster `cql` is (below 1: slower). Whole processes for `eval` and `translate` (start-up
-included, output to a file); in-process loops for the in-memory rows (`Benchmarks/cql-bench`).
-The tools must agree on the number of matches, or the run stops.
-
-{chr(10).join(table)}
-
-{note}
-
-Machine: {cpu}, {os.cpu_count()} CPUs, {platform.platform()}; DuckDB CLI {versions['duckdb']} (default
-threads), {versions['jq']}, sqlglot {versions['sqlglot']} with sqlglotc (compiled) {'loaded' if compiled else 'NOT loaded'}.
-The development machine is shared by several builds at once, so single figures move by tens of
-percent between runs; compare ratios within one run.
-
-## The work
-
-- `eval count` / `eval written`: `cql eval --data GameScore.ndjson [--count] "select * from GameScore where ..."`
-  vs `duckdb -c "select count(*) from read_ndjson_auto(...) where ..."` /
-  `copy (select * from read_ndjson_auto(...) where ...) to '...' (format json)`, and
-  `jq -n 'reduce (inputs | select(...)) as $o (0; . + 1)'` / `jq -c 'select(...)'`. The filters:
-{chr(10).join(f"  - {x['label']}: `{x['cql']}`" for x in results['ndjson']['filters'])}
-- `LeanCloud Todo` rows (`Benchmarks/bench_leancloud.py`): the same tools on NDJSON shaped like a
-  LeanCloud export of a Chinese app (Chinese and mixed-script text, `createdAt`/`updatedAt`
-  strings, typed Dates, Pointers and GeoPoints, an `ACL` and a nested `meta` object on every
-  line); DuckDB reads a Date's `iso` member, jq the same. The filters:
-{chr(10).join(f"  - {x['label']}: `{x['cql']}`" for x in results.get('leancloud', {}).get('filters', []))}
-- How `cql eval` streams an NDJSON file: in blocks of about 1 MiB of whole lines, each cut
-  into pieces of about 16 KiB that the cores take one after another (so a held-up core's work
-  is taken over), results joined in input order (a query with
-  `skip` or `limit` and no `order` runs on one thread, since those count across the file).
-  Each line is checked by a structural scan (`JSONLineScan`: a word at a time, no values
-  built) and each conjunct of the condition reads the one value it needs from it (a root
-  member, or a member of an object member), built alone; other conjuncts read an object of
-  the keys the condition reads. UTF-8 text (validated a word at a time) and typed values
-  (`{"__type":"Date",...}`, Pointer, GeoPoint, File, Bytes: checked to decode from their
-  members' bytes, built only when a conjunct reads them) stay on the scan. A line outside the
-  scan's common form (invalid UTF-8, an exponent, a 19-digit integer, a malformed typed value,
-  nesting past 32, any error) is read by the JSON reader instead, so results and errors are
-  the reader's. A matching line is written
-  from its own bytes, its members sorted (the scan's member list, else `JSONCanonicalCopy`), when the result is the object
-  as read (no `keys`, no `include`) and the line holds nothing whose written form differs
-  from its text (a typed value the writer spells otherwise — each is read alone, written and
-  compared —, a non-integer or 19-digit number, `-0`, a string escape the writer spells
-  differently such as `\\u00e9` or `\\/`, DEL, a non-ASCII or duplicate key, nesting past 64;
-  UTF-8 text is copied as it is, as the writer writes it);
-  otherwise it is read whole and re-serialized. Both give the same bytes (`eval` and `run`
-  print the same lines), so the choice shows only in the time.
-- `translate --lines`: {QUERIES:,} generated SELECTs (in the subset CQL and MySQL share) through
-  `cql translate --lines` (to where-JSON; the input is read in 1 MiB blocks whose lines are
-  shared out among the cores in pieces and written in input order; `cql translate` in its
-  plain forms reads its arguments without argument-parser's reflection, and the release `cql`
-  links the Swift runtime statically, at a fixed address)
-  vs a Python process running `sqlglot.transpile(line, read="mysql", write="postgres")`
-  per line (one core: sqlglot has no parallel mode). The two tools' runs alternate, so a slow
-  spell of the machine falls on both.
-- in-memory rows: `QueryPlan.run(over:)` over `[[String: Value]]` vs a closure written by hand
-  for the same lookups, both doing the same work: the plan returns the matching objects and the
-  closure runs as `objects.filter(closure)`, while the `count(*)` row's plan gathers no objects
-  and the closure only counts (`reduce`); PCRE2 (JIT, through a plan) vs `NSRegularExpression.firstMatch`;
-  `near ... limit 10` vs computing every haversine distance and sorting all of them.
-
-## How to run
-
-    scripts/bench           # full sizes: 400k objects, 20k queries, 1M in-memory objects
-    scripts/bench --quick   # 100k / 5k / 200k, 3 runs per figure
-    scripts/bench --sql     # only cql run vs hand-written SQL and translate vs sqlglot
-    scripts/bench --serve   # only cql serve under wrk beside pgbench (the section below)
-
-The script builds in release mode, installs `duckdb-cli`, `sqlglot` and `sqlglotc` from PyPI
-into `.build-bench/venv` on first use, and needs `jq` (`apt-get install jq`).
-""")
-    if serve_section:
-        f.write("\n" + serve_section)
+bench_markdown.write(results, root, duckdb, venv_python)
