@@ -230,7 +230,7 @@ those requests (`cql run --grantees '*' --explain`), on the same PostgreSQL.
 
 {chr(10).join(rows)}
 
-Server peak RSS: {rss}. Commit {results.get('commit', '?')}, on {os.cpu_count()} CPUs shared with other work.
+Server peak RSS: {rss}. Commit {results.get('commit', '?')}, on {os.cpu_count()} CPUs that wrk, pgbench, PostgreSQL and the server share.
 
 What the ratio measures: HTTP parsing, auth, the where-JSON reader, binder, optimizer, SQL
 generation, the round trips through CQLSQL (one prepared statement for a get; a preflight
