@@ -109,9 +109,7 @@ public enum SQLRunner {
             let scan = JSONLineScan()
             for d in docs {
                 var text = d
-                let copied = text.withUTF8 { bytes in
-                    scan.scan(bytes) && (scan.writeSorted(to: &written.pointee) || JSONCanonicalCopy.write(bytes, to: &written.pointee))
-                }
+                let copied = text.withUTF8 { bytes in scan.scan(bytes) && scan.writeSorted(to: &written.pointee) }
                 if !copied { JSONWriter.write(.object(try DataFiles.object(json: d)), to: &written.pointee) }
                 written.pointee.append(0x0A)
             }

@@ -144,7 +144,10 @@ private final class StreamWorker: @unchecked Sendable {
         guard emits else { return }
         // An unshaped object's line is rewritten in the writer's form from its
         // bytes when that is certain to give the same text (JSONCanonicalCopy).
-        if copiesLines, (object == nil && scan.writeSorted(to: &piece.output)) || JSONCanonicalCopy.write(bytes, to: &piece.output) {
+        // A scanned line (`object == nil`) the scan cannot write, the whole
+        // line's canonical copy refuses too (it refuses what writeSorted
+        // refuses, and writeSorted re-copies members with it).
+        if copiesLines, object == nil ? scan.writeSorted(to: &piece.output) : JSONCanonicalCopy.write(bytes, to: &piece.output) {
             piece.output.append(0x0A)
             piece.written += 1
             return

@@ -8,6 +8,48 @@ extension JSONLineScan.Cursor {
         var isString: Bool { start >= 0 && (kind == .plainString || kind == .escapedString) }
     }
 
+    /// The members of a typed value that some type reads, each where its
+    /// (last) value lies.
+    private struct TypedMembers {
+        var type = Slot(), iso = Slot(), className = Slot(), objectId = Slot(), latitude = Slot(), longitude = Slot()
+        var id = Slot(), name = Slot(), base64 = Slot()
+    }
+
+    /// The members of the object at `start..<end` (already scanned as well
+    /// formed), `nil` when one is outside the scan's subset. Shared by the
+    /// check that a typed value decodes and by building one.
+    private static func typedMembers(_ p: UnsafePointer<UInt8>, from start: Int, to end: Int, depth: Int) -> TypedMembers? {
+        var m = TypedMembers()
+        var walk = JSONLineScan.Cursor(p: p, n: end)
+        walk.i = start + 1
+        while true {
+            walk.skipSpace()
+            guard walk.at(UInt8(ascii: "\"")) else { break }  // `{}` cannot hold `__type`
+            let keyStart = walk.i + 1
+            guard walk.key() else { return nil }
+            let key = UnsafeBufferPointer(start: p + keyStart, count: walk.i - 1 - keyStart)
+            walk.skipSpace()
+            walk.i += 1  // the colon
+            walk.skipSpace()
+            let valueStart = walk.i
+            guard let kind = walk.value(depth: depth + 1) else { return nil }
+            let slot = Slot(start: valueStart, end: walk.i, kind: kind, integer: walk.integer)
+            if equals(key, "__type") { m.type = slot }
+            else if equals(key, "iso") { m.iso = slot }
+            else if equals(key, "className") { m.className = slot }
+            else if equals(key, "objectId") { m.objectId = slot }
+            else if equals(key, "latitude") { m.latitude = slot }
+            else if equals(key, "longitude") { m.longitude = slot }
+            else if equals(key, "id") { m.id = slot }
+            else if equals(key, "name") { m.name = slot }
+            else if equals(key, "base64") { m.base64 = slot }
+            walk.skipSpace()
+            guard walk.at(UInt8(ascii: ",")) else { break }
+            walk.i += 1
+        }
+        return m
+    }
+
     /// Whether the object at `start..<i`, already scanned and holding a
     /// `"__type"` key, decodes without error as ``JSONReader`` decodes it
     /// (`decodingTypedValues`): the same answer as `TypedValueCoding`,
@@ -23,40 +65,14 @@ extension JSONLineScan.Cursor {
     mutating func typedValueDecodes(from start: Int, depth: Int) -> Bool {
         let end = i
         isDate = false
-        var type = Slot(), iso = Slot(), className = Slot(), objectId = Slot(), latitude = Slot(), longitude = Slot()
-        var id = Slot(), name = Slot(), base64 = Slot()
         // A second walk over the members (the object is known to be well
         // formed): typed values are small, and the first walk stays free of
         // key comparisons for the plain objects that are most objects.
-        var walk = JSONLineScan.Cursor(p: p, n: end)
-        walk.i = start + 1
-        while true {
-            walk.skipSpace()
-            guard walk.at(UInt8(ascii: "\"")) else { break }  // `{}` cannot hold `__type`
-            let keyStart = walk.i + 1
-            guard walk.key() else { return readAlone(start, end) }
-            let key = UnsafeBufferPointer(start: p + keyStart, count: walk.i - 1 - keyStart)
-            walk.skipSpace()
-            walk.i += 1  // the colon
-            walk.skipSpace()
-            let valueStart = walk.i
-            guard let kind = walk.value(depth: depth + 1) else { return readAlone(start, end) }
-            let slot = Slot(start: valueStart, end: walk.i, kind: kind, integer: walk.integer)
-            if Self.equals(key, "__type") { type = slot }
-            else if Self.equals(key, "iso") { iso = slot }
-            else if Self.equals(key, "className") { className = slot }
-            else if Self.equals(key, "objectId") { objectId = slot }
-            else if Self.equals(key, "latitude") { latitude = slot }
-            else if Self.equals(key, "longitude") { longitude = slot }
-            else if Self.equals(key, "id") { id = slot }
-            else if Self.equals(key, "name") { name = slot }
-            else if Self.equals(key, "base64") { base64 = slot }
-            walk.skipSpace()
-            guard walk.at(UInt8(ascii: ",")) else { break }
-            walk.i += 1
-        }
+        guard let m = Self.typedMembers(p, from: start, to: end, depth: depth) else { return readAlone(start, end) }
+        let (type, iso, className, objectId) = (m.type, m.iso, m.className, m.objectId)
+        let (latitude, longitude, id, name, base64) = (m.latitude, m.longitude, m.id, m.name, m.base64)
         guard type.kind == .plainString else { return readAlone(start, end) }  // no string: a plain object; escapes
-        let typeName = UnsafeBufferPointer(start: p + type.start + 1, count: type.end - type.start - 2)
+        let typeName = Self.text(type, p)
         let decodes: Bool
         if Self.equals(typeName, "Date") {
             let date = iso.kind == .plainString
@@ -95,31 +111,8 @@ extension JSONLineScan.Cursor {
     /// Cursor.typedValue(in: p, from: 0, to: n)   // .date(2024-03-01T08:00:00.000Z)
     /// ```
     static func typedValue(in p: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Value? {
-        var type = Slot(), iso = Slot(), className = Slot(), objectId = Slot(), latitude = Slot(), longitude = Slot()
-        var walk = JSONLineScan.Cursor(p: p, n: end)
-        walk.i = start + 1
-        while true {
-            walk.skipSpace()
-            guard walk.at(UInt8(ascii: "\"")) else { break }
-            let keyStart = walk.i + 1
-            guard walk.key() else { return nil }
-            let key = UnsafeBufferPointer(start: p + keyStart, count: walk.i - 1 - keyStart)
-            walk.skipSpace()
-            walk.i += 1  // the colon
-            walk.skipSpace()
-            let valueStart = walk.i
-            guard let kind = walk.value(depth: 2) else { return nil }
-            let slot = Slot(start: valueStart, end: walk.i, kind: kind, integer: walk.integer)
-            if equals(key, "__type") { type = slot }
-            else if equals(key, "iso") { iso = slot }
-            else if equals(key, "className") { className = slot }
-            else if equals(key, "objectId") { objectId = slot }
-            else if equals(key, "latitude") { latitude = slot }
-            else if equals(key, "longitude") { longitude = slot }
-            walk.skipSpace()
-            guard walk.at(UInt8(ascii: ",")) else { break }
-            walk.i += 1
-        }
+        guard let m = typedMembers(p, from: start, to: end, depth: 1) else { return nil }
+        let (type, iso, className, objectId, latitude, longitude) = (m.type, m.iso, m.className, m.objectId, m.latitude, m.longitude)
         guard type.kind == .plainString else { return nil }
         let typeName = text(type, p)
         if equals(typeName, "Date") {

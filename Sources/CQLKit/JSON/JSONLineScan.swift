@@ -269,7 +269,7 @@ package final class JSONLineScan {
                 k += 2
                 continue
             }
-            // A Date or a Pointer is built from its bytes; the rest by the reader.
+            // A Date, Pointer or GeoPoint is built from its bytes; the rest by the reader.
             guard let value = Cursor.typedValue(in: base, from: start, to: end)
                     ?? (try? JSONReader.parse(bytes: bytes, decodingTypedValues: true)) else { return false }
             state.pointee.typedText.removeAll(keepingCapacity: true)
