@@ -34,7 +34,7 @@ struct Translator: Equatable {
         do {
             if to == .sql {
                 // Written straight into the output, as the where-JSON is.
-                JSONWriter.write(try SQLGenerator.translate(query, dialect: self.dialect?.sql ?? .sqlite).json, to: &out)
+                try SQLGenerator.translate(query, dialect: self.dialect?.sql ?? .sqlite).write(to: &out)
             } else {
                 try WhereJSONEmitter.write(query, dialect: dialect, objectIdAsMongoId: mongoId, to: &out)
             }

@@ -68,6 +68,50 @@ final class JSONWriterFastPathTests: XCTestCase {
         }
     }
 
+    /// Long strings go through the word-at-a-time escaper, which stores
+    /// whole words into a scratch buffer and finds each escaped byte from
+    /// its mask: every escaped byte at every offset of a word, runs of
+    /// them, and lengths around the word size must give the reference's
+    /// bytes.
+    func testLongStringsEscapeAsTheReferenceDoes() {
+        let specials: [String] = ["\"", "\\", "\n", "\r", "\t", "\u{8}", "\u{C}", "\u{0}", "\u{1F}", "\u{7F}", "é", "中", "😀", "'", "("]
+        for length in [31, 32, 33, 40, 63, 64, 65, 200] {
+            for offset in 0..<length {
+                for special in specials {
+                    var chars = Array(repeating: "x", count: length)
+                    chars[offset] = special
+                    let s = chars.joined()
+                    XCTAssertEqual(JSONWriter.string(.string(s)), referenceString(s), "length \(length), offset \(offset)")
+                }
+            }
+        }
+        var rng = SplitMix64(seed: 11)
+        let pieces = ["a", "bcdefgh", "t0.", "\"doc\"", "'$.\"k\"'", "\\", "\n", "\u{1}", "\u{7F}", "中文", "😀", " "]
+        for _ in 0..<2000 {
+            let s = (0..<Int.random(in: 0..<300, using: &rng)).map { _ in pieces[Int.random(in: 0..<pieces.count, using: &rng)] }.joined()
+            XCTAssertEqual(JSONWriter.string(.string(s)), referenceString(s))
+        }
+    }
+
+    /// `translate --lines --to sql` writes each translation with
+    /// ``SQLTranslation/write(to:)``: the same bytes as its `json` written.
+    func testSQLTranslationWritesItsJSON() throws {
+        let queries = [
+            "select * from GameScore where score > 80 and name = 'a\"b' limit 5",
+            "select count(*), name, include player from GameScore where tags = '中' order by -score",
+            "select * from T where a.b.c in (1, 2.5, null) and x like 'de%' or y regexp '^(a|b)'",
+        ]
+        for text in queries {
+            let q = try Binder.bind(try CQLParser.parse(text), parameters: [])
+            for dialect in SQLDialectName.allCases {
+                let t = try SQLGenerator.pushdown(q, dialect: dialect)
+                var out: [UInt8] = []
+                t.write(to: &out)
+                XCTAssertEqual(String(decoding: out, as: UTF8.self), JSONWriter.string(t.json), "\(dialect): \(text)")
+            }
+        }
+    }
+
     func testKeysInByteOrderAndIntegerEdges() {
         let o: Value = .object(["é": 1, "a": 2, "Z": 3, "ab": 4, "": 5, "\u{7F}": .int(.min), "b": .int(.max)])
         XCTAssertEqual(JSONWriter.string(o),

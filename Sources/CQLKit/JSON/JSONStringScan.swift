@@ -100,6 +100,14 @@ enum JSONStringScan {
         }
     }
 
+    /// The high bits of the bytes of `w` that the writer escapes (`"`, `\`,
+    /// a control character, DEL); its lowest set bit marks the first such
+    /// byte exactly (the tests' false positives lie only above a true one).
+    @inline(__always)
+    static func escapedBytes(_ w: UInt64) -> UInt64 {
+        hasZeroByte(w ^ (ones &* 0x22)) | hasZeroByte(w ^ (ones &* 0x5C)) | hasByteBelow0x20(w) | hasZeroByte(w ^ (ones &* 0x7F))
+    }
+
     /// Non-zero iff some byte of `w` is 0.
     @inline(__always)
     private static func hasZeroByte(_ w: UInt64) -> UInt64 {

@@ -145,30 +145,61 @@ public enum JSONWriter {
         if done == nil { Array(s.utf8).withUnsafeBufferPointer { appendEscaped($0, &out) } }
     }
 
-    /// The string body: runs that need no escape are found a word at a time
-    /// and appended whole.
+    /// The string body: written eight bytes at a time into a scratch
+    /// buffer with room for the worst case (every byte `\u00XX`), the first
+    /// byte needing an escape found in each word from its mask, then
+    /// appended to `out` at once.
+    ///
+    /// Why: `translate --to sql` writes SQL text holding a `"` every dozen
+    /// bytes (quoted names and JSON paths); finding each run and appending
+    /// it to the array on its own cost more than the copying.
     private static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, _ out: inout [UInt8]) {
-        var start = 0
-        while true {
-            let i = JSONStringScan.plainRunEnd(bytes, from: start, nonASCIIIsPlain: true, delIsPlain: false)
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i]))
-            guard i < bytes.count else { return }
-            let b = bytes[i]
-            start = i + 1
+        guard let src = bytes.baseAddress else { return }
+        let n = bytes.count
+        // On the stack when small (Swift decides), so short strings pay no allocation.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: n * 6 + 8) { scratch in
+            appendEscaped(src, n, scratch.baseAddress!, &out)
+        }
+    }
+
+    private static func appendEscaped(
+        _ src: UnsafePointer<UInt8>, _ n: Int, _ dst: UnsafeMutablePointer<UInt8>, _ out: inout [UInt8]
+    ) {
+        var i = 0, j = 0
+        while i < n {
+            if i + 8 <= n {
+                let w = UnsafeRawPointer(src + i).loadUnaligned(as: UInt64.self)
+                // The word is stored whole: the bytes after an escaped one
+                // are overwritten as they are written.
+                UnsafeMutableRawPointer(dst + j).storeBytes(of: w, as: UInt64.self)
+                let special = JSONStringScan.escapedBytes(UInt64(littleEndian: w))
+                if special == 0 {
+                    i += 8
+                    j += 8
+                    continue
+                }
+                let k = special.trailingZeroBitCount / 8
+                i += k
+                j += k
+            }
+            let b = src[i]
+            i += 1
             switch b {
-            case UInt8(ascii: "\""): out.append(0x5C); out.append(b)
-            case UInt8(ascii: "\\"): out.append(0x5C); out.append(b)
-            case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
-            case 0x08: out.append(0x5C); out.append(UInt8(ascii: "b"))
-            case 0x0C: out.append(0x5C); out.append(UInt8(ascii: "f"))
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                dst[j] = 0x5C; dst[j + 1] = b; j += 2
+            case 0x0A: dst[j] = 0x5C; dst[j + 1] = UInt8(ascii: "n"); j += 2
+            case 0x0D: dst[j] = 0x5C; dst[j + 1] = UInt8(ascii: "r"); j += 2
+            case 0x09: dst[j] = 0x5C; dst[j + 1] = UInt8(ascii: "t"); j += 2
+            case 0x08: dst[j] = 0x5C; dst[j + 1] = UInt8(ascii: "b"); j += 2
+            case 0x0C: dst[j] = 0x5C; dst[j + 1] = UInt8(ascii: "f"); j += 2
             case 0..<0x20, 0x7F:
-                out.append(contentsOf: "\\u00".utf8)
-                out.append(hex[Int(b >> 4)])
-                out.append(hex[Int(b & 0xF)])
-            default: out.append(b)  // not reached: plainRunEnd stops only at these
+                dst[j] = 0x5C; dst[j + 1] = UInt8(ascii: "u"); dst[j + 2] = UInt8(ascii: "0"); dst[j + 3] = UInt8(ascii: "0")
+                dst[j + 4] = hex[Int(b >> 4)]; dst[j + 5] = hex[Int(b & 0xF)]
+                j += 6
+            default:
+                dst[j] = b; j += 1
             }
         }
+        out.append(contentsOf: UnsafeBufferPointer(start: dst, count: j))
     }
 }

@@ -30,11 +30,29 @@ extension PostgreSQLDialect {
     /// The value at one-step `key` of `doc` when it has JSON type `type`
     /// (`number` or `string`), else NULL.
     static func scalar(_ doc: String, _ key: String, _ type: String) -> String? {
-        guard let k = keyLiteral(key) else { return nil }
-        let v = "\(doc) -> \(k)"
-        return type == "number"
-            ? "(CASE WHEN jsonb_typeof(\(v)) = 'number' THEN (\(v))::numeric END)"
-            : "((CASE WHEN jsonb_typeof(\(v)) = 'string' THEN \(doc) ->> \(k) END) COLLATE \"C\")"
+        guard !key.utf8.contains(0) else { return nil }
+        var out = SQLText(capacity: 128)
+        func value(_ out: inout SQLText) {
+            out.add(string: doc)
+            out.add(" -> ")
+            out.literal(key)
+        }
+        if type == "number" {
+            out.add("(CASE WHEN jsonb_typeof(")
+            value(&out)
+            out.add(") = 'number' THEN (")
+            value(&out)
+            out.add(")::numeric END)")
+        } else {
+            out.add("((CASE WHEN jsonb_typeof(")
+            value(&out)
+            out.add(") = 'string' THEN ")
+            out.add(string: doc)
+            out.add(" ->> ")
+            out.literal(key)
+            out.add(" END) COLLATE \"C\")")
+        }
+        return out.string
     }
 
     /// `jsonb_typeof(doc -> 'key')`.
@@ -52,7 +70,19 @@ extension PostgreSQLDialect {
             let s = scalar(ctx.document, key, type), let t = typeOf(ctx.document, key)
         else { return nil }
         guard let constant = scalarConstant(value, literal: literal, &ctx) else { return nil }
-        return "(\(s) \(op.rawValue) \(constant) OR (\(t) = 'array' AND \(arrays)))"
+        var out = SQLText(capacity: 512)
+        out.add("(")
+        out.add(string: s)
+        out.add(" ")
+        out.add(string: op.rawValue)
+        out.add(" ")
+        out.add(string: constant)
+        out.add(" OR (")
+        out.add(string: t)
+        out.add(" = 'array' AND ")
+        out.add(string: arrays)
+        out.add("))")
+        return out.string
     }
 
     /// A string or number constant bound to compare with ``scalar(_:_:_:)``

@@ -46,6 +46,14 @@ public struct PostgreSQLDialect: SQLDialect {
 
     /// A JSON path string literal (`"a\"b"`), or `nil` for NUL (JSONB cannot hold it).
     static func pathString(_ s: String) -> String? {
+        // Most keys and values need no escape: quoted as they are.
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+            var text = SQLText(capacity: s.utf8.count + 2)
+            text.add("\"")
+            text.add(string: s)
+            text.add("\"")
+            return text.string
+        }
         var out = "\""
         for c in s.unicodeScalars {
             switch c {
@@ -104,8 +112,25 @@ public struct PostgreSQLDialect: SQLDialect {
     /// reaches (before the leaf's own one-level fan-out). The root is always
     /// an object, so a numeric first step is a plain member.
     static func path(_ p: FieldPath) -> String? {
-        guard let steps = steps(p) else { return nil }
-        return "lax $." + steps.joined(separator: " ? (\(stepsInto)).")
+        var out = SQLText(capacity: 64)
+        guard addPath(p, &out) else { return nil }
+        return out.string
+    }
+
+    /// ``path(_:)`` written into `out`; `false` (nothing written) when the
+    /// path is not expressible.
+    static func addPath(_ p: FieldPath, _ out: inout SQLText) -> Bool {
+        guard let steps = steps(p) else { return false }
+        out.add("lax $.")
+        for (i, step) in steps.enumerated() {
+            if i > 0 {
+                out.add(" ? (")
+                out.add(string: stepsInto)
+                out.add(").")
+            }
+            out.add(string: step)
+        }
+        return true
     }
 
     /// Some branch of the walk along `p` ends missing (semantics.md: `= null`
@@ -145,9 +170,19 @@ public struct PostgreSQLDialect: SQLDialect {
 
     /// `doc @? $n` for `lax $.path ? (filter)`.
     static func test(_ path: FieldPath, _ filter: String?, _ ctx: inout SQLContext) -> String? {
-        guard let p = self.path(path) else { return nil }
-        let text = filter.map { "\(p) ? (\($0))" } ?? p
-        return "\(ctx.document) @? \(ctx.bind(.string(text)))::jsonpath"
+        var text = SQLText(capacity: 128)
+        guard addPath(path, &text) else { return nil }
+        if let filter {
+            text.add(" ? (")
+            text.add(string: filter)
+            text.add(")")
+        }
+        var out = SQLText(capacity: 64)
+        out.add(string: ctx.document)
+        out.add(" @? ")
+        out.add(string: ctx.bind(.string(text.string)))
+        out.add("::jsonpath")
+        return out.string
     }
 
     /// `k = v` / `k in (...)`; null matches missing on one-step paths.
@@ -158,13 +193,17 @@ public struct PostgreSQLDialect: SQLDialect {
             if let indexed = arrayFreeMembership(key, values, &ctx) { return indexed }
             ctx.rollback(to: mark)
         }
-        var alternatives: [String] = []
-        for v in values {
+        var filter = SQLText(capacity: 64)
+        filter.add("@.type() != \"array\" && ")
+        if values.count > 1 { filter.add("(") }
+        for (i, v) in values.enumerated() {
             guard let l = literal(v) else { return nil }
-            alternatives.append("@ == \(l)")
+            if i > 0 { filter.add(" || ") }
+            filter.add("@ == ")
+            filter.add(string: l)
         }
-        let any = alternatives.count == 1 ? alternatives[0] : "(" + alternatives.joined(separator: " || ") + ")"
-        guard let present = test(path, "@.type() != \"array\" && \(any)", &ctx) else { return nil }
+        if values.count > 1 { filter.add(")") }
+        guard let present = test(path, filter.string, &ctx) else { return nil }
         guard values.contains(.null) else { return present }
         // Missing counts as null; through a dotted path a branch can end
         // missing while another holds a value.
@@ -338,6 +377,12 @@ public struct PostgreSQLDialect: SQLDialect {
         return [c + (key.descending ? " DESC NULLS LAST" : " ASC NULLS FIRST")] + rest
     }
 
+    /// The rank of a JSON type `t` in the evaluator's order, as the text
+    /// that follows each `t` in `CASE WHEN t IS NULL OR t = 'null' THEN 0 ...`.
+    static let rankSteps: [StaticString] = [
+        " IS NULL OR ", " = 'null' THEN 0 WHEN ", " = 'number' THEN 1 WHEN ", " = 'string' THEN 2 WHEN ", " = 'boolean' THEN 6 ELSE (",
+    ]
+
     /// The ORDER BY terms of the values a key reaches (no Date reading of
     /// createdAt/updatedAt strings), evaluated only for the rows where
     /// `condition` holds when one is given (NULL for the others).
@@ -363,17 +408,61 @@ public struct PostgreSQLDialect: SQLDialect {
             v = "(CASE WHEN \(objects.joined(separator: " AND ")) THEN \(whole) END)"
             t = "(CASE WHEN \(arrays.joined(separator: " OR ")) THEN 'array' ELSE jsonb_typeof(\(v)) END)"
         }
-        let dir = key.descending ? " DESC" : ""
         // Arrays and objects have no exact SQL order here: the cast fails
         // loudly instead of ordering them differently from the evaluator.
-        let rank = "(CASE WHEN \(t) IS NULL OR \(t) = 'null' THEN 0 WHEN \(t) = 'number' THEN 1 WHEN \(t) = 'string' THEN 2 "
-            + "WHEN \(t) = 'boolean' THEN 6 ELSE (\(t) || ' \(PostgreSQLDialect.orderFailure)')::int END)"
-        let only = condition.map { "\($0) AND " } ?? ""
+        // Each term is written into one buffer (this runs for every ordered
+        // query; `t` and `v` repeat in every term).
+        func term(_ write: (inout SQLText) -> Void) -> String {
+            var out = SQLText(capacity: 256)
+            write(&out)
+            if key.descending { out.add(" DESC") }
+            return out.string
+        }
+        func caseOf(_ out: inout SQLText, _ type: StaticString) {
+            out.add("(CASE WHEN ")
+            if let condition {
+                out.add(string: condition)
+                out.add(" AND ")
+            }
+            out.add(string: t)
+            out.add(type)
+            out.add(" THEN ")
+        }
         return [
-            (condition.map { "(CASE WHEN \($0) THEN \(rank) END)" } ?? rank) + dir,
-            "(CASE WHEN \(only)\(t) = 'number' THEN (\(v))::numeric END)\(dir)",
-            "(CASE WHEN \(only)\(t) = 'string' THEN \(v) #>> '{}' END) COLLATE \"C\"\(dir)",
-            "(CASE WHEN \(only)\(t) = 'boolean' THEN (\(v))::boolean END)\(dir)",
+            term { out in
+                if let condition {
+                    out.add("(CASE WHEN ")
+                    out.add(string: condition)
+                    out.add(" THEN ")
+                }
+                out.add("(CASE WHEN ")
+                for step in PostgreSQLDialect.rankSteps {
+                    out.add(string: t)
+                    out.add(step)
+                }
+                out.add(string: t)
+                out.add(" || ' ")
+                out.add(string: PostgreSQLDialect.orderFailure)
+                out.add("')::int END)")
+                if condition != nil { out.add(" END)") }
+            },
+            term { out in
+                caseOf(&out, " = 'number'")
+                out.add("(")
+                out.add(string: v)
+                out.add(")::numeric END)")
+            },
+            term { out in
+                caseOf(&out, " = 'string'")
+                out.add(string: v)
+                out.add(" #>> '{}' END) COLLATE \"C\"")
+            },
+            term { out in
+                caseOf(&out, " = 'boolean'")
+                out.add("(")
+                out.add(string: v)
+                out.add(")::boolean END)")
+            },
         ]
     }
 

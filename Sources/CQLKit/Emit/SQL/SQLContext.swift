@@ -59,7 +59,7 @@ public struct SQLContext: Sendable {
     /// A fresh alias (`e1`, `t2`, ...) for a nested FROM.
     public mutating func alias(_ prefix: String) -> String {
         aliases += 1
-        return "\(prefix)\(aliases)"
+        return prefix + String(aliases)
     }
 
     /// A mark to roll back to when a generated piece is dropped.

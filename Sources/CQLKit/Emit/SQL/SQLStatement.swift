@@ -18,6 +18,17 @@ public struct SQLStatement: Hashable, Sendable {
 
     /// `{"sql": ..., "arguments": [...]}`, what `cql translate --to sql` prints.
     public var json: Value { .object(["sql": .string(sql), "arguments": .array(arguments)]) }
+
+    /// ``json`` written as compact JSON straight into `out`, byte for byte
+    /// what `JSONWriter` writes for it (keys in code-point order), without
+    /// building the object first.
+    public func write(to out: inout [UInt8]) {
+        out.append(contentsOf: "{\"arguments\":".utf8)
+        JSONWriter.write(.array(arguments), to: &out)
+        out.append(contentsOf: ",\"sql\":".utf8)
+        JSONWriter.writeString(sql, &out)
+        out.append(UInt8(ascii: "}"))
+    }
 }
 
 /// What the generator made of one query for one dialect.
@@ -68,5 +79,35 @@ public struct SQLTranslation: Sendable {
         }
         if !query.includes.isEmpty { o["include"] = .array(query.includes.map { .string($0.dotted) }) }
         return .object(o)
+    }
+
+    /// ``json`` written as compact JSON straight into `out`, byte for byte
+    /// what `JSONWriter` writes for it (keys in code-point order:
+    /// `arguments`, `count`, `include`, `keys`, `sql`), without building the
+    /// object first: `translate --lines --to sql` writes every line so.
+    ///
+    /// ```swift
+    /// var out: [UInt8] = []
+    /// try SQLGenerator.translate(query, dialect: .sqlite).write(to: &out)
+    /// // {"arguments":[80],"sql":"SELECT t0.\"objectId\", ..."}
+    /// ```
+    public func write(to out: inout [UInt8]) {
+        out.append(contentsOf: "{\"arguments\":".utf8)
+        JSONWriter.write(.array(select.arguments), to: &out)
+        if let count {
+            out.append(contentsOf: ",\"count\":".utf8)
+            count.write(to: &out)
+        }
+        if !query.includes.isEmpty {
+            out.append(contentsOf: ",\"include\":".utf8)
+            JSONWriter.write(.array(query.includes.map { .string($0.dotted) }), to: &out)
+        }
+        if !query.keys.isEmpty {
+            out.append(contentsOf: ",\"keys\":".utf8)
+            JSONWriter.write(.array(query.keys.map { .string(($0.excluded ? "-" : "") + $0.path.dotted) }), to: &out)
+        }
+        out.append(contentsOf: ",\"sql\":".utf8)
+        JSONWriter.writeString(select.sql, &out)
+        out.append(UInt8(ascii: "}"))
     }
 }

@@ -62,8 +62,17 @@ public struct SQLiteDialect: SQLDialect {
 
     /// Whether every step of `path` can be spelled in a JSON path.
     static func canSpell(_ path: FieldPath) -> Bool {
-        !path.components.isEmpty && path.components.allSatisfy { member($0) != nil }
+        !path.components.isEmpty && path.components.allSatisfy(canSpell)
     }
+
+    /// Whether ``member(_:)`` spells `key` (without building the step).
+    static func canSpell(_ key: String) -> Bool {
+        !key.isEmpty && !key.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 })
+    }
+
+    /// Writes `present(out, doc, path, ctx)` for a value at `path` of the
+    /// JSON document expression `doc`.
+    typealias Present = (inout SQLText, String, String, inout SQLContext) -> Void
 
     /// The SQL that some value reached by `path` satisfies `present` (given
     /// the JSON document expression and the path to the value in it), or,
@@ -72,13 +81,25 @@ public struct SQLiteDialect: SQLDialect {
         _ path: FieldPath, _ ctx: inout SQLContext, missing: Bool,
         _ present: (String, String, inout SQLContext) -> String
     ) -> String? {
-        guard canSpell(path) else { return nil }
+        var out = SQLText()
+        guard walk(path, &ctx, missing: missing, into: &out, { out, doc, p, ctx in out.add(string: present(doc, p, &ctx)) })
+        else { return nil }
+        return out.string
+    }
+
+    /// ``walk(_:_:missing:_:)`` written into `out`; `false` (nothing
+    /// written) when the path cannot be spelled.
+    static func walk(
+        _ path: FieldPath, _ ctx: inout SQLContext, missing: Bool, into out: inout SQLText, _ present: Present
+    ) -> Bool {
+        guard canSpell(path) else { return false }
         guard walkCost(path) <= maxWalkCost else {
             ctx.note("\(path.dotted): too many steps through possible arrays to write in SQL")
-            return nil
+            return false
         }
         let steps = path.components
-        return walk(ctx.document, "$" + member(steps[0])!, steps.dropFirst(), &ctx, missing, present)
+        walk(ctx.document, "$" + member(steps[0])!, steps.dropFirst(), &ctx, missing, &out, present)
+        return true
     }
 
     /// The most branches one path may write (see ``walkCost(_:)``): the SQL
@@ -96,65 +117,180 @@ public struct SQLiteDialect: SQLDialect {
         return cost
     }
 
+    /// `json_type(doc, 'path')`.
+    private static func addType(_ out: inout SQLText, _ doc: String, _ path: String) {
+        out.add("json_type(")
+        out.add(string: doc)
+        out.add(", ")
+        out.literal(path)
+        out.add(")")
+    }
+
     private static func walk(
         _ doc: String, _ path: String, _ steps: ArraySlice<String>, _ ctx: inout SQLContext, _ missing: Bool,
-        _ present: (String, String, inout SQLContext) -> String
-    ) -> String {
-        let t = "json_type(\(doc), \(sqlLiteral(path)))"
+        _ out: inout SQLText, _ present: Present
+    ) {
         guard let step = steps.first else {
-            let p = present(doc, path, &ctx)
-            return missing ? "(\(t) IS NULL OR \(p))" : p
+            if missing {
+                out.add("(")
+                addType(&out, doc, path)
+                out.add(" IS NULL OR ")
+                present(&out, doc, path, &ctx)
+                out.add(")")
+            } else {
+                present(&out, doc, path, &ctx)
+            }
+            return
         }
         let rest = steps.dropFirst()
         let m = member(step)!
         // Typed values (Date, Pointer, GeoPoint, ...) are values, not
         // objects: the evaluator's walk does not step into them.
-        let opaque = typed(doc, path)
-        var parts = ["(\(t) = 'object' AND NOT \(opaque) AND \(walk(doc, path + m, rest, &ctx, missing, present)))"]
+        out.add("((")
+        addType(&out, doc, path)
+        out.add(" = 'object' AND NOT ")
+        addTyped(&out, doc, path)
+        out.add(" AND ")
+        walk(doc, path + m, rest, &ctx, missing, &out, present)
+        out.add(") OR (")
+        addType(&out, doc, path)
+        out.add(" = 'array' AND ")
         // On an array the step applies to every object element (a numeric
         // step too: it names the field "1" of each object element) ...
+        let index = SQLTerms.isIndex(step)
+        if index { out.add("(") }
         let e = ctx.alias("e")
-        let inner = walk("\(e).value", "$" + m, rest, &ctx, missing, present)
-        var onArray = "EXISTS (SELECT 1 FROM json_each(\(doc), \(sqlLiteral(path))) AS \(e) WHERE \(e).type = 'object' AND NOT \(typed("\(e).value", "$")) AND \(inner))"
-        if SQLTerms.isIndex(step) {
+        out.add("EXISTS (SELECT 1 FROM json_each(")
+        out.add(string: doc)
+        out.add(", ")
+        out.literal(path)
+        out.add(") AS ")
+        out.add(string: e)
+        out.add(" WHERE ")
+        out.add(string: e)
+        out.add(".type = 'object' AND NOT ")
+        addTyped(&out, e + ".value", "$")
+        out.add(" AND ")
+        walk(e + ".value", "$" + m, rest, &ctx, missing, &out, present)
+        out.add(")")
+        if index {
             // ... and a numeric step also reaches the element at that index;
             // past the end it reaches nothing (not a missing branch), and a
             // scalar there has no keys for the rest of the path.
             let at = path + "[\(step)]"
-            let ta = "json_type(\(doc), \(sqlLiteral(at)))"
-            let indexed = rest.isEmpty
-                ? "(\(ta) IS NOT NULL AND \(present(doc, at, &ctx)))"
-                : "((\(ta) = 'array' OR (\(ta) = 'object' AND NOT \(typed(doc, at)))) AND \(walk(doc, at, rest, &ctx, missing, present)))"
-            onArray = "(\(onArray) OR \(indexed))"
+            out.add(" OR ")
+            if rest.isEmpty {
+                out.add("(")
+                addType(&out, doc, at)
+                out.add(" IS NOT NULL AND ")
+                present(&out, doc, at, &ctx)
+                out.add(")")
+            } else {
+                out.add("((")
+                addType(&out, doc, at)
+                out.add(" = 'array' OR (")
+                addType(&out, doc, at)
+                out.add(" = 'object' AND NOT ")
+                addTyped(&out, doc, at)
+                out.add(")) AND ")
+                walk(doc, at, rest, &ctx, missing, &out, present)
+                out.add(")")
+            }
+            out.add(")")
         }
-        parts.append("(\(t) = 'array' AND \(onArray))")
-        if missing { parts.append("(\(t) IS NULL OR \(t) NOT IN ('object', 'array') OR (\(t) = 'object' AND \(opaque)))") }
-        return "(" + parts.joined(separator: " OR ") + ")"
+        out.add(")")
+        if missing {
+            out.add(" OR (")
+            addType(&out, doc, path)
+            out.add(" IS NULL OR ")
+            addType(&out, doc, path)
+            out.add(" NOT IN ('object', 'array') OR (")
+            addType(&out, doc, path)
+            out.add(" = 'object' AND ")
+            addTyped(&out, doc, path)
+            out.add("))")
+        }
+        out.add(")")
     }
 
     /// Whether the object at `path` is a typed value (its `__type` names one).
     static func typed(_ doc: String, _ path: String) -> String {
-        "COALESCE(json_extract(\(doc), \(sqlLiteral(path + ".\"__type\""))) IN ('Date', 'Pointer', 'GeoPoint', 'Bytes', 'File', 'Relation'), FALSE)"
+        var out = SQLText(capacity: 128)
+        addTyped(&out, doc, path)
+        return out.string
     }
+
+    private static func addTyped(_ out: inout SQLText, _ doc: String, _ path: String) {
+        out.add("COALESCE(json_extract(")
+        out.add(string: doc)
+        out.add(", ")
+        out.literal(path, ".\"__type\"")
+        out.add(") IN ('Date', 'Pointer', 'GeoPoint', 'Bytes', 'File', 'Relation'), FALSE)")
+    }
+
+    /// Where a value-or-element test reads: the value at a path of a
+    /// document (`json_type(doc, 'p')`, `json_extract(doc, 'p')`) or one
+    /// element of `json_each` (`e1.type`, `e1.value`).
+    enum Operand {
+        case extracted(doc: String, path: String)
+        case element(String)
+    }
+
+    /// Writes the JSON type of the operand.
+    static func addType(_ out: inout SQLText, _ o: Operand) {
+        switch o {
+        case .extracted(let doc, let path): addType(&out, doc, path)
+        case .element(let e): out.add(string: e); out.add(".type")
+        }
+    }
+
+    /// Writes the SQL value of the operand.
+    static func addValue(_ out: inout SQLText, _ o: Operand) {
+        switch o {
+        case .extracted(let doc, let path):
+            out.add("json_extract(")
+            out.add(string: doc)
+            out.add(", ")
+            out.literal(path)
+            out.add(")")
+        case .element(let e): out.add(string: e); out.add(".value")
+        }
+    }
+
+    /// Writes a test of one operand (a type guard and a comparison).
+    typealias Test = (inout SQLText, Operand) -> Void
 
     /// `test(type, value)` on the reached value itself or on some element of
     /// it when it is an array (the evaluator's one-level fan-out).
     static func valueOrElement(
-        _ doc: String, _ path: String, _ ctx: inout SQLContext, _ test: (String, String) -> String
-    ) -> String {
-        let p = sqlLiteral(path)
-        if doc == "t0.\"doc\"", ctx.arrayFreeKeys.contains(where: { member($0).map { "$" + $0 } == path }) {
+        _ doc: String, _ path: String, _ ctx: inout SQLContext, _ out: inout SQLText, _ test: Test
+    ) {
+        if !ctx.arrayFreeKeys.isEmpty, doc == "t0.\"doc\"", ctx.arrayFreeKeys.contains(where: { member($0).map { "$" + $0 } == path }) {
             // No row holds an array there (SQLContext.arrayFreeKeys).
-            return "(\(test("json_type(\(doc), \(p))", "json_extract(\(doc), \(p))")))"
+            out.add("(")
+            test(&out, .extracted(doc: doc, path: path))
+            out.add(")")
+            return
         }
+        out.add("((")
+        test(&out, .extracted(doc: doc, path: path))
+        out.add(") OR (")
+        addType(&out, doc, path)
+        out.add(" = 'array' AND EXISTS (SELECT 1 FROM json_each(")
+        out.add(string: doc)
+        out.add(", ")
+        out.literal(path)
+        out.add(") AS ")
         let e = ctx.alias("e")
-        return "((\(test("json_type(\(doc), \(p))", "json_extract(\(doc), \(p))"))) OR (json_type(\(doc), \(p)) = 'array' "
-            + "AND EXISTS (SELECT 1 FROM json_each(\(doc), \(p)) AS \(e) WHERE \(test("\(e).type", "\(e).value")))))"
+        out.add(string: e)
+        out.add(" WHERE ")
+        test(&out, .element(e))
+        out.add(")))")
     }
 
     /// `t`/`x` is one of the scalars (the type guard first, so `true` is never 1).
-    static func equalsAny(_ values: [SQLScalar], _ ctx: inout SQLContext) -> (String, String) -> String {
-        var numbers: [String] = [], strings: [String] = [], fixed: [String] = []
+    static func equalsAny(_ values: [SQLScalar], _ ctx: inout SQLContext) -> Test {
+        var numbers: [String] = [], strings: [String] = [], fixed: [StaticString] = []
         for v in values {
             switch v {
             case .null: fixed.append("'null'")
@@ -163,44 +299,107 @@ public struct SQLiteDialect: SQLDialect {
             case .string(let s): strings.append(ctx.bind(.string(s)))
             }
         }
-        return { t, x in
-            var tests: [String] = []
-            if !fixed.isEmpty { tests.append("\(t) IN (\(fixed.joined(separator: ", ")))") }
+        return { out, o in
+            var first = true
+            func separate(_ out: inout SQLText) {
+                if !first { out.add(" OR ") }
+                first = false
+            }
+            func rhs(_ out: inout SQLText, _ placeholders: [String]) {
+                if placeholders.count == 1 {
+                    out.add(" = ")
+                    out.add(string: placeholders[0])
+                } else {
+                    out.add(" IN (")
+                    out.add(joined: placeholders, separator: ", ")
+                    out.add(")")
+                }
+            }
+            if !fixed.isEmpty {
+                separate(&out)
+                addType(&out, o)
+                out.add(" IN (")
+                for (i, f) in fixed.enumerated() {
+                    if i > 0 { out.add(", ") }
+                    out.add(f)
+                }
+                out.add(")")
+            }
             if !numbers.isEmpty {
-                let rhs = numbers.count == 1 ? " = \(numbers[0])" : " IN (\(numbers.joined(separator: ", ")))"
-                tests.append("(\(t) IN ('integer', 'real') AND \(x)\(rhs))")
+                separate(&out)
+                out.add("(")
+                addType(&out, o)
+                out.add(" IN ('integer', 'real') AND ")
+                addValue(&out, o)
+                rhs(&out, numbers)
+                out.add(")")
             }
             if !strings.isEmpty {
-                let rhs = strings.count == 1 ? " = \(strings[0])" : " IN (\(strings.joined(separator: ", ")))"
-                tests.append("(\(t) = 'text' AND \(x)\(rhs))")
+                separate(&out)
+                out.add("(")
+                addType(&out, o)
+                out.add(" = 'text' AND ")
+                addValue(&out, o)
+                rhs(&out, strings)
+                out.add(")")
             }
-            return tests.isEmpty ? "FALSE" : tests.joined(separator: " OR ")
+            if first { out.add("FALSE") }
+        }
+    }
+
+    /// The walk along `path` with `test` on each value reached or its
+    /// elements (``valueOrElement(_:_:_:_:_:)``), written into one buffer.
+    static func valueTest(_ path: FieldPath, _ ctx: inout SQLContext, missing: Bool = false, _ test: Test) -> String? {
+        var out = SQLText()
+        guard walk(path, &ctx, missing: missing, into: &out, { out, doc, p, ctx in
+            valueOrElement(doc, p, &ctx, &out, test)
+        }) else { return nil }
+        return out.string
+    }
+
+    /// ` AND x >= lower[ AND x < upper]`: the code-point range of a prefix.
+    static func addTextRange(_ out: inout SQLText, _ x: Operand, _ lower: String?, _ upper: String?) {
+        if let lower {
+            out.add(" AND ")
+            addValue(&out, x)
+            out.add(" >= ")
+            out.add(string: lower)
+        }
+        if let upper {
+            out.add(" AND ")
+            addValue(&out, x)
+            out.add(" < ")
+            out.add(string: upper)
         }
     }
 
     /// `k = v1 or k = v2 ...` (also `in`): null in the list matches missing.
     static func membership(_ path: FieldPath, _ values: [SQLScalar], _ ctx: inout SQLContext) -> String? {
         if values.isEmpty { return "FALSE" }
-        let test = equalsAny(values, &ctx)
-        return walk(path, &ctx, missing: values.contains(.null)) { doc, p, ctx in
-            valueOrElement(doc, p, &ctx, test)
-        }
+        return valueTest(path, &ctx, missing: values.contains(.null), equalsAny(values, &ctx))
     }
 
     /// `k op v` for a range operator: same type class only (semantics.md).
     static func range(_ path: FieldPath, _ op: ComparisonOperator, _ v: SQLScalar, _ ctx: inout SQLContext) -> String? {
-        let guardTypes: String
+        let guardTypes: StaticString
         let bound: String
         switch v {
         case .null:
             // MongoDB: `<= null` / `>= null` are `= null`; `<` / `>` match nothing.
             return op == .lessThan || op == .greaterThan ? "FALSE" : membership(path, [.null], &ctx)
-        case .number(let n): guardTypes = "IN ('integer', 'real')"; bound = ctx.bind(n)
-        case .string(let s): guardTypes = "= 'text'"; bound = ctx.bind(.string(s))
-        case .bool(let b): guardTypes = "IN ('true', 'false')"; bound = ctx.bind(.int(b ? 1 : 0))
+        case .number(let n): guardTypes = " IN ('integer', 'real') AND "; bound = ctx.bind(n)
+        case .string(let s): guardTypes = " = 'text' AND "; bound = ctx.bind(.string(s))
+        case .bool(let b): guardTypes = " IN ('true', 'false') AND "; bound = ctx.bind(.int(b ? 1 : 0))
         }
-        return walk(path, &ctx, missing: false) { doc, p, ctx in
-            valueOrElement(doc, p, &ctx) { t, x in "(\(t) \(guardTypes) AND \(x) \(op.rawValue) \(bound))" }
+        let operatorText = " " + op.rawValue + " "
+        return valueTest(path, &ctx) { out, o in
+            out.add("(")
+            addType(&out, o)
+            out.add(guardTypes)
+            addValue(&out, o)
+            out.add(string: operatorText)
+            out.add(string: bound)
+            out.add(")")
         }
     }
 
@@ -214,14 +413,19 @@ public struct SQLiteDialect: SQLDialect {
             lower = ctx.bind(.string(prefix))
             upper = SQLTerms.prefixUpperBound(prefix).map { ctx.bind(.string($0)) }
         }
-        return walk(path, &ctx, missing: false) { doc, path, ctx in
-            valueOrElement(doc, path, &ctx) { t, x in
-                var range = ""
-                if let lower { range += " AND \(x) >= \(lower)" }
-                if let upper { range += " AND \(x) < \(upper)" }
-                // As a BLOB: a text argument would reach the function cut at a NUL.
-                return "(\(t) = 'text'\(range) AND cql_regexp(\(p), \(o), CAST(\(x) AS BLOB)))"
-            }
+        return valueTest(path, &ctx) { out, x in
+            out.add("(")
+            addType(&out, x)
+            out.add(" = 'text'")
+            addTextRange(&out, x, lower, upper)
+            // As a BLOB: a text argument would reach the function cut at a NUL.
+            out.add(" AND cql_regexp(")
+            out.add(string: p)
+            out.add(", ")
+            out.add(string: o)
+            out.add(", CAST(")
+            addValue(&out, x)
+            out.add(" AS BLOB)))")
         }
     }
 
@@ -232,10 +436,12 @@ public struct SQLiteDialect: SQLDialect {
     static func prefix(_ path: FieldPath, _ prefix: String, _ ctx: inout SQLContext) -> String? {
         let lower = ctx.bind(.string(prefix))
         let upper = SQLTerms.prefixUpperBound(prefix).map { ctx.bind(.string($0)) }
-        return walk(path, &ctx, missing: false) { doc, path, ctx in
-            valueOrElement(doc, path, &ctx) { t, x in
-                "(\(t) = 'text' AND \(x) >= \(lower)\(upper.map { " AND \(x) < \($0)" } ?? ""))"
-            }
+        return valueTest(path, &ctx) { out, x in
+            out.add("(")
+            addType(&out, x)
+            out.add(" = 'text'")
+            addTextRange(&out, x, lower, upper)
+            out.add(")")
         }
     }
 
