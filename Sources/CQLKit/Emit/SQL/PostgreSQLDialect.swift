@@ -31,7 +31,12 @@
 public struct PostgreSQLDialect: SQLDialect {
     public init() {}
     public var name: SQLDialectName { .postgres }
-    public func placeholder(_ index: Int) -> String { "$\(index)" }
+    public func placeholder(_ index: Int) -> String {
+        index > 0 && index <= PostgreSQLDialect.placeholders.count ? PostgreSQLDialect.placeholders[index - 1] : "$\(index)"
+    }
+
+    /// `$1` ... `$64`, made once: every bound value asks for one.
+    private static let placeholders = (1...64).map { "$\($0)" }
     public func inputOrder(_ alias: String) -> String { "\(alias).\"seq\"" }
     /// `raw`: the object's JSON text as loaded (JSONB would print `1e2` as
     /// `100` and lose `-0.0`), so results print byte for byte as `cql eval`.
@@ -98,9 +103,11 @@ public struct PostgreSQLDialect: SQLDialect {
     /// and names fields at once), NUL, or `__type`/`className` after the
     /// first step (an `Object` pointer hides them from the walk).
     static func steps(_ p: FieldPath) -> [String]? {
-        guard !p.components.isEmpty else { return nil }
+        if let key = p.singleComponent { return pathString(key).map { [$0] } }
+        let components = p.components
+        guard !components.isEmpty else { return nil }
         var out: [String] = []
-        for (i, step) in p.components.enumerated() {
+        for (i, step) in components.enumerated() {
             if i > 0, SQLTerms.isIndex(step) || step == "__type" || step == "className" { return nil }
             guard let s = pathString(step) else { return nil }
             out.append(s)
@@ -120,6 +127,12 @@ public struct PostgreSQLDialect: SQLDialect {
     /// ``path(_:)`` written into `out`; `false` (nothing written) when the
     /// path is not expressible.
     static func addPath(_ p: FieldPath, _ out: inout SQLText) -> Bool {
+        if let key = p.singleComponent, let step = pathString(key) {
+            // One key (almost every path): no array of steps.
+            out.add("lax $.")
+            out.add(string: step)
+            return true
+        }
         guard let steps = steps(p) else { return false }
         out.add("lax $.")
         for (i, step) in steps.enumerated() {

@@ -52,7 +52,9 @@ enum SQLTerms {
     /// strings the evaluator reads as Dates (semantics.md): only `exists`
     /// is pushed down on them.
     static func coercesDates(_ path: FieldPath) -> Bool {
-        path.components == ["createdAt"] || path.components == ["updatedAt"]
+        // `singleComponent`: `components` builds an array (this runs for every leaf).
+        guard let key = path.singleComponent else { return false }
+        return key == "createdAt" || key == "updatedAt"
     }
 
     /// The literal text a LIKE pattern starts with (before `%`, `_`, `[` or

@@ -100,6 +100,7 @@ extension SQLDialect {
         if name == .postgres && identifier.utf8.count > 63 {
             throw QueryError(.unsupported, "postgres: the table name '\(identifier)' is longer than PostgreSQL's 63 bytes")
         }
+        if !identifier.utf8.contains(UInt8(ascii: "\"")) { return "\"\(identifier)\"" }
         var out = "\""
         for c in identifier.unicodeScalars {
             if c == "\"" { out += "\"\"" } else { out.unicodeScalars.append(c) }

@@ -30,8 +30,7 @@ public enum SQLStoredColumns {
 
     /// The column a one-step order or comparison path reads, if any.
     static func column(_ path: FieldPath) -> String? {
-        guard path.components.count == 1 else { return nil }
-        let k = path.components[0]
+        guard let k = path.singleComponent else { return nil }
         return k == "objectId" || dateKeys.contains(k) ? k : nil
     }
 

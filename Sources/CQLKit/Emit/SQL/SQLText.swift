@@ -90,7 +90,8 @@ struct SQLText: ~Copyable {
     }
 
     private mutating func literalBody(_ s: String) {
-        if !s.utf8.contains(UInt8(ascii: "'")) { return add(string: s) }
+        var s = s
+        if !s.withUTF8({ $0.contains(UInt8(ascii: "'")) }) { return add(string: s) }
         for b in s.utf8 {
             append(b)
             if b == UInt8(ascii: "'") { append(b) }

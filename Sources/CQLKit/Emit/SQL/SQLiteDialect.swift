@@ -28,7 +28,12 @@ public struct SQLiteDialect: SQLDialect {
         ("cql_regexp", 3), ("cql_match", 2), ("cql_select", 3), ("cql_sort_value", 3), ("cql_sort_key", 2),
     ]
     public static let registeredCollations = ["cql_order", "cql_order_keys"]
-    public func placeholder(_ index: Int) -> String { "?\(index)" }
+    public func placeholder(_ index: Int) -> String {
+        index > 0 && index <= SQLiteDialect.placeholders.count ? SQLiteDialect.placeholders[index - 1] : "?\(index)"
+    }
+
+    /// `?1` ... `?64`, made once: every bound value asks for one.
+    private static let placeholders = (1...64).map { "?\($0)" }
     public func inputOrder(_ alias: String) -> String { "\(alias).rowid" }
     public func documentColumn(_ alias: String) -> String { "\(alias).\"doc\"" }
 
@@ -41,8 +46,7 @@ public struct SQLiteDialect: SQLDialect {
     /// The JSON path of a member step (`."key"`), or `nil` for keys SQLite's
     /// path syntax cannot spell (a `"`, a backslash, NUL, empty).
     static func member(_ key: String) -> String? {
-        if key.isEmpty || key.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 }) { return nil }
-        return ".\"\(key)\""
+        canSpell(key) ? ".\"\(key)\"" : nil
     }
 
     /// What `cql load --index k` indexes so that the shapes of a one-step
@@ -62,12 +66,22 @@ public struct SQLiteDialect: SQLDialect {
 
     /// Whether every step of `path` can be spelled in a JSON path.
     static func canSpell(_ path: FieldPath) -> Bool {
-        !path.components.isEmpty && path.components.allSatisfy(canSpell)
+        // A one-key path without building `components` (an array).
+        if let key = path.singleComponent { return canSpell(key) }
+        let steps = path.components
+        if steps.isEmpty { return false }
+        for step in steps where !canSpell(step) { return false }
+        return true
     }
 
     /// Whether ``member(_:)`` spells `key` (without building the step).
     static func canSpell(_ key: String) -> Bool {
-        !key.isEmpty && !key.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 })
+        if key.isEmpty { return false }
+        var key = key
+        return key.withUTF8 { bytes in
+            for b in bytes where b == 0x22 || b == 0x5C || b < 0x20 { return false }
+            return true
+        }
     }
 
     /// Writes `present(out, doc, path, ctx)` for a value at `path` of the
@@ -97,8 +111,12 @@ public struct SQLiteDialect: SQLDialect {
             ctx.note("\(path.dotted): too many steps through possible arrays to write in SQL")
             return false
         }
-        let steps = path.components
-        walk(ctx.document, "$" + member(steps[0])!, steps.dropFirst(), &ctx, missing, &out, present)
+        if let key = path.singleComponent {
+            walk(ctx.document, "$.\"\(key)\"", [], &ctx, missing, &out, present)
+        } else {
+            let steps = path.components
+            walk(ctx.document, "$.\"\(steps[0])\"", steps.dropFirst(), &ctx, missing, &out, present)
+        }
         return true
     }
 
@@ -109,6 +127,7 @@ public struct SQLiteDialect: SQLDialect {
     static let maxWalkCost = 16
 
     static func walkCost(_ path: FieldPath) -> Int {
+        if path.componentCount == 1 { return 1 }
         var cost = 1
         for step in path.components.dropFirst() {
             cost *= SQLTerms.isIndex(step) ? 3 : 2
