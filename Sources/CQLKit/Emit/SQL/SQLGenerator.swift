@@ -51,6 +51,8 @@ public enum SQLGenerator {
         // not scanned: the scan was 8% of `translate --to sql`'s time, and
         // `maxPushedDepth` still bounds the nesting.
         var depthLimit = maxPushedDepth
+        // The same for every query of a dialect: made once.
+        let columns = name == .sqlite ? sqliteColumns : postgresColumns
         var ctx: SQLContext
         var base: Select
         repeat {
@@ -59,7 +61,7 @@ public enum SQLGenerator {
             ctx.arrayFreeKeys = arrayFreeKeys
             ctx.residualMatch = residualMatch
             ctx.indexedKeys = indexedKeys
-            base = try selectStatement(query, &ctx, columns: "t0.\"objectId\", " + ctx.dialect.documentColumn("t0"), wantExact: false)
+            base = try selectStatement(query, &ctx, columns: columns, wantExact: false)
             if name == .postgres || depthLimit == 0 || parenthesisDepth(base.sql) <= maxParenthesisDepth { break }
             depthLimit = depthLimit > 4 ? depthLimit - 2 : depthLimit - 1
         } while true
@@ -78,6 +80,10 @@ public enum SQLGenerator {
             select: SQLStatement(sql: base.sql, arguments: ctx.arguments), count: count,
             whereIsExact: base.whereExact, orderIsExact: base.orderExact, rechecked: ctx.rechecked, query: query)
     }
+
+    /// The columns of the top-level SELECT in each dialect.
+    private static let sqliteColumns = "t0.\"objectId\", " + SQLiteDialect().documentColumn("t0")
+    private static let postgresColumns = "t0.\"objectId\", " + PostgreSQLDialect().documentColumn("t0")
 
     struct Select {
         var sql: String

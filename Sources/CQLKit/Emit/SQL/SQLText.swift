@@ -47,6 +47,7 @@ struct SQLText: ~Copyable {
         capacity = newCapacity
     }
 
+    @inline(__always)
     private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let start = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count)
@@ -61,8 +62,14 @@ struct SQLText: ~Copyable {
     }
 
     /// A fixed piece of the shape.
+    @inline(__always)
     mutating func add(_ s: StaticString) {
-        s.withUTF8Buffer { append($0) }
+        // A string literal is always a pointer to its bytes.
+        if s.hasPointerRepresentation {
+            append(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+        } else {
+            s.withUTF8Buffer { append($0) }
+        }
     }
 
     /// A piece computed at run time (an alias, a placeholder, a column).
