@@ -52,13 +52,7 @@ public struct PostgreSQLDialect: SQLDialect {
     /// A JSON path string literal (`"a\"b"`), or `nil` for NUL (JSONB cannot hold it).
     static func pathString(_ s: String) -> String? {
         // Most keys and values need no escape: quoted as they are.
-        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
-            var text = SQLText(capacity: s.utf8.count + 2)
-            text.add("\"")
-            text.add(string: s)
-            text.add("\"")
-            return text.string
-        }
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) { return "\"\(s)\"" }
         var out = "\""
         for c in s.unicodeScalars {
             switch c {

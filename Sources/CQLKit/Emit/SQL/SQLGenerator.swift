@@ -232,10 +232,10 @@ public enum SQLGenerator {
     /// and identifiers.
     static func parenthesisDepth(_ sql: String) -> Int {
         var text = sql
-        // Over the contiguous bytes (this runs on every translation), with
-        // 0 for "outside a quoted name or literal".
-        // Byte by byte: SQL text holds a quote or a parenthesis every few
+        // Over the contiguous bytes (this runs on every SQLite translation),
+        // byte by byte: SQL text holds a quote or a parenthesis every few
         // bytes, so a word-at-a-time skip rarely skips (it measured slower).
+        // `quote` is 0 outside a quoted name or literal.
         return text.withUTF8 { bytes in
             var depth = 0, deepest = 0
             var quote: UInt8 = 0
