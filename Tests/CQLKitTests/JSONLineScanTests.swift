@@ -172,6 +172,59 @@ final class JSONLineScanTests: XCTestCase {
         check(#"{"v":{"__type":"Date","iso":"2024-03-05T08:09:10.123Z","__type":"Date"}}"#, scans: true, writes: false)
     }
 
+    /// Typed values near the edges of the writer's spelling, which the scan
+    /// decides from their layout (`writersTyped`) or leaves to the long way:
+    /// each must scan, build and write exactly as the reader reads it.
+    func testTypedValuesAtTheEdgesOfTheWritersSpelling() {
+        for typed in [
+            #"{"__type":"Date","iso":"2024-02-29T00:00:00.000Z"}"#, #"{"__type":"Date","iso":"2023-02-29T00:00:00.000Z"}"#,
+            #"{"__type":"Date","iso":"2024-03-05T24:00:00.000Z"}"#, #"{"__type":"Date","iso":"2024-03-05T23:60:00.000Z"}"#,
+            #"{"__type":"Date","iso":"2024-03-05T08:09:10.123z"}"#, #"{"__type":"Date","iso":"0000-01-01T00:00:00.000Z"}"#,
+            #"{"__type":"Date","iso":"9999-12-31T23:59:59.999Z"}"#, #"{"__type":"Date","iso":"2024-00-05T08:09:10.123Z"}"#,
+            #"{"__type":"Date","iso":"2024-03-05T08:09:10.1234Z"}"#, #"{"__type":"Date","iso":"2024-03-05T08:09:10.12Z"}"#,
+            #"{"__type":"Date","iso":"2024-03-05 08:09:10.123Z"}"#, #"{"__type":"Date","iso":"2024-03-05T08:09:1O.123Z"}"#,
+            #"{"__type":"Pointer","className":"A\"B","objectId":"x"}"#, #"{"__type":"Pointer","className":"","objectId":""}"#,
+            #"{"__type":"Pointer","className":"A","objectId":"x","extra":1}"#, #"{"__type":"Pointer","className":"A","objectId":7}"#,
+            #"{"__type":"GeoPoint","latitude":90,"longitude":-180}"#, #"{"__type":"GeoPoint","latitude":90.0,"longitude":0}"#,
+            #"{"__type":"GeoPoint","latitude":-90.5,"longitude":0}"#, #"{"__type":"GeoPoint","latitude":0,"longitude":181}"#,
+            #"{"__type":"GeoPoint","latitude":0,"longitude":179.99999}"#, #"{"__type":"GeoPoint","latitude":-0,"longitude":-0.0}"#,
+            #"{"__type":"GeoPoint","latitude":1,"longitude":2,"x":3}"#, #"{"__type":"GeoPointy","latitude":1,"longitude":2}"#,
+            #"{"__type":"Dat","iso":"2024-03-05T08:09:10.123Z"}"#, #"{"__type":"D"}"#, #"{"__type":""}"#,
+        ] {
+            check(#"{"v":\#(typed)}"#)
+            check(#"{"v":[\#(typed)],"w":{"x":\#(typed)}}"#)
+        }
+    }
+
+    /// The writer's date layout read by words (`writtenDate`) gives what
+    /// `ISODate.parse` gives for every text in that exact layout with its
+    /// fields in range, and nothing for any other 24 bytes.
+    func testWrittenDatesAreReadAsTheReaderReadsThem() {
+        var rng = SplitMix64(seed: 23)
+        let layout = Array("dddd-dd-ddTdd:dd:dd.dddZ".utf8)
+        let noise = Array("0123456789-:.TZtz /\u{7F}".utf8) + [0x80, 0xC3, 0x2F, 0x3A, 0x00]
+        var read = 0
+        for n in 0..<60_000 {
+            var bytes = layout.map { $0 == UInt8(ascii: "d") ? UInt8(ascii: "0") + UInt8(rng.below(10)) : $0 }
+            // Mostly plausible dates, some with one or two bytes changed.
+            if n % 2 == 0 {
+                bytes.replaceSubrange(0..<4, with: Array(String(1970 + rng.below(80)).utf8))
+                bytes.replaceSubrange(5..<7, with: Array(String(format: "%02d", 1 + rng.below(12)).utf8))
+                bytes.replaceSubrange(8..<10, with: Array(String(format: "%02d", 1 + rng.below(31)).utf8))
+                bytes.replaceSubrange(11..<13, with: Array(String(format: "%02d", rng.below(25)).utf8))
+            }
+            for _ in 0..<(n % 3 == 0 ? rng.below(3) : 0) { bytes[rng.below(24)] = rng.pick(noise) }
+            let got = bytes.withUnsafeBufferPointer { JSONLineScan.Cursor.writtenDate($0.baseAddress!) }
+            let inLayout = zip(bytes, layout).allSatisfy { b, l in l == UInt8(ascii: "d") ? (b >= 0x30 && b <= 0x39) : b == l }
+            let second = Int(bytes[17] &- 48) * 10 + Int(bytes[18] &- 48)
+            let expected = inLayout && second <= 59
+                ? bytes.withUnsafeBufferPointer { ISODate.parse(bytes: $0) }?.millisecondsSince1970 : nil
+            XCTAssertEqual(got, expected, String(decoding: bytes, as: UTF8.self))
+            if got != nil { read += 1 }
+        }
+        XCTAssertGreaterThan(read, 5_000)
+    }
+
     /// Arrays of plain strings, integers and literals, and typed Dates,
     /// Pointers and GeoPoints are built from their bytes: each must equal
     /// what the reader builds (``check(_:file:lineNumber:)`` compares every

@@ -150,9 +150,22 @@ extension JSONLineScan {
             // A typed value: it must decode as the reader decodes it; its
             // written form (keys, numbers, the date's spelling) is the
             // writer's business, checked when the line is written.
-            guard typedValueDecodes(from: start, depth: depth) else { return nil }
             verbatim = outer.verbatim
             spaced = outer.spaced
+            switch writersTyped(from: start) {
+            case .date(let millis):
+                // Spelled as the writer spells it: nothing left to check.
+                isDate = true
+                dateMillis = millis
+                return .typed
+            case .pointer:
+                isDate = false
+                return .typed
+            case .geoPoint:
+                isDate = false
+            case nil:
+                guard typedValueDecodes(from: start, depth: depth) else { return nil }
+            }
             typed.append(start)
             typed.append(i)
             return .typed
