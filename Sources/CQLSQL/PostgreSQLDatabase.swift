@@ -134,6 +134,29 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
         try strings(try executePrepared("SELECT q.\"doc\" FROM (\(statement.sql)) AS q", statement.arguments))
     }
 
+    /// Each row's text from the bytes PostgreSQL sent (no `String` per row).
+    public func forEachDocument(
+        _ statement: SQLStatement, _ body: (UnsafeBufferPointer<UInt8>) throws(QueryError) -> Void
+    ) throws(QueryError) {
+        try executePrepared("SELECT q.\"doc\" FROM (\(statement.sql)) AS q", statement.arguments) { (row) throws(QueryError) in
+            var cells = row.makeIterator()
+            guard let cell = cells.next() else { throw QueryError(.data, "postgres: expected text") }
+            var failure: QueryError?
+            if cell.dataType == .text || cell.dataType == .varchar, let bytes = cell.bytes {
+                bytes.withUnsafeReadableBytes { raw in
+                    do throws(QueryError) { try body(raw.bindMemory(to: UInt8.self)) } catch { failure = error }
+                }
+            } else {
+                // Another column type (a table of an older layout): its text form.
+                guard var text = row.makeRandomAccess()[data: 0].string else { throw QueryError(.data, "postgres: expected text") }
+                text.withUTF8 { bytes in
+                    do throws(QueryError) { try body(bytes) } catch { failure = error }
+                }
+            }
+            if let failure { throw failure }
+        }
+    }
+
     public func integer(_ statement: SQLStatement) throws(QueryError) -> Int {
         let rows = try executePrepared(statement.sql, statement.arguments)
         return rows.first.flatMap { $0.makeRandomAccess()[data: 0].int } ?? 0

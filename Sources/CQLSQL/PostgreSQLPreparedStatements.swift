@@ -94,29 +94,58 @@ extension PostgreSQLDatabase {
     /// prepared statement of this connection (see ``PreparedStatementNames``),
     /// and returns its rows.
     func executePrepared(_ sql: String, _ arguments: [Value] = []) throws(QueryError) -> [PostgresRow] {
+        var rows: [PostgresRow] = []
+        try executePrepared(sql, arguments) { row in rows.append(row) }
+        return rows
+    }
+
+    /// ``executePrepared(_:_:)`` handing each row to `eachRow` as it
+    /// arrives, so the caller's work on a row overlaps the database sending
+    /// the next ones (`cql run` copying a large result). An error `eachRow`
+    /// throws ends the statement and is thrown as it is.
+    ///
+    /// `eachRow` runs on the task that reads the rows while this thread
+    /// waits for it: one thread at a time touches what it captures, which is
+    /// why it need not be `Sendable` (``WaitingCaller``).
+    func executePrepared(_ sql: String, _ arguments: [Value], eachRow: (PostgresRow) throws(QueryError) -> Void) throws(QueryError) {
         let binds = PostgreSQLDatabase.binds(arguments)
         let types = binds.map(\.type)
         let key = PreparedStatementNames.Key(sql: sql, types: types.map(\.rawValue))
-        guard let name = preparedNames.name(for: key) else { return try execute(sql, arguments) }
+        guard let name = preparedNames.name(for: key) else {
+            for row in try execute(sql, arguments) { try eachRow(row) }
+            return
+        }
         var bindings = PostgresBindings(capacity: binds.count)
         for b in binds { bindings.append(b) }
         let text = RuntimeStatement.Text(name: name, sql: sql, types: types)
         let statement = RuntimeStatement(bindings: bindings)
         let connection = self.connection
         let logger = self.logger
-        let promise = connection.eventLoop.makePromise(of: [PostgresRow].self)
-        promise.completeWithTask {
-            try await RuntimeStatement.$current.withValue(text) {
-                var rows: [PostgresRow] = []
-                for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
-                return rows
+        let promise = connection.eventLoop.makePromise(of: Void.self)
+        try withoutActuallyEscaping(eachRow) { (eachRow) throws(QueryError) in
+            let caller = WaitingCaller(eachRow)
+            promise.completeWithTask {
+                try await RuntimeStatement.$current.withValue(text) {
+                    for try await row in try await connection.execute(statement, logger: logger) { try caller.body(row) }
+                }
+            }
+            do {
+                try promise.futureResult.wait()
+            } catch let error as QueryError {
+                throw error
+            } catch {
+                preparedNames.forget(key)
+                throw QueryError(.data, "postgres: \(PostgreSQLDatabase.message(error))")
             }
         }
-        do {
-            return try promise.futureResult.wait()
-        } catch {
-            preparedNames.forget(key)
-            throw QueryError(.data, "postgres: \(PostgreSQLDatabase.message(error))")
-        }
     }
+}
+
+/// A caller's closure run by the task it waits for (see
+/// ``PostgreSQLDatabase/executePrepared(_:_:eachRow:)``): the waiting thread
+/// does nothing until the task ends, so the closure is never run by two
+/// threads at once, nor after the wait returns.
+private struct WaitingCaller: @unchecked Sendable {
+    let body: (PostgresRow) throws(QueryError) -> Void
+    init(_ body: @escaping (PostgresRow) throws(QueryError) -> Void) { self.body = body }
 }

@@ -11,6 +11,10 @@ public protocol SQLExecutor {
     func requiresRecheck(tables: Set<String>?) throws(QueryError) -> Bool
     /// The `doc` column of each row, in order.
     func documents(_ statement: SQLStatement) throws(QueryError) -> [String]
+    /// The `doc` column of each row, in order, as UTF-8 bytes valid only
+    /// during the call to `body`: what `cql run` copies out, without a
+    /// `String` made or kept per row.
+    func forEachDocument(_ statement: SQLStatement, _ body: (UnsafeBufferPointer<UInt8>) throws(QueryError) -> Void) throws(QueryError)
     /// The first column of the first row as an integer (`count(*)`).
     func integer(_ statement: SQLStatement) throws(QueryError) -> Int
     /// The database's plan for a statement, one line per step.
@@ -65,6 +69,19 @@ extension SQLExecutor {
     }
 
     public func indexedKeys(_ className: String) throws(QueryError) -> Set<String> { [] }
+
+    /// Through ``documents(_:)``.
+    public func forEachDocument(
+        _ statement: SQLStatement, _ body: (UnsafeBufferPointer<UInt8>) throws(QueryError) -> Void
+    ) throws(QueryError) {
+        for var d in try documents(statement) {
+            var failure: QueryError?
+            d.withUTF8 { bytes in
+                do throws(QueryError) { try body(bytes) } catch { failure = error }
+            }
+            if let failure { throw failure }
+        }
+    }
 
     /// The generator's SQL for `query` on this database: SQLite's connection
     /// registers `cql_match`, so the conjuncts no index serves go to it

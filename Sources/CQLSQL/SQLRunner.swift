@@ -89,6 +89,28 @@ public enum SQLRunner {
             // counts, no object is read (an index may answer alone).
             return Result(objects: [], count: try db.integer(c), translation: translation)
         }
+        if let written, translation.isExact, q.keys.isEmpty, q.includes.isEmpty, q.count != .only {
+            // Nothing to shape: each document copied to the writer's form as
+            // the database hands its bytes over, none kept. A statement that
+            // fails part way leaves nothing written: the failures below that
+            // fall back to every row are then met again by `documents`.
+            let mark = written.pointee.count
+            let scan = JSONLineScan()
+            do {
+                try db.forEachDocument(translation.select) { (bytes) throws(QueryError) in
+                    if !(scan.scan(bytes) && scan.writeSorted(to: &written.pointee)) {
+                        JSONWriter.write(.object(try DataFiles.object(jsonBytes: bytes)), to: &written.pointee)
+                    }
+                    written.pointee.append(0x0A)
+                }
+                var count: Int?
+                if q.count != .none, let c = translation.count { count = try db.integer(c) }
+                return Result(objects: [], count: count, translation: translation)
+            } catch {
+                written.pointee.removeSubrange(mark...)
+                guard error.message.contains(PostgreSQLDialect.orderFailure) || error.message.contains("parallel arrays") else { throw error }
+            }
+        }
         let docs: [String]
         do {
             docs = try db.documents(translation.select)
@@ -103,19 +125,6 @@ public enum SQLRunner {
             translation = SQLTranslation(select: all.select, count: nil, whereIsExact: false, orderIsExact: false,
                                          rechecked: ["every row: an array or object at an order key"], query: q)
             docs = try db.documents(translation.select)
-        }
-        if let written, translation.isExact, q.keys.isEmpty, q.includes.isEmpty, q.count != .only {
-            // Nothing to shape: each document copied to the writer's form.
-            let scan = JSONLineScan()
-            for d in docs {
-                var text = d
-                let copied = text.withUTF8 { bytes in scan.scan(bytes) && scan.writeSorted(to: &written.pointee) }
-                if !copied { JSONWriter.write(.object(try DataFiles.object(json: d)), to: &written.pointee) }
-                written.pointee.append(0x0A)
-            }
-            var count: Int?
-            if q.count != .none, let c = translation.count { count = try db.integer(c) }
-            return Result(objects: [], count: count, translation: translation)
         }
         var objects: [[String: Value]] = []
         objects.reserveCapacity(docs.count)

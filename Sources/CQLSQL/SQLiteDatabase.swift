@@ -263,6 +263,23 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
         }
     }
 
+    /// Each row's text where SQLite holds it (GRDB's statement row reads
+    /// the column without a copy).
+    public func forEachDocument(
+        _ statement: SQLStatement, _ body: (UnsafeBufferPointer<UInt8>) throws(QueryError) -> Void
+    ) throws(QueryError) {
+        try read { db in
+            let rows = try Row.fetchCursor(
+                try cachedStatement(db, "SELECT \"doc\" FROM (\(statement.sql))"), arguments: SQLiteDatabase.arguments(statement.arguments))
+            while let row = try rows.next() {
+                try row.withUnsafeData(atIndex: 0) { data in
+                    guard let data else { throw QueryError(.data, "sqlite: a row without its document") }
+                    try data.withUnsafeBytes { raw in try body(raw.bindMemory(to: UInt8.self)) }
+                }
+            }
+        }
+    }
+
     public func integer(_ statement: SQLStatement) throws(QueryError) -> Int {
         try read { db in
             try Int.fetchOne(try cachedStatement(db, statement.sql), arguments: SQLiteDatabase.arguments(statement.arguments)) ?? 0

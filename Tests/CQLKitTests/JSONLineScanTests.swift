@@ -225,6 +225,42 @@ final class JSONLineScanTests: XCTestCase {
         XCTAssertGreaterThan(read, 5_000)
     }
 
+    /// A number `shortestDecimal` proves to be in the writer's form is in
+    /// it: checked against writing its double, on the texts doubles are
+    /// written as (which it should mostly prove) and on those texts changed
+    /// (a digit more or less, a trailing zero, a neighbour) and random
+    /// decimals.
+    func testShortestDecimalsAreTheWritersText() {
+        var rng = SplitMix64(seed: 53)
+        var proved = 0
+        func check(_ text: String) {
+            let fast = Array(text.utf8).withUnsafeBufferPointer { JSONLineScan.Cursor.shortestDecimal($0.baseAddress!, $0.count) }
+            guard fast else { return }
+            proved += 1
+            XCTAssertEqual(Double(text).map(JSONWriter.doubleText), text, text)
+        }
+        for n in 0..<100_000 {
+            let scale = [1.0, 90, 180, 1e-1, 1e3, 1e9, 1e15][n % 7]
+            var d = (Double(rng.below(1 << 53)) / Double(1 << 53)) * scale * (rng.chance(0.5) ? -1 : 1)
+            if n % 5 == 0 { d = (d * 10_000).rounded() / 10_000 }  // four decimals, as exports have
+            let text = JSONWriter.doubleText(d)
+            check(text)
+            let digits = Array(text)
+            check(text + "0")
+            check(String(digits.dropLast()))
+            if let last = digits.last, let v = last.wholeNumberValue {
+                check(String(digits.dropLast()) + String((v + 1) % 10))
+                check(String(digits.dropLast()) + String((v + 9) % 10))
+            }
+            check(String(rng.below(1000)) + "." + String(rng.below(1_000_000_000)))
+        }
+        for text in ["0.1", "0.5", "1.0", "35.0", "-0.0", "0.0", "00.5", "1.", ".5", "1e5", "0.09", "9007199254740993.0",
+                     "0.30000000000000004", "0.3", "123456789012345.6", "1.7976931348623157"] {
+            check(text)
+        }
+        XCTAssertGreaterThan(proved, 100_000)
+    }
+
     /// Arrays of plain strings, integers and literals, and typed Dates,
     /// Pointers and GeoPoints are built from their bytes: each must equal
     /// what the reader builds (``check(_:file:lineNumber:)`` compares every

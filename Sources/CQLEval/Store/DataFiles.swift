@@ -53,6 +53,11 @@ public enum DataFiles {
 
     /// An object stored as JSON text elsewhere (a database row), read as
     /// the evaluator reads a data line.
+    /// ``object(json:)`` of UTF-8 bytes (a database's row as it hands it over).
+    public static func object(jsonBytes bytes: UnsafeBufferPointer<UInt8>) throws(QueryError) -> [String: Value] {
+        try DataLoader.object(line: bytes, number: 1, file: "<row>")
+    }
+
     public static func object(json: String) throws(QueryError) -> [String: Value] {
         var text = json
         var result: Result<[String: Value], QueryError> = .failure(QueryError(.data, "<row>: empty"))

@@ -309,6 +309,7 @@ extension JSONLineScan.Cursor {
         @inline(__always) func number() -> Bool {
             let s = i
             while i < end, p[i] == UInt8(ascii: "-") || p[i] == UInt8(ascii: ".") || (p[i] >= 0x30 && p[i] <= 0x39) { i += 1 }
+            if shortestDecimal(p + s, i - s) { return true }
             let text = String(decoding: UnsafeBufferPointer(start: p + s, count: i - s), as: UTF8.self)
             guard let d = Double(text) else { return false }
             return JSONWriter.doubleText(d) == text
@@ -329,6 +330,56 @@ extension JSONLineScan.Cursor {
         }
         return nil
     }
+
+    /// Whether the `count` bytes at `p` are, for certain, the text the
+    /// writer gives the double they read as (`JSONWriter.doubleText`: the
+    /// shortest digits that read back as the same double, in plain
+    /// notation); `false` when that is not proved here (decide by writing).
+    ///
+    /// Why: a GeoPoint's two numbers are checked on every line written, and
+    /// reading each into a `String`, a `Double` and back cost a microsecond.
+    ///
+    /// How: `m` (the digits) over 10^k (k fraction digits) with `m` below
+    /// 2^53 and k at most 22 is read exactly as the reader reads it (both
+    /// exact doubles, one correctly rounded division). The text is the
+    /// shortest that reads back as that double when neither neighbour on its
+    /// grid (m ± 1) nor either point of the grid ten times coarser around
+    /// it (⌊m/10⌋ and ⌊m/10⌋ + 1 over 10^(k-1)) reads as it: the doubles a
+    /// text reads as are an interval, so any other text with as few digits
+    /// would put one of those four inside it. Plain notation: an integer
+    /// part of 1 to 15 digits without a leading zero, or `0.` then a
+    /// non-zero digit (Swift writes below 0.1 the same, but that is not
+    /// needed here), and at least one fraction digit.
+    static func shortestDecimal(_ p: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        var k = 0
+        if count > 0 && p[0] == UInt8(ascii: "-") { k = 1 }
+        let intStart = k
+        var m: UInt64 = 0
+        while k < count, p[k] >= 0x30, p[k] <= 0x39 {
+            m = m &* 10 &+ UInt64(p[k] &- 48)
+            k += 1
+        }
+        let intDigits = k - intStart
+        guard intDigits >= 1, intDigits <= 15, k < count, p[k] == UInt8(ascii: "."),
+              intDigits == 1 || p[intStart] != UInt8(ascii: "0") else { return false }
+        k += 1
+        let fracStart = k
+        while k < count, p[k] >= 0x30, p[k] <= 0x39 {
+            m = m &* 10 &+ UInt64(p[k] &- 48)
+            k += 1
+        }
+        let fraction = k - fracStart
+        guard k == count, fraction >= 1, fraction <= 22, intDigits + fraction <= 17,
+              p[intStart] != UInt8(ascii: "0") || p[fracStart] != UInt8(ascii: "0"),
+              m + 1 < 1 << 53 else { return false }
+        let x = Double(m) / powersOfTen[fraction]
+        let coarse = m / 10
+        return Double(m - 1) / powersOfTen[fraction] != x && Double(m + 1) / powersOfTen[fraction] != x
+            && Double(coarse) / powersOfTen[fraction - 1] != x && Double(coarse + 1) / powersOfTen[fraction - 1] != x
+    }
+
+    /// 10^0 ... 10^22, each exact as a double.
+    private static let powersOfTen: [Double] = (0...22).map { k in (0..<k).reduce(1.0) { r, _ in r * 10 } }
 
     /// The bytes between the quotes of a plain string member.
     @inline(__always)
