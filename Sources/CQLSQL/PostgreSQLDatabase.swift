@@ -180,8 +180,8 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
     /// ``arrayFreeKeys(_:among:)`` and ``requiresRecheck(tables:)`` as one
     /// prepared statement: one row, the recheck answer then one column per
     /// probed key.
-    public func preflight(_ className: String, keys: Set<String>, tables: Set<String>) throws(QueryError) -> Preflight {
-        if keys.isEmpty && tables.isEmpty { return Preflight(arrayFreeKeys: [], requiresRecheck: false) }
+    public func preflight(_ className: String, keys: Set<String>, tables: Set<String>, documentIndex: Bool) throws(QueryError) -> Preflight {
+        if keys.isEmpty && tables.isEmpty && !documentIndex { return Preflight(arrayFreeKeys: [], requiresRecheck: false) }
         let d = PostgreSQLDialect()
         let names = tables.sorted().compactMap { try? d.quote($0) }
         var arguments: [Value] = [.string(Self.dateArraysMark)] + names.map { .string($0) }
@@ -199,11 +199,20 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
                 probed.append(key)
             }
         }
+        // The GIN index `cql load --index` makes (its name, as createIndexes
+        // gives it); a name that cannot be quoted: assume it is there.
+        let documentIndexName = documentIndex ? try? d.quote(className + ":doc") : nil
+        if let documentIndexName {
+            arguments.append(.string(documentIndexName))
+            columns.append("to_regclass($\(arguments.count)) IS NOT NULL")
+        }
         guard let row = try executePrepared("SELECT " + columns.joined(separator: ", "), arguments).first?.makeRandomAccess()
         else { throw QueryError(.data, "postgres: the preflight statement returned no row") }
         var free = Set<String>()
         for (i, key) in probed.enumerated() where row[data: i + 1].bool == true { free.insert(key) }
-        return Preflight(arrayFreeKeys: free, requiresRecheck: row[data: 0].bool == true)
+        var answer = Preflight(arrayFreeKeys: free, requiresRecheck: row[data: 0].bool == true)
+        if documentIndexName != nil { answer.documentIndexed = row[data: probed.count + 1].bool != false }
+        return answer
     }
 
     /// Its only mark is an array at createdAt/updatedAt (``markDateArrays(_:)``).

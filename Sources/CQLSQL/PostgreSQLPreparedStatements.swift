@@ -125,8 +125,11 @@ extension PostgreSQLDatabase {
         try withoutActuallyEscaping(eachRow) { (eachRow) throws(QueryError) in
             let caller = WaitingCaller(eachRow)
             promise.completeWithTask {
+                // Dropped before the promise completes: when the wait returns
+                // nothing holds the closure any more.
+                defer { caller.body = nil }
                 try await RuntimeStatement.$current.withValue(text) {
-                    for try await row in try await connection.execute(statement, logger: logger) { try caller.body(row) }
+                    for try await row in try await connection.execute(statement, logger: logger) { try caller.call(row) }
                 }
             }
             do {
@@ -144,8 +147,15 @@ extension PostgreSQLDatabase {
 /// A caller's closure run by the task it waits for (see
 /// ``PostgreSQLDatabase/executePrepared(_:_:eachRow:)``): the waiting thread
 /// does nothing until the task ends, so the closure is never run by two
-/// threads at once, nor after the wait returns.
-private struct WaitingCaller: @unchecked Sendable {
-    let body: (PostgresRow) throws(QueryError) -> Void
+/// threads at once; the task lets go of it (`body = nil`) before it ends,
+/// so it is not held after the wait returns (`withoutActuallyEscaping`
+/// checks that).
+private final class WaitingCaller: @unchecked Sendable {
+    var body: ((PostgresRow) throws(QueryError) -> Void)?
     init(_ body: @escaping (PostgresRow) throws(QueryError) -> Void) { self.body = body }
+
+    func call(_ row: PostgresRow) throws(QueryError) {
+        guard let body else { return }
+        try body(row)
+    }
 }

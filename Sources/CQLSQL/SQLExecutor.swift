@@ -29,7 +29,9 @@ public protocol SQLExecutor {
     /// ``arrayFreeKeys(_:among:)`` for its class and
     /// ``requiresRecheck(tables:)`` for the tables it reads — in one round
     /// trip where the database allows (a server asks them on every request).
-    func preflight(_ className: String, keys: Set<String>, tables: Set<String>) throws(QueryError) -> Preflight
+    /// `documentIndex`: also ask whether the class has the index on its
+    /// whole document (``Preflight/documentIndexed``).
+    func preflight(_ className: String, keys: Set<String>, tables: Set<String>, documentIndex: Bool) throws(QueryError) -> Preflight
     /// Whether ``requiresRecheck(tables:)`` concerns only queries that read
     /// the createdAt/updatedAt columns (PostgreSQL: its only mark is an
     /// array at a date key, which those columns cannot hold), so a query
@@ -58,14 +60,22 @@ public protocol SQLExecutor {
 public struct Preflight: Sendable, Equatable {
     public var arrayFreeKeys: Set<String>
     public var requiresRecheck: Bool
+    /// Whether the class may have the index on its whole document
+    /// (``SQLContext/documentIndexed``): `true` unless the database said no.
+    public var documentIndexed = true
 }
 
 extension SQLExecutor {
     public var recheckConcernsOnlyDateColumns: Bool { false }
 
-    /// Asks the two questions one after the other.
-    public func preflight(_ className: String, keys: Set<String>, tables: Set<String>) throws(QueryError) -> Preflight {
+    /// Asks the two questions one after the other (the document index is
+    /// PostgreSQL's question).
+    public func preflight(_ className: String, keys: Set<String>, tables: Set<String>, documentIndex: Bool) throws(QueryError) -> Preflight {
         Preflight(arrayFreeKeys: try arrayFreeKeys(className, among: keys), requiresRecheck: try requiresRecheck(tables: tables))
+    }
+
+    public func preflight(_ className: String, keys: Set<String>, tables: Set<String>) throws(QueryError) -> Preflight {
+        try preflight(className, keys: keys, tables: tables, documentIndex: false)
     }
 
     public func indexedKeys(_ className: String) throws(QueryError) -> Set<String> { [] }
@@ -86,11 +96,11 @@ extension SQLExecutor {
     /// The generator's SQL for `query` on this database: SQLite's connection
     /// registers `cql_match`, so the conjuncts no index serves go to it
     /// (``SQLContext/residualMatch``).
-    func pushdown(_ query: Query, arrayFreeKeys: Set<String>) throws(QueryError) -> SQLTranslation {
+    func pushdown(_ query: Query, arrayFreeKeys: Set<String>, documentIndexed: Bool = true) throws(QueryError) -> SQLTranslation {
         let residual = (self as? SQLiteDatabase)?.residualMatch ?? false
         return try SQLGenerator.pushdown(
             query, dialect: dialect, arrayFreeKeys: arrayFreeKeys, residualMatch: residual,
-            indexedKeys: residual ? try indexedKeys(query.className) : [])
+            indexedKeys: residual ? try indexedKeys(query.className) : [], documentIndexed: documentIndexed)
     }
 
     /// Whether any table of the database defeats the generated SQL.

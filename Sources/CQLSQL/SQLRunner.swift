@@ -76,8 +76,10 @@ public enum SQLRunner {
         try prepareTables(q, db, present: presentTables)
         // A get by id on PostgreSQL then asks nothing before its statement.
         let marksMatter = !db.recheckConcernsOnlyDateColumns || namesDateKeys(q)
-        let preflight = try db.preflight(q.className, keys: oneStepKeys(q.condition), tables: marksMatter ? tablesRead(by: q) : [])
-        var translation = try db.pushdown(q, arrayFreeKeys: preflight.arrayFreeKeys)
+        let preflight = try db.preflight(
+            q.className, keys: oneStepKeys(q.condition), tables: marksMatter ? tablesRead(by: q) : [],
+            documentIndex: db.dialect == .postgres && testsKeysByValue(q.condition))
+        var translation = try db.pushdown(q, arrayFreeKeys: preflight.arrayFreeKeys, documentIndexed: preflight.documentIndexed)
         if preflight.requiresRecheck {
             // Nothing pushed down: every row of the class, re-checked.
             let all = try SQLGenerator.pushdown(Query(className: q.className), dialect: db.dialect)
@@ -157,8 +159,11 @@ public enum SQLRunner {
     public static func explain(_ query: Query, on db: some SQLExecutor, source: String? = nil) throws(QueryError) -> [String] {
         _ = try QueryPlan(query, store: DocumentStore(), source: source)
         try prepareTables(query, db)
-        let arrayFree = try db.arrayFreeKeys(query.className, among: oneStepKeys(query.condition))
-        let t = try db.pushdown(query, arrayFreeKeys: arrayFree)
+        let preflight = try db.preflight(
+            query.className, keys: oneStepKeys(query.condition), tables: [],
+            documentIndex: db.dialect == .postgres && testsKeysByValue(query.condition))
+        let arrayFree = preflight.arrayFreeKeys
+        let t = try db.pushdown(query, arrayFreeKeys: arrayFree, documentIndexed: preflight.documentIndexed)
         var lines = ["-- \(t.isExact ? "exact: the database answers alone" : "prefilter: rows re-checked by the evaluator")"]
         if !arrayFree.isEmpty { lines.append("-- no array at: \(arrayFree.sorted().joined(separator: ", ")) (their index says so: no array branch)") }
         for r in t.rechecked { lines.append("-- re-checked: \(r)") }
@@ -210,6 +215,22 @@ public enum SQLRunner {
         case .compare(let path, _, _), .in(let path, _, _), .regex(let path, _, _), .like(let path, _), .prefix(let path, _):
             return key(path)
         default: return []
+        }
+    }
+
+    /// Whether the condition tests a key of the row's document (not a
+    /// column) for equality or membership outside subqueries: only then does
+    /// PostgreSQL's SQL depend on the document index (``SQLContext/documentIndexed``),
+    /// so a get by objectId asks nothing more.
+    static func testsKeysByValue(_ c: Condition?) -> Bool {
+        guard let c else { return false }
+        switch c.predicate {
+        case .and(let items), .or(let items): return items.contains { testsKeysByValue($0) }
+        case .not(let inner): return testsKeysByValue(inner)
+        case .compare(let path, .equal, _), .compare(let path, .notEqual, _), .in(let path, _, _), .all(let path, _):
+            guard let first = path.components.first else { return false }
+            return !(path.components.count == 1 && first == "objectId") && !SQLStoredColumns.dateKeys.contains(first)
+        default: return false
         }
     }
 

@@ -200,6 +200,25 @@ public struct PostgreSQLDialect: SQLDialect {
             if let indexed = arrayFreeMembership(key, values, &ctx) { return indexed }
             ctx.rollback(to: mark)
         }
+        if !ctx.documentIndexed {
+            if let read = keyReadMembership(path, values, &ctx) { return read }
+            ctx.rollback(to: mark)
+        }
+        guard let filter = equalityFilter(values), let present = test(path, filter, &ctx) else { return nil }
+        guard values.contains(.null) else { return present }
+        // Missing counts as null; through a dotted path a branch can end
+        // missing while another holds a value.
+        if path.components.count == 1 {
+            guard let exists = test(path, nil, &ctx) else { return nil }
+            return "(\(present) OR NOT \(exists))"
+        }
+        guard let missing = missingBranch(path, &ctx) else { return nil }
+        return "(\(present) OR \(missing))"
+    }
+
+    /// The path filter of `= v` / `in (v, ...)`: a value, not an array
+    /// (lax mode has unwrapped one level), equal to one of them.
+    static func equalityFilter(_ values: [SQLScalar]) -> String? {
         var filter = SQLText(capacity: 64)
         filter.add("@.type() != \"array\" && ")
         if values.count > 1 { filter.add("(") }
@@ -210,16 +229,7 @@ public struct PostgreSQLDialect: SQLDialect {
             filter.add(string: l)
         }
         if values.count > 1 { filter.add(")") }
-        guard let present = test(path, filter.string, &ctx) else { return nil }
-        guard values.contains(.null) else { return present }
-        // Missing counts as null; through a dotted path a branch can end
-        // missing while another holds a value.
-        if path.components.count == 1 {
-            guard let exists = test(path, nil, &ctx) else { return nil }
-            return "(\(present) OR NOT \(exists))"
-        }
-        guard let missing = missingBranch(path, &ctx) else { return nil }
-        return "(\(present) OR \(missing))"
+        return filter.string
     }
 
     public func leaf(_ predicate: Predicate, _ ctx: inout SQLContext) throws(QueryError) -> SQLFragment {

@@ -38,6 +38,14 @@ public struct SQLContext: Sendable {
     /// `translate --to sql`, whose text spells each leaf in SQL a reader can
     /// follow and run without the evaluator where the leaf allows.
     public var residualMatch = false
+    /// Whether the queried class (the row `t0`) may have the GIN index on
+    /// its whole document (PostgreSQL, `cql load --index`), which serves the
+    /// `doc @? path` tests of equality and `in`. `false` when CQLSQL found
+    /// none: those tests then read the keys with `->` instead
+    /// (``PostgreSQLDialect/keyReadMembership(_:_:_:)``), which costs a
+    /// third of a path test's interpretation per row. `true` (nothing
+    /// known) for `translate --to sql`.
+    public var documentIndexed = true
     /// One-step keys of the row `t0`'s class that have an index (`cql load
     /// --index`): with ``residualMatch``, their tests stay SQL the planner
     /// can serve from the index.

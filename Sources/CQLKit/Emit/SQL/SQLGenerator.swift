@@ -42,7 +42,7 @@ public enum SQLGenerator {
     /// connection (``SQLContext/residualMatch``); `translate` leaves them off.
     public static func pushdown(
         _ query: Query, dialect name: SQLDialectName, arrayFreeKeys: Set<String> = [],
-        residualMatch: Bool = false, indexedKeys: Set<String> = []
+        residualMatch: Bool = false, indexedKeys: Set<String> = [], documentIndexed: Bool = true
     ) throws(QueryError) -> SQLTranslation {
         // SQLite's parser overflows its stack (about 100 entries) near 20
         // nested parentheses: each try pushes less deep until the text nests
@@ -51,6 +51,7 @@ public enum SQLGenerator {
         // not scanned: the scan was 8% of `translate --to sql`'s time, and
         // `maxPushedDepth` still bounds the nesting.
         var depthLimit = maxPushedDepth
+        let namesAreUnbracketed = name == .sqlite && SQLGenerator.namesAreUnbracketed(query)
         // The same for every query of a dialect: made once.
         let columns = name == .sqlite ? sqliteColumns : postgresColumns
         var ctx: SQLContext
@@ -61,8 +62,14 @@ public enum SQLGenerator {
             ctx.arrayFreeKeys = arrayFreeKeys
             ctx.residualMatch = residualMatch
             ctx.indexedKeys = indexedKeys
+            ctx.documentIndexed = documentIndexed
             base = try selectStatement(query, &ctx, columns: columns, wantExact: false)
-            if name == .postgres || depthLimit == 0 || parenthesisDepth(base.sql) <= maxParenthesisDepth { break }
+            if name == .postgres || depthLimit == 0 { break }
+            if namesAreUnbracketed, closingBound(base.sql) <= maxParenthesisDepth {
+                assert(parenthesisDepth(base.sql) <= closingBound(base.sql), "closingBound below the depth of \(base.sql)")
+                break
+            }
+            if parenthesisDepth(base.sql) <= maxParenthesisDepth { break }
             depthLimit = depthLimit > 4 ? depthLimit - 2 : depthLimit - 1
         } while true
         if ctx.depthCut { ctx.note("conditions nested too deeply for SQL") }
@@ -73,6 +80,7 @@ public enum SQLGenerator {
             cctx.arrayFreeKeys = arrayFreeKeys
             cctx.residualMatch = residualMatch
             cctx.indexedKeys = indexedKeys
+            cctx.documentIndexed = documentIndexed
             let c = try selectStatement(query, &cctx, columns: "count(*)", wantExact: false, counting: true)
             count = SQLStatement(sql: c.sql, arguments: cctx.arguments)
         }
@@ -255,6 +263,78 @@ public enum SQLGenerator {
             }
             return deepest
         }
+    }
+
+    /// An upper bound of ``parenthesisDepth(_:)`` for text whose quoted
+    /// names and literals hold no `)` (``namesAreUnbracketed(_:)``): every
+    /// `(` counts, quoted or not, and every `)` closes one. Eight bytes at a
+    /// time, skipping words without a parenthesis (a quote every few bytes
+    /// made the exact scan's skipping useless; a parenthesis comes every
+    /// forty or so).
+    ///
+    /// Why: the exact scan was a seventh of translating to SQLite.
+    static func closingBound(_ sql: String) -> Int {
+        var text = sql
+        return text.withUTF8 { bytes in
+            guard let p = bytes.baseAddress else { return 0 }
+            let n = bytes.count, ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            var depth = 0, deepest = 0, i = 0
+            @inline(__always) func step(_ b: UInt8) {
+                if b == UInt8(ascii: "(") {
+                    depth += 1
+                    if depth > deepest { deepest = depth }
+                } else if b == UInt8(ascii: ")") {
+                    depth -= 1
+                }
+            }
+            while i + 8 <= n {
+                // A zero byte of w | 1 ^ ")" is a "(" or a ")".
+                let w = (UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)) | ones) ^ (ones &* 0x29)
+                if (w &- ones) & ~w & highs != 0 {
+                    for k in 0..<8 { step(p[i + k]) }
+                }
+                i += 8
+            }
+            while i < n {
+                step(p[i])
+                i += 1
+            }
+            return deepest
+        }
+    }
+
+    /// Whether no name the query writes into SQL text — its classes, keys
+    /// (of conditions, orders and subqueries), relation keys and ACL
+    /// grantees; values are bound, never written — holds `)`, so that
+    /// ``closingBound(_:)`` bounds the text's depth. Cases not listed say no.
+    static func namesAreUnbracketed(_ q: Query) -> Bool {
+        @inline(__always) func plain(_ s: String) -> Bool { !s.utf8.contains(UInt8(ascii: ")")) }
+        func plainPath(_ p: FieldPath) -> Bool {
+            if let key = p.singleComponent { return plain(key) }
+            return p.components.allSatisfy(plain)
+        }
+        func condition(_ c: Condition?) -> Bool {
+            guard let c else { return true }
+            switch c.predicate {
+            case .and(let items), .or(let items): return items.allSatisfy(condition)
+            case .not(let inner): return condition(inner)
+            case .constant: return true
+            case .compare(let p, _, _), .in(let p, _, _), .all(let p, _), .size(let p, _), .exists(let p, _), .regex(let p, _, _),
+                 .like(let p, _), .prefix(let p, _), .containedBy(let p, _), .type(let p, _), .modulo(let p, _, _),
+                 .near(let p, _, _, _), .withinBox(let p, _, _), .withinPolygon(let p, _), .withinCenterSphere(let p, _, _):
+                return plainPath(p)
+            case .elementMatch(let p, let inner): return plainPath(p) && condition(inner)
+            case .inQuery(let p, let sub, _): return plainPath(p) && query(sub)
+            case .select(let p, let key, let sub, _): return plainPath(p) && plainPath(key) && query(sub)
+            case .aclGrants(_, let grantees): return grantees.allSatisfy(plain)
+            case .relatedTo(.value(.pointer(let owner)), let key): return plain(key) && plain(owner.className) && plain(owner.objectId)
+            default: return false
+            }
+        }
+        func query(_ q: Query) -> Bool {
+            plain(q.className) && q.order.allSatisfy { plainPath($0.path) } && condition(q.condition)
+        }
+        return query(q)
     }
 
     /// The condition tree: logic and subqueries here, leaves in the dialect.
