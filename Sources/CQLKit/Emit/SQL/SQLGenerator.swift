@@ -288,10 +288,14 @@ public enum SQLGenerator {
                 }
             }
             while i + 8 <= n {
-                // A zero byte of w | 1 ^ ")" is a "(" or a ")".
+                // A zero byte of w | 1 ^ ")" is a "(" or a ")". The mask is
+                // exact: no byte of `w` is 1 (w | 1 is odd, ")" too), so a
+                // borrow out of a zero byte flags nothing above it.
                 let w = (UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)) | ones) ^ (ones &* 0x29)
-                if (w &- ones) & ~w & highs != 0 {
-                    for k in 0..<8 { step(p[i + k]) }
+                var found = (w &- ones) & ~w & highs
+                while found != 0 {
+                    step(p[i + found.trailingZeroBitCount >> 3])
+                    found &= found &- 1
                 }
                 i += 8
             }
