@@ -52,7 +52,7 @@ public struct PostgreSQLDialect: SQLDialect {
     /// A JSON path string literal (`"a\"b"`), or `nil` for NUL (JSONB cannot hold it).
     static func pathString(_ s: String) -> String? {
         // Most keys and values need no escape: quoted as they are.
-        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) { return "\"\(s)\"" }
+        if isPlainPathString(s) { return "\"\(s)\"" }
         var out = "\""
         for c in s.unicodeScalars {
             switch c {
@@ -72,6 +72,17 @@ public struct PostgreSQLDialect: SQLDialect {
             }
         }
         return out + "\""
+    }
+
+    /// Whether `s` needs no escape in a JSON path string literal (no
+    /// control character, `"` or `\\`), read over its contiguous bytes.
+    @inline(__always)
+    static func isPlainPathString(_ s: String) -> Bool {
+        var text = s
+        return text.withUTF8 { bytes in
+            for b in bytes where b < 0x20 || b == 0x22 || b == 0x5C { return false }
+            return true
+        }
     }
 
     /// The types the evaluator's walk does not step into (a GeoPoint's
@@ -121,8 +132,16 @@ public struct PostgreSQLDialect: SQLDialect {
     /// ``path(_:)`` written into `out`; `false` (nothing written) when the
     /// path is not expressible.
     static func addPath(_ p: FieldPath, _ out: inout SQLText) -> Bool {
-        if let key = p.singleComponent, let step = pathString(key) {
-            // One key (almost every path): no array of steps.
+        if let key = p.singleComponent {
+            // One key (almost every path): no array of steps, and a plain
+            // key written between its quotes without a string of its own.
+            if isPlainPathString(key) {
+                out.add("lax $.\"")
+                out.add(string: key)
+                out.add("\"")
+                return true
+            }
+            guard let step = pathString(key) else { return false }
             out.add("lax $.")
             out.add(string: step)
             return true
