@@ -61,9 +61,7 @@ public enum DataFiles {
     public static func object(json: String) throws(QueryError) -> [String: Value] {
         var text = json
         var result: Result<[String: Value], QueryError> = .failure(QueryError(.data, "<row>: empty"))
-        text.withUTF8 { buffer in
-            result = Result { () throws(QueryError) in try DataLoader.object(line: buffer, number: 1, file: "<row>") }
-        }
+        text.withUTF8 { buffer in result = Result { () throws(QueryError) in try object(jsonBytes: buffer) } }
         return try result.get()
     }
 }

@@ -17,7 +17,8 @@ extension JSONLineScan {
         /// from them, not parsed again.
         var isDate = false
         var dateMillis: Int64 = 0
-        /// The byte ranges (start, end pairs) of the typed values met: their
+        /// The byte ranges (start, end pairs) of the typed values met whose
+        /// spelling ``writersTyped(from:)`` did not settle: their
         /// written form is checked only when the line is written
         /// (``JSONLineScan/writeSorted(to:)``). Moved in and out of the
         /// scan's state, so its storage is kept from line to line.

@@ -276,13 +276,12 @@ extension JSONLineScan.Cursor {
         return (Int64(days) &* 86400 &+ Int64(hour &* 3600 &+ minute &* 60 &+ second)) &* 1000 &+ Int64(millis)
     }
 
-    /// Whether the typed value at `start..<end` (one the scan accepted) is
-    /// spelled exactly as ``JSONWriter`` writes it, decided from its layout
-    /// for the three types a LeanCloud export has on every line: a Date
-    /// `{"__type":"Date","iso":"YYYY-MM-DDTHH:MM:SS.fffZ"}` (fields in range,
-    /// so printing the parsed date gives the same text), a Pointer with two
-    /// plain strings, a GeoPoint whose numbers are their doubles' shortest
-    /// text. `nil` for anything else: build it and compare then.
+    /// Whether the typed value at `start..<end` (one the scan accepted and
+    /// recorded) is spelled exactly as ``JSONWriter`` writes it, decided
+    /// from its layout for a GeoPoint whose numbers are their doubles'
+    /// shortest text. `nil` for anything else: build it and compare then.
+    /// (A Date or Pointer in the writer's spelling is never asked: the scan
+    /// decided it, ``writersTyped(from:)``, and did not record it.)
     ///
     /// Why: building each typed value and writing it to compare cost a
     /// fifth of writing a line.
@@ -290,20 +289,9 @@ extension JSONLineScan.Cursor {
         var i = start
         @inline(__always) func literal(_ s: StaticString) -> Bool {
             let n = s.utf8CodeUnitCount
-            guard i + n <= end else { return false }
-            for k in 0..<n where p[i + k] != s.utf8Start[k] { return false }
+            guard i + n <= end, equal(p + i, s.utf8Start, n) else { return false }
             i += n
             return true
-        }
-        /// A string body without `"`, `\`, a control character or DEL, up to its closing quote.
-        @inline(__always) func plain() -> Bool {
-            while i < end {
-                let b = p[i]
-                if b == UInt8(ascii: "\"") { return true }
-                if b == UInt8(ascii: "\\") || b < 0x20 || b == 0x7F { return false }
-                i += 1
-            }
-            return false
         }
         /// A fraction written as the writer writes its double.
         @inline(__always) func number() -> Bool {
@@ -314,21 +302,9 @@ extension JSONLineScan.Cursor {
             guard let d = Double(text) else { return false }
             return JSONWriter.doubleText(d) == text
         }
-        if literal(#"{"__type":"Date","iso":""#) {
-            guard end - i == 26, p[end - 2] == UInt8(ascii: "\""), p[end - 1] == UInt8(ascii: "}") else { return nil }
-            return writtenDate(p + i) != nil ? true : nil
-        }
-        i = start
-        if literal(#"{"__type":"Pointer","className":""#) {
-            guard plain(), literal(#"","objectId":""#), plain(), literal(#""}"#), i == end else { return nil }
-            return true
-        }
-        i = start
-        if literal(#"{"__type":"GeoPoint","latitude":"#) {
-            guard number(), literal(#","longitude":"#), number(), literal("}"), i == end else { return nil }
-            return true
-        }
-        return nil
+        guard literal(#"{"__type":"GeoPoint","latitude":"#) else { return nil }
+        guard number(), literal(#","longitude":"#), number(), literal("}"), i == end else { return nil }
+        return true
     }
 
     /// Whether the `count` bytes at `p` are, for certain, the text the

@@ -1,4 +1,5 @@
 import CQLEval
+import Foundation
 @testable import CQLKit
 import CQLSQL
 import CorpusSupport
@@ -57,7 +58,9 @@ extension PostgreSQLTests {
         XCTAssertGreaterThan(tally.rows, 500)
 
         // With the document index, the path tests the index serves.
-        try db.load(path: try writeLines(objects), className: "J", indexes: ["k"])
+        let lines = try writeLines(objects)
+        defer { try? FileManager.default.removeItem(atPath: lines) }
+        try db.load(path: lines, className: "J", indexes: ["k"])
         let indexed = try SQLRunner.explain(Query(className: "J", condition: Condition(.compare("meta.source", .equal, .value("ios")))), on: db)
         XCTAssertFalse(indexed.contains { $0.hasPrefix("-- sql:") && $0.contains(" -> 'meta'") }, indexed.joined(separator: "\n"))
     }

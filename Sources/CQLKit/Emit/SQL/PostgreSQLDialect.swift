@@ -75,7 +75,7 @@ public struct PostgreSQLDialect: SQLDialect {
     }
 
     /// Whether `s` needs no escape in a JSON path string literal (no
-    /// control character, `"` or `\\`), read over its contiguous bytes.
+    /// control character, `"` or `\`), read over its contiguous bytes.
     @inline(__always)
     static func isPlainPathString(_ s: String) -> Bool {
         var text = s

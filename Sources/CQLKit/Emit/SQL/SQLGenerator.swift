@@ -65,9 +65,10 @@ public enum SQLGenerator {
             ctx.documentIndexed = documentIndexed
             base = try selectStatement(query, &ctx, columns: columns, wantExact: false)
             if name == .postgres || depthLimit == 0 { break }
-            if namesAreUnbracketed, closingBound(base.sql) <= maxParenthesisDepth {
-                assert(parenthesisDepth(base.sql) <= closingBound(base.sql), "closingBound below the depth of \(base.sql)")
-                break
+            if namesAreUnbracketed {
+                let bound = closingBound(base.sql)
+                assert(parenthesisDepth(base.sql) <= bound, "closingBound below the depth of \(base.sql)")
+                if bound <= maxParenthesisDepth { break }
             }
             if parenthesisDepth(base.sql) <= maxParenthesisDepth { break }
             depthLimit = depthLimit > 4 ? depthLimit - 2 : depthLimit - 1
