@@ -92,11 +92,7 @@ struct Serve: ParsableCommand {
         configuration.filesDirectory = files
         configuration.maximumFileSize = maxFileSize
         configuration.publicURL = publicURL
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = .info
-            return handler
-        }
+        LoggingSystem.bootstrap { label in ServerLogHandler(label: label) }
         let server: CQLServer
         do {
             server = try CQLServer(configuration: configuration)

@@ -86,6 +86,18 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertTrue(badBody.hasPrefix(#"{"code":300,"error":"CQL syntax error. Detail: 1:"#), badBody)
         // SIGTERM: exit 0.
         XCTAssertEqual(server.stop(signal: SIGTERM), 0)
+        // One access-log line per request: UTC time, method, path, status,
+        // milliseconds; never a key, a query string or a body.
+        let log = server.banner + String(decoding: server.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let access = log.split(separator: "\n").filter { $0.contains(" /1.1/") }
+        XCTAssertEqual(access.count, 3, log)
+        for (line, expected) in zip(access, ["GET /1.1/classes/Todo 401 ", "POST /1.1/classes/Todo 201 ", "GET /1.1/cloudQuery 400 "]) {
+            XCTAssertNotNil(line.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z info cql\.serve: "#, options: .regularExpression), String(line))
+            XCTAssertTrue(line.contains(": " + expected) && line.hasSuffix("ms"), String(line))
+        }
+        // The keys are in the start-up banner only (shown once); nothing after it holds one.
+        let afterBanner = log.dropFirst(server.banner.count)
+        for secret in [appKey, master, "hello", "select"] { XCTAssertFalse(afterBanner.contains(secret), secret) }
         // Restarted, the same keys (not shown again) and the same data.
         let again = try ServeProcess([], directory: dir)
         XCTAssertFalse(again.banner.contains(master), again.banner)
