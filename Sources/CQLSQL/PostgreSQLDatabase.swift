@@ -119,7 +119,7 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
     /// Whether a class table (of `tables`, or any) is marked as holding an
     /// array at createdAt or updatedAt (``markDateArrays(_:)``), which the
     /// date columns cannot hold. Asked of the tables a query reads, it is
-    /// one lookup per table by its oid (`obj_description`), not a scan of
+    /// one lookup per table by its oid (the `pg_description` index), not a scan of
     /// the catalog's comments: a server asks it on every request.
     public func requiresRecheck(tables: Set<String>?) throws(QueryError) -> Bool {
         guard let tables else {
@@ -185,8 +185,13 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
         let d = PostgreSQLDialect()
         let names = tables.sorted().compactMap { try? d.quote($0) }
         var arguments: [Value] = [.string(Self.dateArraysMark)] + names.map { .string($0) }
-        let lookups = names.indices.map { "obj_description(to_regclass($\($0 + 2)), 'pg_class')" }
-        var columns = [names.isEmpty ? "FALSE" : "COALESCE($1 IN (\(lookups.joined(separator: ", "))), FALSE)"]
+        // pg_description read directly, not through obj_description: that is
+        // a SQL function, whose inner query PostgreSQL plans again on every
+        // execution (86 us of a page's 117 us preflight); joined here, the
+        // statement gets a generic plan after a few runs (31 us).
+        let lookups = names.indices.map { "to_regclass($\($0 + 2))" }
+        var columns = [names.isEmpty ? "FALSE" : "EXISTS (SELECT 1 FROM pg_description d WHERE d.objoid IN (\(lookups.joined(separator: ", "))) "
+            + "AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0 AND d.description = $1)"]
         var probed: [String] = []
         if !keys.isEmpty {
             let table = try d.quote(className)
