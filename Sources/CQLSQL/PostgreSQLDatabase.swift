@@ -27,6 +27,13 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
     let logger = Logger(label: "cql.postgres")
     /// This connection's named prepared statements (``executePrepared(_:_:)``).
     let preparedNames = PreparedStatementNames()
+    /// Whether statements are kept as named prepared statements of this
+    /// connection (``PreparedStatementNames``): what a server wants, which
+    /// runs the same few shapes again and again. A process that runs each
+    /// statement once (`cql run`) sets it to false: preparing then buys
+    /// nothing, and unnamed statements hand their rows over more cheaply
+    /// (``executeUnnamed(_:eachRow:)``).
+    public var keepsStatementsPrepared = true
 
     /// Connects to `postgres://user[:password]@host[:port]/database` (no TLS).
     public init(url: String) throws(QueryError) {

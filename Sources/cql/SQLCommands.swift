@@ -21,7 +21,12 @@ struct DatabaseOptions: ParsableArguments {
 
     static func open(sqlite: String?, postgres: String?) throws(CommandFailure) -> Database {
         do {
-            if let postgres { return .postgres(try PostgreSQLDatabase(url: postgres)) }
+            if let postgres {
+                let db = try PostgreSQLDatabase(url: postgres)
+                // One command, each statement once: nothing to keep prepared.
+                db.keepsStatementsPrepared = false
+                return .postgres(db)
+            }
             return .sqlite(try SQLiteDatabase(path: sqlite))
         } catch {
             throw CommandFailure("error: " + error.message)
