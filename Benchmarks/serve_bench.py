@@ -105,11 +105,11 @@ def start_serve(db_args):
     return p, port
 
 
-def wrk(port, lua, label):
+def wrk(port, lua, label, seconds=None):
     script = os.path.join(work, label + ".lua")
     with open(script, "w") as f:
         f.write(lua)
-    out = subprocess.run(["wrk", "-t", "2", "-c", str(CONNECTIONS), "-d", "%ds" % SECONDS, "--latency", "-s", script,
+    out = subprocess.run(["wrk", "-t", "2", "-c", str(CONNECTIONS), "-d", "%ds" % (seconds or SECONDS), "--latency", "-s", script,
                           "http://127.0.0.1:%d" % port], capture_output=True, text=True, check=True).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     lat = {}
@@ -224,7 +224,7 @@ Written by `scripts/bench --serve` (Benchmarks/serve_bench.py; figures also in
 `Benchmarks/serve-results.json`): {results['objects']:,} comments shaped like a Valine
 site's LeanCloud export (Chinese text, `url` among 2,000 pages, `createdAt`, an `ACL` granting
 public read), loaded with `cql load --index url`; `wrk -t2 -c{results['connections']}`, {results['seconds']} s per
-figure, the app key and no session (so every request carries the ACL read condition). pgbench
+figure after 3 s of the same requests unmeasured (statements prepared, pages read in), the app key and no session (so every request carries the ACL read condition). pgbench
 (`-M prepared`, the same {results['connections']} connections) runs the SQL the server runs for
 those requests (`cql run --grantees '*' --explain`), on the same PostgreSQL.
 
@@ -271,6 +271,11 @@ def main():
             server, port = start_serve(db_args)
             try:
                 for kind in ("get", "page", "count"):
+                    # Warm-up, not measured: the server's connections prepare
+                    # their statements (PostgreSQL plans them generically after
+                    # five runs) and the pages the requests touch are read in,
+                    # as they are for pgbench, which runs after wrk.
+                    wrk(port, lua_script(kind), "%s-%s-warm" % (label, kind), seconds=3)
                     r = wrk(port, lua_script(kind), "%s-%s" % (label, kind))
                     row = {"database": label, "work": kind, "serve": r}
                     if label == "PostgreSQL":
