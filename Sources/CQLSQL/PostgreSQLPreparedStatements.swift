@@ -124,22 +124,13 @@ extension PostgreSQLDatabase {
         let promise = connection.eventLoop.makePromise(of: Void.self)
         try withoutActuallyEscaping(eachRow) { (eachRow) throws(QueryError) in
             let caller = WaitingCaller(eachRow)
-            // On the connection's own event loop: the rows arrive there, and
-            // the task reading them resumes on that thread without a hand-off
-            // (EventLoopTaskExecutor says why).
-            Task(executorPreference: EventLoopTaskExecutor.for(connection.eventLoop)) {
-                do {
-                    // Dropped before the promise completes: when the wait
-                    // returns nothing holds the closure any more.
-                    defer { caller.body = nil }
-                    try await RuntimeStatement.$current.withValue(text) {
-                        for try await row in try await connection.execute(statement, logger: logger) { try caller.call(row) }
-                    }
-                } catch {
-                    promise.fail(error)
-                    return
+            promise.completeWithTask {
+                // Dropped before the promise completes: when the wait returns
+                // nothing holds the closure any more.
+                defer { caller.body = nil }
+                try await RuntimeStatement.$current.withValue(text) {
+                    for try await row in try await connection.execute(statement, logger: logger) { try caller.call(row) }
                 }
-                promise.succeed(())
             }
             do {
                 try promise.futureResult.wait()

@@ -85,7 +85,6 @@ public struct CQLServer: Sendable {
                                      maximumBodySize: configuration.maximumBodySize, logger: logger)
         let app = Application(
             responder: responder,
-            server: .http1OnEventLoops(),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
