@@ -194,8 +194,9 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
         var arguments: [Value] = [.string(Self.dateArraysMark)] + names.map { .string($0) }
         // pg_description read directly, not through obj_description: that is
         // a SQL function, whose inner query PostgreSQL plans again on every
-        // execution (86 us of a page's 117 us preflight); joined here, the
-        // statement gets a generic plan after a few runs (31 us).
+        // execution. Joined here, the statement runs in 31 us instead of
+        // 86 us and gets a generic plan after a few runs (planning 77 us to
+        // 9 us), measured with EXPLAIN ANALYZE EXECUTE.
         let lookups = names.indices.map { "to_regclass($\($0 + 2))" }
         var columns = [names.isEmpty ? "FALSE" : "EXISTS (SELECT 1 FROM pg_description d WHERE d.objoid IN (\(lookups.joined(separator: ", "))) "
             + "AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0 AND d.description = $1)"]

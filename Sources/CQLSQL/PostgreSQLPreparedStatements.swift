@@ -176,11 +176,12 @@ extension PostgreSQLDatabase {
     }
 }
 
-/// A caller's closure run by the task it waits for (see
-/// ``PostgreSQLDatabase/executePrepared(_:_:eachRow:)``): the waiting thread
-/// does nothing until the task ends, so the closure is never run by two
-/// threads at once; the task lets go of it (`body = nil`) before it ends,
-/// so it is not held after the wait returns (`withoutActuallyEscaping`
+/// A caller's closure run by the task or row callback it waits for (see
+/// ``PostgreSQLDatabase/executePrepared(_:_:eachRow:)`` and
+/// ``PostgreSQLDatabase/executeUnnamed(_:eachRow:)``): the waiting thread
+/// does nothing until the statement ends, so the closure is never run by
+/// two threads at once; it is let go of (`body = nil`) before the wait
+/// returns, so nothing holds it afterwards (`withoutActuallyEscaping`
 /// checks that).
 private final class WaitingCaller: @unchecked Sendable {
     var body: ((PostgresRow) throws(QueryError) -> Void)?
