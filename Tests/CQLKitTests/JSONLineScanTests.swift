@@ -190,9 +190,33 @@ final class JSONLineScanTests: XCTestCase {
             #"{"__type":"GeoPoint","latitude":0,"longitude":179.99999}"#, #"{"__type":"GeoPoint","latitude":-0,"longitude":-0.0}"#,
             #"{"__type":"GeoPoint","latitude":1,"longitude":2,"x":3}"#, #"{"__type":"GeoPointy","latitude":1,"longitude":2}"#,
             #"{"__type":"Dat","iso":"2024-03-05T08:09:10.123Z"}"#, #"{"__type":"D"}"#, #"{"__type":""}"#,
+            // What the one-pass read (`writersTypedAhead`) must check itself.
+            #"{"__type":"GeoPoint","latitude":1e1,"longitude":2}"#, #"{"__type":"GeoPoint","latitude":01.5,"longitude":2}"#,
+            #"{"__type":"GeoPoint","latitude":-,"longitude":2}"#, #"{"__type":"GeoPoint","latitude":1.,"longitude":2}"#,
+            #"{"__type":"GeoPoint","latitude":1,"longitude":1234567890123456789}"#, #"{"__type":"GeoPoint","latitude":-0.5,"longitude":-180}"#,
+            #"{"__type":"GeoPoint","latitude":1.5,"longitude":180.0001}"#, #"{"__type":"GeoPoint","latitude":1,"longitude":2 }"#,
+            #"{"__type":"GeoPoint","latitude":1,"longitude":+2}"#, #"{"__type":"GeoPoint","latitude":.5,"longitude":2}"#,
+            "{\"__type\":\"Pointer\",\"className\":\"A\u{1}\",\"objectId\":\"x\"}", #"{"__type":"Pointer","className":"A","objectId":"x\u0041"}"#,
+            #"{"__type":"Pointer","className":"A","objectId":"x"} "#, #"{"__type":"Date","iso":"2024-03-05T08:09:10.123Z" }"#,
+            #"{"__type":"Date","iso":"2024-03-05T08:09:10.123Z"]"#, #"{"__type":"Pointer","className":"A","objectId":"x"]"#,
         ] {
             check(#"{"v":\#(typed)}"#)
             check(#"{"v":[\#(typed)],"w":{"x":\#(typed)}}"#)
+            // Cut at every byte: a typed value that ends with the line.
+            let line = Array(#"{"v":\#(typed)"#.utf8)
+            for end in 0..<line.count { check(Array(line[..<end])) }
+        }
+        // Bytes that are not UTF-8 in a Pointer's strings, and a typed value
+        // at the deepest nesting the scan takes and one beyond.
+        for bad: [UInt8] in [[0xE4, 0xB8], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xFF], [0xE4, 0xB8, 0xAD, 0x80]] {
+            let pointer = Array(#"{"v":{"__type":"Pointer","className":"A"#.utf8) + bad + Array(#"","objectId":"x"}}"#.utf8)
+            XCTAssertFalse(check(pointer))
+            let id = Array(#"{"v":{"__type":"Pointer","className":"A","objectId":""#.utf8) + bad + Array(#""}}"#.utf8)
+            XCTAssertFalse(check(id))
+        }
+        for depth in [29, 30, 31, 32] {
+            let typed = #"{"__type":"Date","iso":"2024-03-05T08:09:10.123Z"}"#
+            check(String(repeating: #"{"a":"#, count: depth) + typed + String(repeating: "}", count: depth))
         }
     }
 

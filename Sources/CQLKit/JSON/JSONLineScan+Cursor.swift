@@ -121,6 +121,9 @@ extension JSONLineScan {
 
         private mutating func object(depth: Int) -> Kind? {
             guard depth < JSONLineScan.maxDepth else { return nil }
+            // A typed value in the writer's spelling is read in one pass
+            // (most objects of an export are Dates, Pointers, GeoPoints).
+            if i + 2 < n, p[i + 2] == UInt8(ascii: "_"), writersTypedAhead() { return .typed }
             let start = i
             let outer = (verbatim: verbatim, spaced: spaced)
             var isTyped = false
@@ -248,7 +251,7 @@ extension JSONLineScan {
 
         /// A number at `i`: an integer of up to 18 digits (its value in
         /// ``integer``) or a fraction without exponent.
-        private mutating func number() -> Kind? {
+        mutating func number() -> Kind? {
             var negative = false
             if p[i] == UInt8(ascii: "-") {
                 negative = true
