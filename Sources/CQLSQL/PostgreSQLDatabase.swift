@@ -207,8 +207,9 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
                 guard let index = try? d.quote("\(className):\(key):type"), let type = PostgreSQLDialect.indexedExpressions(forKey: key)?[2]
                 else { continue }
                 arguments.append(.string(index))
-                columns.append("CASE WHEN to_regclass($\(arguments.count)) IS NULL THEN FALSE "
-                               + "ELSE NOT EXISTS (SELECT 1 FROM \(table) WHERE \(type) = 'array') END")
+                // 0: no index; 1: an index, and an array somewhere; 2: an index, no array.
+                columns.append("CASE WHEN to_regclass($\(arguments.count)) IS NULL THEN 0 "
+                               + "WHEN NOT EXISTS (SELECT 1 FROM \(table) WHERE \(type) = 'array') THEN 2 ELSE 1 END")
                 probed.append(key)
             }
         }
@@ -221,9 +222,16 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
         }
         guard let row = try executePrepared("SELECT " + columns.joined(separator: ", "), arguments).first?.makeRandomAccess()
         else { throw QueryError(.data, "postgres: the preflight statement returned no row") }
-        var free = Set<String>()
-        for (i, key) in probed.enumerated() where row[data: i + 1].bool == true { free.insert(key) }
+        var free = Set<String>(), unindexed = Set<String>()
+        for (i, key) in probed.enumerated() {
+            switch row[data: i + 1].int {
+            case 0: unindexed.insert(key)
+            case 2: free.insert(key)
+            default: break
+            }
+        }
         var answer = Preflight(arrayFreeKeys: free, requiresRecheck: row[data: 0].bool == true)
+        answer.unindexedKeys = unindexed
         if documentIndexName != nil { answer.documentIndexed = row[data: probed.count + 1].bool != false }
         return answer
     }

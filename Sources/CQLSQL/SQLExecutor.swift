@@ -63,6 +63,9 @@ public struct Preflight: Sendable, Equatable {
     /// Whether the class may have the index on its whole document
     /// (``SQLContext/documentIndexed``): `true` unless the database said no.
     public var documentIndexed = true
+    /// The one-step keys the database showed have no index of their own
+    /// (``SQLContext/unindexedKeys``): empty unless it looked.
+    public var unindexedKeys: Set<String> = []
 }
 
 extension SQLExecutor {
@@ -96,11 +99,12 @@ extension SQLExecutor {
     /// The generator's SQL for `query` on this database: SQLite's connection
     /// registers `cql_match`, so the conjuncts no index serves go to it
     /// (``SQLContext/residualMatch``).
-    func pushdown(_ query: Query, arrayFreeKeys: Set<String>, documentIndexed: Bool = true) throws(QueryError) -> SQLTranslation {
+    func pushdown(_ query: Query, _ preflight: Preflight) throws(QueryError) -> SQLTranslation {
         let residual = (self as? SQLiteDatabase)?.residualMatch ?? false
         return try SQLGenerator.pushdown(
-            query, dialect: dialect, arrayFreeKeys: arrayFreeKeys, residualMatch: residual,
-            indexedKeys: residual ? try indexedKeys(query.className) : [], documentIndexed: documentIndexed)
+            query, dialect: dialect, arrayFreeKeys: preflight.arrayFreeKeys, residualMatch: residual,
+            indexedKeys: residual ? try indexedKeys(query.className) : [], documentIndexed: preflight.documentIndexed,
+            unindexedKeys: preflight.unindexedKeys)
     }
 
     /// Whether any table of the database defeats the generated SQL.

@@ -79,7 +79,7 @@ public enum SQLRunner {
         let preflight = try db.preflight(
             q.className, keys: oneStepKeys(q.condition), tables: marksMatter ? tablesRead(by: q) : [],
             documentIndex: db.dialect == .postgres && testsKeysByValue(q.condition))
-        var translation = try db.pushdown(q, arrayFreeKeys: preflight.arrayFreeKeys, documentIndexed: preflight.documentIndexed)
+        var translation = try db.pushdown(q, preflight)
         if preflight.requiresRecheck {
             // Nothing pushed down: every row of the class, re-checked.
             let all = try SQLGenerator.pushdown(Query(className: q.className), dialect: db.dialect)
@@ -163,9 +163,12 @@ public enum SQLRunner {
             query.className, keys: oneStepKeys(query.condition), tables: [],
             documentIndex: db.dialect == .postgres && testsKeysByValue(query.condition))
         let arrayFree = preflight.arrayFreeKeys
-        let t = try db.pushdown(query, arrayFreeKeys: arrayFree, documentIndexed: preflight.documentIndexed)
+        let t = try db.pushdown(query, preflight)
         var lines = ["-- \(t.isExact ? "exact: the database answers alone" : "prefilter: rows re-checked by the evaluator")"]
         if !arrayFree.isEmpty { lines.append("-- no array at: \(arrayFree.sorted().joined(separator: ", ")) (their index says so: no array branch)") }
+        if !preflight.unindexedKeys.isEmpty {
+            lines.append("-- no index on: \(preflight.unindexedKeys.sorted().joined(separator: ", ")) (ranges are one path test: no branch for an index)")
+        }
         for r in t.rechecked { lines.append("-- re-checked: \(r)") }
         if t.whereIsExact && !t.orderIsExact { lines.append("-- order, skip and limit applied by the evaluator") }
         lines.append("-- sql: \(t.select.sql)")

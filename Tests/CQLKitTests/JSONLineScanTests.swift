@@ -283,6 +283,38 @@ final class JSONLineScanTests: XCTestCase {
             check(text)
         }
         XCTAssertGreaterThan(proved, 100_000)
+        // Sixteen and seventeen digits, as a device's coordinates have: each
+        // of the writer's texts from 1 up is proved (exactly, `roundsTo`),
+        // and its neighbours on the grid are not.
+        var long = 0
+        for _ in 0..<20_000 {
+            let d = 1 + (Double(rng.below(1 << 53)) / Double(1 << 53)) * 179
+            let text = JSONWriter.doubleText(d)
+            guard text.filter(\.isNumber).count >= 16 else { continue }
+            long += 1
+            let before = proved
+            check(text)
+            XCTAssertEqual(proved, before + 1, "not proved: \(text)")
+            var digits = Array(text)
+            let last = digits.removeLast().wholeNumberValue!
+            for next in [(last + 1) % 10, (last + 9) % 10] { check(String(digits) + String(next)) }
+        }
+        XCTAssertGreaterThan(long, 10_000)
+        // Ties and the power-of-two edges, decided exactly.
+        typealias C = JSONLineScan.Cursor
+        XCTAssertEqual(C.place(9_007_199_254_740_993, 0, of: 9_007_199_254_740_992), .midpoint)  // reads as it: a tie, to even
+        XCTAssertNil(C.nearestDouble(9_007_199_254_740_993, 0))  // on a midpoint: not decided here
+        XCTAssertEqual(C.nearestDouble(9_007_199_254_740_994, 0), 9_007_199_254_740_994)
+        XCTAssertEqual(C.place(9_007_199_254_740_995, 0, of: 9_007_199_254_740_994), .midpoint)
+        XCTAssertEqual(C.place(9_007_199_254_740_997, 0, of: 9_007_199_254_740_992), .outside)
+        for k in 0...17 {
+            for m: UInt64 in [1, 5, 9_999_999_999_999_999, 12_345_678_901_234_567, 1 << 56, 4_503_599_627_370_497] where k >= 3 || m < 1 << 53 {
+                let x = Double("\(m)e-\(k)")!
+                XCTAssertEqual(C.nearestDouble(m, k), x, "\(m)e-\(k)")
+                XCTAssertNotEqual(C.place(m, k, of: x.nextUp), .inside)
+                XCTAssertNotEqual(C.place(m, k, of: x.nextDown), .inside)
+            }
+        }
     }
 
     /// Arrays of plain strings, integers and literals, and typed Dates,

@@ -414,7 +414,11 @@ extension JSONLineScan.Cursor {
     /// grid (m ± 1) nor either point of the grid ten times coarser around
     /// it (⌊m/10⌋ and ⌊m/10⌋ + 1 over 10^(k-1)) reads as it: the doubles a
     /// text reads as are an interval, so any other text with as few digits
-    /// would put one of those four inside it. Plain notation: an integer
+    /// would put one of those four inside it. When the grid is finer than
+    /// the doubles there (m ± 1 read as the same double) or `m` reaches
+    /// 2^53, the same is decided in exact integer arithmetic, where the
+    /// writer's choice among texts of as few digits is the nearest one
+    /// (``place(_:_:of:)``, ``isNearestGridPoint(_:_:to:)``). Plain notation: an integer
     /// part of 1 to 15 digits without a leading zero, or `0.` then a
     /// non-zero digit (Swift writes below 0.1 the same, but that is not
     /// needed here), and at least one fraction digit.
@@ -438,16 +442,111 @@ extension JSONLineScan.Cursor {
         }
         let fraction = k - fracStart
         guard k == count, fraction >= 1, fraction <= 22, intDigits + fraction <= 17,
-              p[intStart] != UInt8(ascii: "0") || p[fracStart] != UInt8(ascii: "0"),
-              m + 1 < 1 << 53 else { return false }
-        let x = Double(m) / powersOfTen[fraction]
+              p[intStart] != UInt8(ascii: "0") || p[fracStart] != UInt8(ascii: "0") else { return false }
         let coarse = m / 10
-        return Double(m - 1) / powersOfTen[fraction] != x && Double(m + 1) / powersOfTen[fraction] != x
-            && Double(coarse) / powersOfTen[fraction - 1] != x && Double(coarse + 1) / powersOfTen[fraction - 1] != x
+        if m + 1 < 1 << 53 {
+            let x = Double(m) / powersOfTen[fraction]
+            if Double(m - 1) / powersOfTen[fraction] != x && Double(m + 1) / powersOfTen[fraction] != x
+                && Double(coarse) / powersOfTen[fraction - 1] != x && Double(coarse + 1) / powersOfTen[fraction - 1] != x {
+                return true
+            }
+        }
+        // Sixteen or seventeen digits, as a device's coordinates have (a grid
+        // finer than the doubles, or digits beyond 2^53): decided exactly
+        // (``place(_:_:of:)``). The writer gives the shortest digits that
+        // read back as the double, the nearest of them to it: so neither
+        // point of the coarser grid may read as it, and `m` must be strictly
+        // inside its interval (whatever the writer's rule at a midpoint) and
+        // the point of its grid nearest to it.
+        guard fraction <= 19, let x = nearestDouble(m, fraction),
+              place(coarse, fraction - 1, of: x) == .outside, place(coarse + 1, fraction - 1, of: x) == .outside,
+              isNearestGridPoint(m, fraction, to: x) else { return false }
+        return true
     }
 
     /// 10^0 ... 10^22, each exact as a double.
     private static let powersOfTen: [Double] = (0...22).map { k in (0..<k).reduce(1.0) { r, _ in r * 10 } }
+
+    /// 10^0 ... 10^19, the powers of ten a UInt64 holds.
+    private static let integerPowersOfTen: [UInt64] = (0...19).map { k in (0..<k).reduce(1) { r, _ in r * 10 } }
+
+    /// The double `m` / 10^`k` reads as (correct rounding, as `Double(String)`
+    /// reads it) when it lies strictly inside that double's interval, for
+    /// `m` below 10^17 and `k` at most 19; `nil` when it is on a midpoint
+    /// (the writer's rule there is not this function's to know) or not
+    /// found among the three doubles next to the quotient in floating point
+    /// (never seen: that quotient is within about one unit in the last place).
+    static func nearestDouble(_ m: UInt64, _ k: Int) -> Double? {
+        let approx = Double(m) / powersOfTen[k]
+        if place(m, k, of: approx) == .inside { return approx }
+        if place(m, k, of: approx.nextUp) == .inside { return approx.nextUp }
+        if place(m, k, of: approx.nextDown) == .inside { return approx.nextDown }
+        return nil
+    }
+
+    /// Where a decimal lies against the interval of reals that read as a double.
+    enum Place: Equatable {
+        /// Strictly between the midpoints to the double's neighbours: reads as it.
+        case inside
+        /// On one of those midpoints: reads as it when its significand is even.
+        case midpoint
+        case outside
+        /// Not decided (a product beyond 128 bits; a double this does not take).
+        case unknown
+    }
+
+    /// Where `m` / 10^`k` (0 ≤ k ≤ 19) lies against the interval of the
+    /// positive normal double `x`, decided in 128-bit integers: `m`·2^s
+    /// against `P`·10^k for each midpoint `P`·2^-s.
+    ///
+    /// Why: a number of sixteen or seventeen digits is not an exact double,
+    /// so a quotient in floating point does not say which double it reads
+    /// as; reading it with `strtod` and writing it back to compare cost
+    /// five thousand instructions a GeoPoint, a quarter of copying a
+    /// LeanCloud row from PostgreSQL.
+    static func place(_ m: UInt64, _ k: Int, of x: Double) -> Place {
+        guard x.isNormal, x > 0, k >= 0, k <= 19 else { return .unknown }
+        let significand = x.significandBitPattern | 1 << 52
+        let e = Int(x.exponent) - 52  // x = significand · 2^e
+        // Midpoints as P · 2^(e - 2): above, 4M + 2; below, 4M - 2, or 4M - 1
+        // when M is a power of two (the neighbour below is twice as close).
+        let above = 4 * significand + 2
+        let below = significand == 1 << 52 ? 4 * significand - 1 : 4 * significand - 2
+        guard let d = shifted(m, 2 - e) else { return .unknown }
+        let ten = integerPowersOfTen[k]
+        let toAbove = compare(d, above.multipliedFullWidth(by: ten)), toBelow = compare(d, below.multipliedFullWidth(by: ten))
+        if toAbove < 0 && toBelow > 0 { return .inside }
+        return toAbove == 0 || toBelow == 0 ? .midpoint : .outside
+    }
+
+    /// Whether `m` / 10^`k` is strictly the nearest point of its grid to `x`
+    /// (a positive normal double): (2m - 1) / (2·10^k) < x < (2m + 1) / (2·10^k).
+    static func isNearestGridPoint(_ m: UInt64, _ k: Int, to x: Double) -> Bool {
+        guard x.isNormal, x > 0, k >= 0, k <= 19, m > 0, m < 1 << 62 else { return false }
+        let significand = x.significandBitPattern | 1 << 52
+        let e = Int(x.exponent) - 52
+        // Both sides times 2·10^k·2^-e: (2m ± 1)·2^-e against 2M·10^k.
+        guard let low = shifted(2 * m - 1, -e), let high = shifted(2 * m + 1, -e) else { return false }
+        let value = (2 * significand).multipliedFullWidth(by: integerPowersOfTen[k])
+        return compare(low, value) < 0 && compare(high, value) > 0
+    }
+
+    /// -1, 0 or 1 as the 128-bit `a` is below, equal to or above `b`.
+    @inline(__always)
+    private static func compare(_ a: (high: UInt64, low: UInt64), _ b: (high: UInt64, low: UInt64)) -> Int {
+        a.high != b.high ? (a.high < b.high ? -1 : 1) : (a.low != b.low ? (a.low < b.low ? -1 : 1) : 0)
+    }
+
+    /// `m` · 2^`shift` as a 128-bit (high, low) pair; `nil` when it does not
+    /// fit or `shift` is not in 1..<128.
+    @inline(__always)
+    private static func shifted(_ m: UInt64, _ shift: Int) -> (high: UInt64, low: UInt64)? {
+        guard shift > 0, shift < 128 else { return nil }
+        if m == 0 { return (0, 0) }
+        guard m.leadingZeroBitCount + 64 >= shift else { return nil }
+        if shift >= 64 { return (m << UInt64(shift - 64), 0) }
+        return (m >> UInt64(64 - shift), m << UInt64(shift))
+    }
 
     /// The bytes between the quotes of a plain string member.
     @inline(__always)

@@ -65,6 +65,53 @@ extension PostgreSQLTests {
         XCTAssertFalse(indexed.contains { $0.hasPrefix("-- sql:") && $0.contains(" -> 'meta'") }, indexed.joined(separator: "\n"))
     }
 
+    /// Ranges on a key without an index are one path test (the key read
+    /// once per row), with an index the scalar branch the index serves plus
+    /// the path test for arrays: both answer as the evaluator, on numbers
+    /// written two ways, strings, arrays of both, nested arrays, objects,
+    /// typed values, null and a missing key, and under `not`.
+    func testRangesWithoutAnIndexAreOnePathTestAndAnswerAsTheEvaluator() throws {
+        let db = try database()
+        let values: [Value] = [1, 1.0, 4, 4.5, -3, "4", "b", "ab", [1, 5], [[5]], ["a", "c"], [], ["k": 5], .null, true,
+                               .date(ISODate.parse("2024-03-05T08:09:10.123Z")!), .pointer(Pointer(className: "_User", objectId: "c"))]
+        var objects: [[String: Value]] = []
+        for (i, v) in values.enumerated() { objects.append(["objectId": .string("r\(i)"), "k": v]) }
+        objects.append(["objectId": "missing"])
+        try db.insert(objects, into: "R")
+        let store = DocumentStore(["R": objects])
+        var tally = Differential.Tally()
+        var queries: [Query] = []
+        for op in [ComparisonOperator.lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual] {
+            for c: Value in [4, 1.0, 0, "b", ""] {
+                let leaf = Condition(.compare("k", op, .value(c)))
+                queries.append(Query(className: "R", condition: leaf))
+                queries.append(Query(className: "R", condition: .not(leaf)))
+            }
+        }
+        for q in queries {
+            let text = (try? CQLFormatter.format(q)) ?? "a range"
+            if let failure = Differential.compare(q, store: store, db: db, tally: &tally) { XCTFail("\(text): \(failure)") }
+            let explain = try SQLRunner.explain(q, on: db)
+            XCTAssertTrue(explain.contains("-- no index on: k (ranges are one path test: no branch for an index)"), explain.joined(separator: "\n"))
+            XCTAssertFalse(explain.contains { $0.hasPrefix("-- sql:") && $0.contains("jsonb_typeof") }, explain.joined(separator: "\n"))
+        }
+        XCTAssertGreaterThan(tally.rows, 100)
+
+        // With the key's index: the branch it serves, and the same answers.
+        let lines = try writeLines(objects)
+        defer { try? FileManager.default.removeItem(atPath: lines) }
+        try db.load(path: lines, className: "RI", indexes: ["k"])
+        let indexedStore = DocumentStore(["RI": objects])
+        for q in queries {
+            var qi = q
+            qi.className = "RI"
+            if let failure = Differential.compare(qi, store: indexedStore, db: db, tally: &tally) { XCTFail("indexed \((try? CQLFormatter.format(q)) ?? "a range"): \(failure)") }
+        }
+        let explain = try SQLRunner.explain(Query(className: "RI", condition: Condition(.compare("k", .greaterThan, .value(4)))), on: db)
+        XCTAssertTrue(explain.contains { $0.hasPrefix("-- sql:") && $0.contains("jsonb_typeof") }, explain.joined(separator: "\n"))
+        XCTAssertFalse(explain.contains { $0.hasPrefix("-- no index on:") }, explain.joined(separator: "\n"))
+    }
+
     private func writeLines(_ objects: [[String: Value]]) throws -> String {
         let path = NSTemporaryDirectory() + "keyreads-\(UUID().uuidString).ndjson"
         try objects.map { JSONWriter.string(.object($0)) }.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)

@@ -12,20 +12,23 @@ extension PostgreSQLDialect {
     /// row at about three times the cost:
     ///
     /// ```sql
-    /// COALESCE(t0."doc" -> 'meta' -> 'source' = $1::jsonb         -- the value
-    ///   OR t0."doc" -> 'meta' -> 'source' @> $2::jsonb              -- an array holding it ($2 = ["v"])
+    /// COALESCE(t0."doc" -> 'meta' -> 'source' @> $1::jsonb           -- the value, or an array holding it ($1 = "v")
     ///   OR ((jsonb_typeof(t0."doc" -> 'meta') = 'array')            -- an array on the way:
-    ///       AND t0."doc" @? $3::jsonpath), FALSE)                   -- the path test
+    ///       AND t0."doc" @? $2::jsonpath), FALSE)                   -- the path test
     /// ```
+    ///
+    /// (`in`: `@> ANY (ARRAY[$1::jsonb, $2::jsonb])`.) The key is read once:
+    /// jsonb containment of a scalar holds for that scalar and for an array
+    /// with it as an element (PostgreSQL's one exception to structures
+    /// matching), never for a nested array, an object or another scalar.
     ///
     /// Exact, as the path test is: jsonb equality is the evaluator's on
     /// these values (strings byte for byte, numbers by value, no type
-    /// matches another); `@>` of a one-element array holds for an array with
-    /// that element and never for a scalar, nor for a nested array; `->`
-    /// yields nothing past a scalar, a missing key or an array, and the
-    /// walk's one-level fan-out over arrays on the way is the path test's,
-    /// asked only when an array is there. A typed value is stepped into only
-    /// for a key it never holds (``typedValueKeys``). `nil`: the path test.
+    /// matches another); `->` yields nothing past a scalar, a missing key or
+    /// an array, and the walk's one-level fan-out over arrays on the way is
+    /// the path test's, asked only when an array is there. A typed value is
+    /// stepped into only for a key it never holds (``typedValueKeys``).
+    /// `nil`: the path test.
     static func keyReadMembership(_ path: FieldPath, _ values: [SQLScalar], _ ctx: inout SQLContext) -> String? {
         guard ctx.document == "t0.\"doc\"", !values.isEmpty, values.count <= 4 else { return nil }
         let steps: [String]
@@ -63,24 +66,17 @@ extension PostgreSQLDialect {
         out.add("COALESCE(")
         read(&out, steps.count)
         if texts.count == 1 {
-            out.add(" = ")
+            out.add(" @> ")
             out.add(string: ctx.bind(.string(texts[0])))
             out.add("::jsonb")
         } else {
-            out.add(" IN (")
+            out.add(" @> ANY (ARRAY[")
             for (i, t) in texts.enumerated() {
                 if i > 0 { out.add(", ") }
                 out.add(string: ctx.bind(.string(t)))
                 out.add("::jsonb")
             }
-            out.add(")")
-        }
-        for t in texts {
-            out.add(" OR ")
-            read(&out, steps.count)
-            out.add(" @> ")
-            out.add(string: ctx.bind(.string("[" + t + "]")))
-            out.add("::jsonb")
+            out.add("])")
         }
         if steps.count > 1 {
             guard let filter = equalityFilter(values), let walk = test(path, filter, &ctx) else { return nil }

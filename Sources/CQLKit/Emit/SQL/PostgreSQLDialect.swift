@@ -275,6 +275,11 @@ public struct PostgreSQLDialect: SQLDialect {
                 }
                 let jsonOp = op.rawValue
                 let pathTest = PostgreSQLDialect.test(path, "@.type() == \"\(type)\" && @ \(jsonOp) \(l)", &ctx)
+                if let key = path.singleComponent, ctx.document == "t0.\"doc\"", ctx.unindexedKeys.contains(key) {
+                    // No index to serve a branch: the path test alone reads the key once.
+                    sql = pathTest
+                    break
+                }
                 // One-step keys: a branch a btree expression index serves (+Ranges).
                 sql = pathTest.map {
                     PostgreSQLDialect.indexableRange(path, op, v, literal: l, type: type, arrays: $0, &ctx) ?? $0

@@ -50,6 +50,14 @@ public struct SQLContext: Sendable {
     /// --index`): with ``residualMatch``, their tests stay SQL the planner
     /// can serve from the index.
     public var indexedKeys: Set<String> = []
+    /// One-step keys of the row `t0`'s class that the database showed have
+    /// no index of their own (PostgreSQL: no `cql load --index` type index):
+    /// a range on one is written as the path test alone, which reads the
+    /// document once per row, not as the scalar branch an index would serve
+    /// plus the path test for arrays, which reads the key two or three
+    /// times (``PostgreSQLDialect/indexableRange(_:_:_:literal:type:arrays:_:)``).
+    /// Empty (nothing known) for `translate --to sql`.
+    public var unindexedKeys: Set<String> = []
     private var aliases = 0
 
     public init(dialect: any SQLDialect) {

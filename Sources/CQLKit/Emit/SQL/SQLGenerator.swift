@@ -42,7 +42,8 @@ public enum SQLGenerator {
     /// connection (``SQLContext/residualMatch``); `translate` leaves them off.
     public static func pushdown(
         _ query: Query, dialect name: SQLDialectName, arrayFreeKeys: Set<String> = [],
-        residualMatch: Bool = false, indexedKeys: Set<String> = [], documentIndexed: Bool = true
+        residualMatch: Bool = false, indexedKeys: Set<String> = [], documentIndexed: Bool = true,
+        unindexedKeys: Set<String> = []
     ) throws(QueryError) -> SQLTranslation {
         // SQLite's parser overflows its stack (about 100 entries) near 20
         // nested parentheses: each try pushes less deep until the text nests
@@ -63,6 +64,7 @@ public enum SQLGenerator {
             ctx.residualMatch = residualMatch
             ctx.indexedKeys = indexedKeys
             ctx.documentIndexed = documentIndexed
+            ctx.unindexedKeys = unindexedKeys
             base = try selectStatement(query, &ctx, columns: columns, wantExact: false)
             if name == .postgres || depthLimit == 0 { break }
             if namesAreUnbracketed {
@@ -82,6 +84,7 @@ public enum SQLGenerator {
             cctx.residualMatch = residualMatch
             cctx.indexedKeys = indexedKeys
             cctx.documentIndexed = documentIndexed
+            cctx.unindexedKeys = unindexedKeys
             let c = try selectStatement(query, &cctx, columns: "count(*)", wantExact: false, counting: true)
             count = SQLStatement(sql: c.sql, arguments: cctx.arguments)
         }
