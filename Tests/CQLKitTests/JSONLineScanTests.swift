@@ -122,6 +122,17 @@ final class JSONLineScanTests: XCTestCase {
                     XCTAssertFalse(check(Array(#"{"a":""#.utf8) + text))
                 }
             }
+            // After Chinese text, which is checked two characters at a time.
+            for prefix in ["中", "中文", "中文字", "x中文", "xx中文字"] {
+                for suffix in [[], Array("中文".utf8), Array("abcdefgh".utf8)] {
+                    let line = Array(#"{"a":""#.utf8) + Array(prefix.utf8) + sequence + suffix + Array(#"","b":1}"#.utf8)
+                    XCTAssertFalse(check(line), "\(sequence) after \(prefix)")
+                }
+            }
+        }
+        // Well-formed three-byte sequences at the edges of the pairs' test.
+        for text in ["\u{800}\u{800}", "\u{FFFF}\u{E000}", "\u{D7FF}\u{1000}", "中\u{D7FF}文", "\u{E000}中文字", "中文字符串的测试"] {
+            XCTAssertTrue(check(Array(#"{"a":""#.utf8) + Array(text.utf8) + Array(#""}"#.utf8)), text)
         }
     }
 

@@ -53,6 +53,17 @@ enum JSONStringScan {
         var j = start
         while j + 8 <= n {
             var w = UInt64(littleEndian: UnsafeRawPointer(p + j).loadUnaligned(as: UInt64.self))
+            // Two three-byte sequences (CJK text) checked at once: leads
+            // E1...EC or EE, EF, each followed by two continuation bytes,
+            // are well formed whatever those bytes hold. E0 and ED (overlong
+            // forms and surrogates to rule out) take the way below.
+            if w & 0x0000_C0C0_F0C0_C0F0 == 0x0000_8080_E080_80E0 {
+                let first = w & 0x0F, second = (w >> 24) & 0x0F
+                if first != 0 && first != 0x0D && second != 0 && second != 0x0D {
+                    j += 6
+                    continue
+                }
+            }
             var used = 0
             // A sequence is at most four bytes: check while one fits whole.
             while used <= 4 {
