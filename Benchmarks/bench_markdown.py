@@ -93,7 +93,8 @@ percent between runs; compare ratios within one run.
   `JSONCanonicalCopy`), when the result is the object
   as read (no `keys`, no `include`) and the line holds nothing whose written form differs
   from its text (a typed value the writer spells otherwise — a Date, Pointer or GeoPoint is
-  judged from its layout, any other read alone, written and compared —, a non-integer or 19-digit number, `-0`, a string escape the writer spells
+  judged from its layout, read in one pass by the scan, any other read alone, written and
+  compared —, a non-integer or 19-digit number, `-0`, a string escape the writer spells
   differently such as `\\u00e9` or `\\/`, DEL, a non-ASCII or duplicate key, nesting past 64;
   UTF-8 text is copied as it is, as the writer writes it);
   otherwise it is read whole and re-serialized. Both give the same bytes (`eval` and `run`
@@ -113,6 +114,18 @@ percent between runs; compare ratios within one run.
   into the output; SQLite's text is then scanned once for its parenthesis depth (its parser's
   stack). The output is about 2.5 KB (SQLite) and 2.1 KB (PostgreSQL) of SQL per query, against
   sqlglot's one line of SQL, so these rows also measure writing 20 times more text.
+- `run SQLite` / `run PostgreSQL` rows (`Benchmarks/bench_sql.py`): `cql run --count` and
+  `cql run` (the matches written as NDJSON) against the hand-written query of the same filter
+  (`sqlite3` with `json_extract`, `psql -At` with `->>`/`->`, the same rows in the same
+  order), on 400,000 LeanCloud-shaped Todos loaded by `cql load` without `--index` (GeoPoints
+  with the 16 and 17 digits a device writes). SQLite: the conjuncts no index serves are one
+  `cql_match(doc, ?)` per row, the evaluator's structural scan over the document text.
+  PostgreSQL: one preflight statement asks which keys have an index and whether the class has
+  the document index; then a range on a key without an index is one `doc @? jsonpath` test
+  and an equality reads the key once (`doc -> 'done' @> 'false'`, which also holds for an
+  array with that element). Both copy each stored text (`raw`) to the writer's form through
+  the structural scan (a typed value in the writer's spelling read in one pass, a GeoPoint's
+  numbers proved to be the writer's text in exact integer arithmetic), as `eval` writes lines.
 - in-memory rows: `QueryPlan.run(over:)` over `[[String: Value]]` vs a closure written by hand
   for the same lookups, both doing the same work: the plan returns the matching objects and the
   closure runs as `objects.filter(closure)`, while the `count(*)` row's plan gathers no objects

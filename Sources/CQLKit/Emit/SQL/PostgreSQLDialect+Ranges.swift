@@ -9,6 +9,9 @@
 /// `cql load --postgres --index k` creates btree indexes on exactly these
 /// expressions (``indexedExpressions(forKey:)``), which the planner matches
 /// structurally, so `score > 80` becomes a BitmapOr of two index scans.
+/// On a key the database showed has no such index
+/// (``SQLContext/unindexedKeys``) the path test alone is written: it reads
+/// the key once a row, where the branches read it two or three times.
 ///
 /// Exactness: a non-array value is the only value the key reaches, and the
 /// expression compares it as the path test does (numbers as `numeric`, the
