@@ -184,7 +184,7 @@ final class JSONLineScanTests: XCTestCase {
     }
 
     /// Typed values near the edges of the writer's spelling, which the scan
-    /// decides from their layout (`writersTyped`) or leaves to the long way:
+    /// decides from their layout (`writersTypedAhead`) or leaves to the long way:
     /// each must scan, build and write exactly as the reader reads it.
     func testTypedValuesAtTheEdgesOfTheWritersSpelling() {
         for typed in [
@@ -295,7 +295,7 @@ final class JSONLineScanTests: XCTestCase {
         }
         XCTAssertGreaterThan(proved, 100_000)
         // Sixteen and seventeen digits, as a device's coordinates have: each
-        // of the writer's texts from 1 up is proved (exactly, `roundsTo`),
+        // of the writer's texts from 1 up is proved (exactly, `place`),
         // and its neighbours on the grid are not.
         var long = 0
         for _ in 0..<20_000 {

@@ -18,7 +18,7 @@ extension JSONLineScan {
         var isDate = false
         var dateMillis: Int64 = 0
         /// The byte ranges (start, end pairs) of the typed values met whose
-        /// spelling ``writersTyped(from:)`` did not settle: their
+        /// spelling ``writersTypedAhead()`` did not settle: their
         /// written form is checked only when the line is written
         /// (``JSONLineScan/writeSorted(to:)``). Moved in and out of the
         /// scan's state, so its storage is kept from line to line.
@@ -154,22 +154,10 @@ extension JSONLineScan {
             // A typed value: it must decode as the reader decodes it; its
             // written form (keys, numbers, the date's spelling) is the
             // writer's business, checked when the line is written.
+            // (One in the writer's spelling was read by writersTypedAhead.)
             verbatim = outer.verbatim
             spaced = outer.spaced
-            switch writersTyped(from: start) {
-            case .date(let millis):
-                // Spelled as the writer spells it: nothing left to check.
-                isDate = true
-                dateMillis = millis
-                return .typed
-            case .pointer:
-                isDate = false
-                return .typed
-            case .geoPoint:
-                isDate = false
-            case nil:
-                guard typedValueDecodes(from: start, depth: depth) else { return nil }
-            }
+            guard typedValueDecodes(from: start, depth: depth) else { return nil }
             typed.append(start)
             typed.append(i)
             return .typed

@@ -145,98 +145,26 @@ extension JSONLineScan.Cursor {
         }
     }
 
-    /// What ``writersTyped(from:)`` learned of a typed value in the
-    /// writer's spelling.
-    enum WrittenTyped {
-        /// A Date (its milliseconds), spelled exactly as the writer spells it.
-        case date(Int64)
-        /// A Pointer of two plain strings, spelled exactly as the writer spells it.
-        case pointer
-        /// A GeoPoint within its bounds; whether its numbers are their
-        /// doubles' shortest text is left to ``typedIsVerbatim(in:from:to:)``.
-        case geoPoint
-    }
-
-    /// The typed value at `start..<i` (scanned as well formed, with a
-    /// `"__type"` key) decided from its layout when it is spelled as the
-    /// writer spells a Date, a Pointer or a GeoPoint — which is how every
-    /// one a LeanCloud export or a stored document holds is spelled — and
-    /// decodes; `nil` otherwise (``typedValueDecodes(from:depth:)`` decides).
+    /// Reads the typed value at `i` (on its `{`) in one pass when it is
+    /// spelled as the writer spells a Date, a Pointer or a GeoPoint — which
+    /// is how every one a LeanCloud export or a stored document holds is
+    /// spelled — and decodes, checking as it goes what the scan checks
+    /// (UTF-8, JSON numbers): on `true`, `i` is after it and the cursor holds
+    /// what the scan would have left (``isDate``, ``dateMillis``; a
+    /// GeoPoint's range in ``typed``, whether its numbers are their doubles'
+    /// shortest text being ``typedIsVerbatim(in:from:to:)``'s to say); on
+    /// `false` nothing has changed, and the scan reads the object as any
+    /// other and ``typedValueDecodes(from:depth:)`` decides it.
     ///
-    /// Why: walking the typed value's members a second time, comparing each
-    /// key with nine names, was a tenth of scanning a LeanCloud line; one
-    /// comparison with the writer's opening says the same for these three.
     /// The answers agree with ``typedValueDecodes(from:depth:)``'s: a Date
     /// whose `iso` is the writer's fixed layout with every field in range
     /// (what `ISODate.parse` accepts of it, same milliseconds), a Pointer
     /// with two strings, a GeoPoint whose numbers are within ±90 and ±180
     /// as `within` reads them.
-    func writersTyped(from start: Int) -> WrittenTyped? {
-        let end = i
-        var k = start
-        @inline(__always) func literal(_ s: StaticString) -> Bool {
-            let count = s.utf8CodeUnitCount
-            guard k + count <= end, JSONLineScan.Cursor.equal(p + k, s.utf8Start, count) else { return false }
-            k += count
-            return true
-        }
-        /// A string body the scan accepted, without `\` or DEL, to its
-        /// closing quote (the scan checked its UTF-8 and control bytes).
-        @inline(__always) func plain() -> Bool {
-            while true {
-                k = specialByte(from: k)
-                guard k < end else { return false }
-                if p[k] == UInt8(ascii: "\"") { return true }
-                guard p[k] >= 0x80 else { return false }
-                k += 1
-            }
-        }
-        /// A number the scan accepted whose integer part is below `bound`
-        /// (`within`'s reading: an integer up to the bound inclusive).
-        @inline(__always) func number(_ bound: Int64) -> Bool {
-            if k < end && p[k] == UInt8(ascii: "-") { k += 1 }
-            var whole: Int64 = 0
-            while k < end, p[k] >= 0x30, p[k] <= 0x39 {
-                whole = whole &* 10 &+ Int64(p[k] &- 48)
-                if whole > bound { return false }
-                k += 1
-            }
-            guard k < end, p[k] == UInt8(ascii: ".") else { return true }
-            k += 1
-            while k < end, p[k] >= 0x30, p[k] <= 0x39 { k += 1 }
-            return whole < bound
-        }
-        guard end - start > 12, p[start + 10] == UInt8(ascii: "\"") else { return nil }
-        switch p[start + 11] {
-        case UInt8(ascii: "D"):
-            guard literal(#"{"__type":"Date","iso":""#), end - k == 26, p[end - 2] == UInt8(ascii: "\""),
-                  p[end - 1] == UInt8(ascii: "}"), let ms = JSONLineScan.Cursor.writtenDate(p + k) else { return nil }
-            return .date(ms)
-        case UInt8(ascii: "P"):
-            guard literal(#"{"__type":"Pointer","className":""#), plain(), literal(#"","objectId":""#), plain(),
-                  literal(#""}"#), k == end else { return nil }
-            return .pointer
-        case UInt8(ascii: "G"):
-            guard literal(#"{"__type":"GeoPoint","latitude":"#), number(90), literal(#","longitude":"#), number(180),
-                  literal("}"), k == end else { return nil }
-            return .geoPoint
-        default:
-            return nil
-        }
-    }
-
-    /// Reads the typed value at `i` (on its `{`) in one pass when it is
-    /// spelled as the writer spells a Date, a Pointer or a GeoPoint, checking
-    /// as it goes what the scan checks (UTF-8, JSON numbers): on `true`, `i`
-    /// is after it and the cursor holds what the scan and
-    /// ``writersTyped(from:)`` would have left (``isDate``, ``dateMillis``,
-    /// a GeoPoint's range in ``typed``); on `false` nothing has changed and
-    /// the scan reads the object as any other.
     ///
-    /// Why: the scan walked each typed value's keys and strings as those of
-    /// any object and then ``writersTyped(from:)`` compared it with the
-    /// writer's layout again; a LeanCloud line holds three, and reading them
-    /// once took a fifth of its scan.
+    /// Why: walking a typed value's keys and strings as those of any object,
+    /// then its members again to compare each key with nine names, cost a
+    /// fifth of scanning a LeanCloud line, which holds three.
     mutating func writersTypedAhead() -> Bool {
         let start = i
         var k = start
@@ -293,8 +221,8 @@ extension JSONLineScan.Cursor {
     }
 
     /// Whether the JSON number at `k` is one ``number()`` accepts with its
-    /// integer part within `bound` as ``writersTyped(from:)`` reads it (an
-    /// integer up to the bound, a fraction below it); `k` ends after it.
+    /// integer part within `bound` as `within` reads it (an integer up to
+    /// the bound, a fraction below it); `k` ends after it.
     /// The cursor is left as it was.
     private mutating func boundedNumber(_ k: inout Int, _ bound: Int64) -> Bool {
         guard k < n, p[k] == UInt8(ascii: "-") || (p[k] >= 0x30 && p[k] <= 0x39) else { return false }
@@ -373,7 +301,7 @@ extension JSONLineScan.Cursor {
     /// from its layout for a GeoPoint whose numbers are their doubles'
     /// shortest text. `nil` for anything else: build it and compare then.
     /// (A Date or Pointer in the writer's spelling is never asked: the scan
-    /// decided it, ``writersTyped(from:)``, and did not record it.)
+    /// decided it, ``writersTypedAhead()``, and did not record it.)
     ///
     /// Why: building each typed value and writing it to compare cost a
     /// fifth of writing a line.
