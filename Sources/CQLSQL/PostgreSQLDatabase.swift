@@ -37,14 +37,7 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
 
     /// Connects to `postgres://user[:password]@host[:port]/database` (no TLS).
     public init(url: String) throws(QueryError) {
-        guard let c = URLComponents(string: url), c.scheme == "postgres" || c.scheme == "postgresql", let host = c.host else {
-            throw QueryError(.data, "\(url): expected postgres://user[:password]@host[:port]/database")
-        }
-        var database = c.path
-        if database.hasPrefix("/") { database.removeFirst() }
-        let configuration = PostgresConnection.Configuration(
-            host: host, port: c.port ?? 5432, username: c.user ?? "postgres", password: c.password,
-            database: database.isEmpty ? nil : database, tls: .disable)
+        let configuration = try Self.configuration(url: url)
         do {
             connection = try PostgresConnection.connect(
                 on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration, id: 1, logger: logger
@@ -57,6 +50,18 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
     }
 
     deinit { try? connection.close().wait() }
+
+    /// How to reach `postgres://user[:password]@host[:port]/database` (no TLS).
+    static func configuration(url: String) throws(QueryError) -> PostgresConnection.Configuration {
+        guard let c = URLComponents(string: url), c.scheme == "postgres" || c.scheme == "postgresql", let host = c.host else {
+            throw QueryError(.data, "\(url): expected postgres://user[:password]@host[:port]/database")
+        }
+        var database = c.path
+        if database.hasPrefix("/") { database.removeFirst() }
+        return PostgresConnection.Configuration(
+            host: host, port: c.port ?? 5432, username: c.user ?? "postgres", password: c.password,
+            database: database.isEmpty ? nil : database, tls: .disable)
+    }
 
     /// Ends any statement of this session that runs longer than `milliseconds`
     /// (PostgreSQL's `statement_timeout`; 0: no limit). A server's
@@ -188,7 +193,42 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
     /// prepared statement: one row, the recheck answer then one column per
     /// probed key.
     public func preflight(_ className: String, keys: Set<String>, tables: Set<String>, documentIndex: Bool) throws(QueryError) -> Preflight {
-        if keys.isEmpty && tables.isEmpty && !documentIndex { return Preflight(arrayFreeKeys: [], requiresRecheck: false) }
+        let question = SQLRunner.PreflightQuestion(className: className, keys: keys, tables: tables, documentIndex: documentIndex)
+        guard let statement = try Self.preflightStatement(question) else { return Preflight(arrayFreeKeys: [], requiresRecheck: false) }
+        guard let row = try executePrepared(statement.sql, statement.arguments).first
+        else { throw QueryError(.data, "postgres: the preflight statement returned no row") }
+        return statement.answer(row)
+    }
+
+    /// The preflight as one statement, and how to read its one row (nil:
+    /// nothing to ask).
+    struct PreflightStatement {
+        var sql: String
+        var arguments: [Value]
+        /// The keys probed, in the order of their columns (after the recheck's).
+        var probed: [String]
+        var asksDocumentIndex: Bool
+
+        func answer(_ row: PostgresRow) -> Preflight {
+            let row = row.makeRandomAccess()
+            var free = Set<String>(), unindexed = Set<String>()
+            for (i, key) in probed.enumerated() {
+                switch row[data: i + 1].int {
+                case 0: unindexed.insert(key)
+                case 2: free.insert(key)
+                default: break
+                }
+            }
+            var answer = Preflight(arrayFreeKeys: free, requiresRecheck: row[data: 0].bool == true)
+            answer.unindexedKeys = unindexed
+            if asksDocumentIndex { answer.documentIndexed = row[data: probed.count + 1].bool != false }
+            return answer
+        }
+    }
+
+    static func preflightStatement(_ question: SQLRunner.PreflightQuestion) throws(QueryError) -> PreflightStatement? {
+        let (className, keys, tables, documentIndex) = (question.className, question.keys, question.tables, question.documentIndex)
+        if keys.isEmpty && tables.isEmpty && !documentIndex { return nil }
         let d = PostgreSQLDialect()
         let names = tables.sorted().compactMap { try? d.quote($0) }
         var arguments: [Value] = [.string(Self.dateArraysMark)] + names.map { .string($0) }
@@ -220,20 +260,8 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
             arguments.append(.string(documentIndexName))
             columns.append("to_regclass($\(arguments.count)) IS NOT NULL")
         }
-        guard let row = try executePrepared("SELECT " + columns.joined(separator: ", "), arguments).first?.makeRandomAccess()
-        else { throw QueryError(.data, "postgres: the preflight statement returned no row") }
-        var free = Set<String>(), unindexed = Set<String>()
-        for (i, key) in probed.enumerated() {
-            switch row[data: i + 1].int {
-            case 0: unindexed.insert(key)
-            case 2: free.insert(key)
-            default: break
-            }
-        }
-        var answer = Preflight(arrayFreeKeys: free, requiresRecheck: row[data: 0].bool == true)
-        answer.unindexedKeys = unindexed
-        if documentIndexName != nil { answer.documentIndexed = row[data: probed.count + 1].bool != false }
-        return answer
+        return PreflightStatement(sql: "SELECT " + columns.joined(separator: ", "), arguments: arguments, probed: probed,
+                                  asksDocumentIndex: documentIndexName != nil)
     }
 
     /// Its only mark is an array at createdAt/updatedAt (``markDateArrays(_:)``).

@@ -77,6 +77,10 @@ extension SQLExecutor {
         Preflight(arrayFreeKeys: try arrayFreeKeys(className, among: keys), requiresRecheck: try requiresRecheck(tables: tables))
     }
 
+    func preflight(_ question: SQLRunner.PreflightQuestion) throws(QueryError) -> Preflight {
+        try preflight(question.className, keys: question.keys, tables: question.tables, documentIndex: question.documentIndex)
+    }
+
     public func preflight(_ className: String, keys: Set<String>, tables: Set<String>) throws(QueryError) -> Preflight {
         try preflight(className, keys: keys, tables: tables, documentIndex: false)
     }
@@ -101,10 +105,8 @@ extension SQLExecutor {
     /// (``SQLContext/residualMatch``).
     func pushdown(_ query: Query, _ preflight: Preflight) throws(QueryError) -> SQLTranslation {
         let residual = (self as? SQLiteDatabase)?.residualMatch ?? false
-        return try SQLGenerator.pushdown(
-            query, dialect: dialect, arrayFreeKeys: preflight.arrayFreeKeys, residualMatch: residual,
-            indexedKeys: residual ? try indexedKeys(query.className) : [], documentIndexed: preflight.documentIndexed,
-            unindexedKeys: preflight.unindexedKeys)
+        return try SQLRunner.pushdown(query, preflight, dialect: dialect, residualMatch: residual,
+                                      indexedKeys: residual ? try indexedKeys(query.className) : [])
     }
 
     /// Whether any table of the database defeats the generated SQL.

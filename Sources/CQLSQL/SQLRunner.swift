@@ -68,24 +68,10 @@ public enum SQLRunner {
         _ query: Query, on db: some SQLExecutor, countOnly: Bool, source: String?, presentTables: Set<String>?,
         written: UnsafeMutablePointer<[UInt8]>?
     ) throws(QueryError) -> Result {
-        var q = query
-        if countOnly { q.count = .only }
-        // The evaluator's checks first (bad regex, geo out of range, ...), so
-        // errors are the same as eval's and come before any SQL runs.
-        _ = try QueryPlan(q, store: DocumentStore(), source: source)
+        let q = try begin(query, countOnly: countOnly, source: source)
         try prepareTables(q, db, present: presentTables)
-        // A get by id on PostgreSQL then asks nothing before its statement.
-        let marksMatter = !db.recheckConcernsOnlyDateColumns || namesDateKeys(q)
-        let preflight = try db.preflight(
-            q.className, keys: oneStepKeys(q.condition), tables: marksMatter ? tablesRead(by: q) : [],
-            documentIndex: db.dialect == .postgres && testsKeysByValue(q.condition))
+        let preflight = try db.preflight(preflightQuestion(q, dialect: db.dialect, recheckConcernsOnlyDateColumns: db.recheckConcernsOnlyDateColumns))
         var translation = try db.pushdown(q, preflight)
-        if preflight.requiresRecheck {
-            // Nothing pushed down: every row of the class, re-checked.
-            let all = try SQLGenerator.pushdown(Query(className: q.className), dialect: db.dialect)
-            translation = SQLTranslation(select: all.select, count: nil, whereIsExact: false, orderIsExact: false,
-                                         rechecked: ["every row: the data holds strings with NUL or an array at createdAt/updatedAt"], query: q)
-        }
         if q.count == .only, translation.isExact, let c = translation.count {
             // Only the count is asked (`count=1&limit=0`): the database
             // counts, no object is read (an index may answer alone).
@@ -110,13 +96,13 @@ public enum SQLRunner {
                 return Result(objects: [], count: count, translation: translation)
             } catch {
                 written.pointee.removeSubrange(mark...)
-                guard error.message.contains(PostgreSQLDialect.orderFailure) || error.message.contains("parallel arrays") else { throw error }
+                guard isOrderFailure(error) else { throw error }
             }
         }
         let docs: [String]
         do {
             docs = try db.documents(translation.select)
-        } catch where error.message.contains(PostgreSQLDialect.orderFailure) || error.message.contains("parallel arrays") {
+        } catch where isOrderFailure(error) {
             // PostgreSQL met an array or object at an order key (of the
             // query or of a subquery), which its ORDER BY cannot rank exactly
             // (the statement fails rather than answer in another order), or
@@ -142,17 +128,79 @@ public enum SQLRunner {
         for name in classes.sorted() { try loadCollection(name, db, into: &store) }
 
         if exact {
-            // The database filtered, ordered and paged: only shape here.
-            var shape = Query(className: q.className, keys: q.keys, includes: q.includes)
-            shape.source = q.source
-            shape.returnACL = q.returnACL
-            let shaped = q.count == .only ? [] : try QueryPlan(shape, store: store, source: source).run(over: objects).objects
             var count: Int?
             if q.count != .none, let c = translation.count { count = try db.integer(c) }
-            return Result(objects: shaped, count: count, translation: translation)
+            return try shaped(q, translation, objects: objects, count: count, store: store, source: source)
         }
         let result = try QueryPlan(q, store: store, source: source).run(over: objects)
         return Result(objects: result.objects, count: result.count, translation: translation)
+    }
+
+    // MARK: The phases every read goes through
+    //
+    // `run` above and the server's asynchronous PostgreSQL read
+    // (``run(_:on:countOnly:source:)-(_,PostgreSQLReadConnection,_,_)``) are the same
+    // steps: these functions, with the database's answers in between.
+
+    /// What a query asks its database before its SQL is generated
+    /// (``SQLExecutor/preflight(_:keys:tables:documentIndex:)``).
+    public struct PreflightQuestion: Sendable, Equatable {
+        public var className: String
+        public var keys: Set<String>
+        public var tables: Set<String>
+        public var documentIndex: Bool
+    }
+
+    /// The query as run (`countOnly` applied), after the evaluator's own
+    /// checks (bad regex, geo out of range, ...), so that errors are the
+    /// same as eval's and come before any SQL runs.
+    static func begin(_ query: Query, countOnly: Bool, source: String?) throws(QueryError) -> Query {
+        var q = query
+        if countOnly { q.count = .only }
+        _ = try QueryPlan(q, store: DocumentStore(), source: source)
+        return q
+    }
+
+    static func preflightQuestion(_ q: Query, dialect: SQLDialectName, recheckConcernsOnlyDateColumns: Bool) -> PreflightQuestion {
+        // A get by id on PostgreSQL then asks nothing before its statement.
+        let marksMatter = !recheckConcernsOnlyDateColumns || namesDateKeys(q)
+        return PreflightQuestion(className: q.className, keys: oneStepKeys(q.condition), tables: marksMatter ? tablesRead(by: q) : [],
+                                 documentIndex: dialect == .postgres && testsKeysByValue(q.condition))
+    }
+
+    /// The generator's SQL for `q` given the preflight's answer.
+    static func pushdown(_ q: Query, _ preflight: Preflight, dialect: SQLDialectName, residualMatch: Bool = false,
+                         indexedKeys: Set<String> = []) throws(QueryError) -> SQLTranslation {
+        if preflight.requiresRecheck { return try everyRowRechecked(q, dialect: dialect) }
+        return try SQLGenerator.pushdown(
+            q, dialect: dialect, arrayFreeKeys: preflight.arrayFreeKeys, residualMatch: residualMatch, indexedKeys: indexedKeys,
+            documentIndexed: preflight.documentIndexed, unindexedKeys: preflight.unindexedKeys)
+    }
+
+    /// Nothing pushed down: every row of the class, re-checked by the evaluator.
+    static func everyRowRechecked(_ q: Query, dialect: SQLDialectName) throws(QueryError) -> SQLTranslation {
+        let all = try SQLGenerator.pushdown(Query(className: q.className), dialect: dialect)
+        return SQLTranslation(select: all.select, count: nil, whereIsExact: false, orderIsExact: false,
+                              rechecked: ["every row: the data holds strings with NUL or an array at createdAt/updatedAt"], query: q)
+    }
+
+    /// The answer when the database filtered, ordered and paged
+    /// (`translation.isExact`): the objects only shaped (keys, include,
+    /// returnACL) by the evaluator.
+    static func shaped(_ q: Query, _ translation: SQLTranslation, objects: [[String: Value]], count: Int?, store: DocumentStore,
+                       source: String?) throws(QueryError) -> Result {
+        var shape = Query(className: q.className, keys: q.keys, includes: q.includes)
+        shape.source = q.source
+        shape.returnACL = q.returnACL
+        let shaped = q.count == .only ? [] : try QueryPlan(shape, store: store, source: source).run(over: objects).objects
+        return Result(objects: shaped, count: count, translation: translation)
+    }
+
+    /// Whether a PostgreSQL statement failed because its ORDER BY met what
+    /// it cannot rank exactly, or SQLite's compound sort key met parallel
+    /// arrays: the evaluator then does the work (see ``run(_:on:countOnly:source:presentTables:)``).
+    static func isOrderFailure(_ error: QueryError) -> Bool {
+        error.message.contains(PostgreSQLDialect.orderFailure) || error.message.contains("parallel arrays")
     }
 
     /// `cql run --explain`: what ran where, then the database's plan.

@@ -3,6 +3,7 @@ import CQLSQL
 import Hummingbird
 import Logging
 import NIOCore
+import NIOPosix
 
 /// `cql serve`: LeanCloud's REST storage API and CQL endpoint over SQLite or
 /// PostgreSQL, on Hummingbird 2 (swift-nio).
@@ -85,6 +86,7 @@ public struct CQLServer: Sendable {
                                      maximumBodySize: configuration.maximumBodySize, logger: logger)
         let app = Application(
             responder: responder,
+            server: .eventLoopPinnedHTTP1(EventLoopTaskExecutors(MultiThreadedEventLoopGroup.singleton)),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)

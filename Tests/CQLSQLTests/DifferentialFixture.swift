@@ -51,6 +51,9 @@ struct Differential {
             let lines = ndjson.split(separator: 0x0A, omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
             let objects = try SQLRunner.run(query, on: db)
             let built = objects.objects.map { JSONWriter.string(.object($0)) }
+            if db.dialect == .postgres, let reader = asyncReader, let failure = asyncDisagreement(query, reader, built: built, count: objects.count) {
+                return (.rows([failure], count: -1), r.translation)
+            }
             if built != lines || objects.count != r.count {
                 // Rows no evaluator gives (nor its error), so the comparison fails.
                 return (.rows(["run(writingTo:) wrote \(lines.count) lines, run() built \(built.count) objects: "
@@ -59,6 +62,49 @@ struct Differential {
             return (.rows(lines, count: r.count), r.translation)
         } catch {
             return (.error(error.kind, error.message), nil)
+        }
+    }
+
+    /// On PostgreSQL, a connection read asynchronously (what `cql serve`
+    /// reads through): every query the database answers alone is also run
+    /// by ``SQLRunner/run(_:on:countOnly:source:)-(_,PostgreSQLReadConnection,_,_)``,
+    /// whose objects and count must be those the synchronous run built.
+    nonisolated(unsafe) static var asyncReader: PostgreSQLReadConnection?
+    /// Queries the asynchronous path answered (and agreed on), and those it
+    /// handed back to the synchronous one.
+    nonisolated(unsafe) static var asyncAnswered = 0, asyncHandedBack = 0
+
+    /// A description of how the asynchronous path disagrees, or nil.
+    static func asyncDisagreement(_ query: Query, _ reader: PostgreSQLReadConnection, built: [String], count: Int?) -> String? {
+        final class Box: @unchecked Sendable { var answer: Result<SQLRunner.Result?, QueryError>? }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do throws(QueryError) {
+                // It reads only tables that exist (a server checks first):
+                // the synchronous run's stand-ins are its own session's.
+                if SQLRunner.tablesRead(by: query).isSubset(of: try await reader.tableNames()) {
+                    box.answer = .success(try await SQLRunner.run(query, on: reader))
+                }
+            } catch {
+                box.answer = .failure(error)
+            }
+            done.signal()
+        }
+        done.wait()
+        switch box.answer {
+        case nil: return nil
+        case .failure(let e)?: return "the asynchronous path failed where the synchronous one answered: \(e.message)"
+        case .success(nil)?:
+            asyncHandedBack += 1
+            return nil
+        case .success(let r?)?:
+            let got = r.objects.map { JSONWriter.string(.object($0)) }
+            if got == built && r.count == count {
+                asyncAnswered += 1
+                return nil
+            }
+            return "the asynchronous path answered \(got.count) objects (count \(r.count.map(String.init) ?? "-")), the synchronous \(built.count) (count \(count.map(String.init) ?? "-"))"
         }
     }
 

@@ -20,12 +20,15 @@ final class PostgreSQLTests: XCTestCase {
             server = s
             try s.start()
             connection = try PostgreSQLDatabase(url: s.url)
+            Differential.asyncReader = try PostgreSQLReadConnection(url: s.url, statementTimeoutMilliseconds: 0)
         } catch {
             startFailure = "PostgreSQL could not start: \(error)"
         }
     }
 
     override class func tearDown() {
+        Differential.asyncReader?.closeNow()
+        Differential.asyncReader = nil
         connection = nil
         server?.stop()
         server = nil
@@ -41,8 +44,13 @@ final class PostgreSQLTests: XCTestCase {
     }
 
     func testEvalCorpusOnPostgreSQL() throws {
+        let (answered, handedBack) = (Differential.asyncAnswered, Differential.asyncHandedBack)
         let tally = try EvalCorpusDifferentialTests.run(self, "PostgreSQL") { try self.database() }
         XCTAssertGreaterThan(tally.queries, 300)
+        // The server's asynchronous reads agreed on every query they answered.
+        print("eval corpus on PostgreSQL, read asynchronously: \(Differential.asyncAnswered - answered) queries answered alike, "
+              + "\(Differential.asyncHandedBack - handedBack) handed to the synchronous path")
+        XCTAssertGreaterThan(Differential.asyncAnswered - answered, 300)
     }
 
     func testRandomQueriesOnPostgreSQL() throws {
