@@ -14,6 +14,8 @@ enum HTTPQuery {
     }
 
     static func decode(_ s: Substring) -> String? {
-        RESTEmitter.percentDecoded(s.replacingOccurrences(of: "+", with: " "))
+        // Foundation's replacingOccurrences only when there is a `+`: it
+        // cost 3% of a Valine page's server CPU (perf, under wrk).
+        RESTEmitter.percentDecoded(s.contains("+") ? s.replacingOccurrences(of: "+", with: " ") : String(s))
     }
 }
