@@ -203,30 +203,36 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
     /// The preflight as one statement, and how to read its one row (nil:
     /// nothing to ask).
     struct PreflightStatement {
-        var sql: String
+        /// The answer's columns: the recheck's, then one per probed key, then
+        /// the document index's.
+        var columns: [String]
         var arguments: [Value]
+        var sql: String { "SELECT " + columns.joined(separator: ", ") }
         /// The keys probed, in the order of their columns (after the recheck's).
         var probed: [String]
         var asksDocumentIndex: Bool
 
-        func answer(_ row: PostgresRow) -> Preflight {
+        /// The answer in `row`, whose columns from `first` on are ``columns``.
+        func answer(_ row: PostgresRow, from first: Int = 0) -> Preflight {
             let row = row.makeRandomAccess()
             var free = Set<String>(), unindexed = Set<String>()
             for (i, key) in probed.enumerated() {
-                switch row[data: i + 1].int {
+                switch row[data: first + i + 1].int {
                 case 0: unindexed.insert(key)
                 case 2: free.insert(key)
                 default: break
                 }
             }
-            var answer = Preflight(arrayFreeKeys: free, requiresRecheck: row[data: 0].bool == true)
+            var answer = Preflight(arrayFreeKeys: free, requiresRecheck: row[data: first].bool == true)
             answer.unindexedKeys = unindexed
-            if asksDocumentIndex { answer.documentIndexed = row[data: probed.count + 1].bool != false }
+            if asksDocumentIndex { answer.documentIndexed = row[data: first + probed.count + 1].bool != false }
             return answer
         }
     }
 
-    static func preflightStatement(_ question: SQLRunner.PreflightQuestion) throws(QueryError) -> PreflightStatement? {
+    /// `firstParameter`: the number of its first `$` parameter (after those
+    /// of a statement it is joined to: ``PostgreSQLReadConnection``'s guesses).
+    static func preflightStatement(_ question: SQLRunner.PreflightQuestion, firstParameter: Int = 1) throws(QueryError) -> PreflightStatement? {
         let (className, keys, tables, documentIndex) = (question.className, question.keys, question.tables, question.documentIndex)
         if keys.isEmpty && tables.isEmpty && !documentIndex { return nil }
         let d = PostgreSQLDialect()
@@ -237,9 +243,10 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
         // execution. Joined here, the statement runs in 31 us instead of
         // 86 us and gets a generic plan after a few runs (planning 77 us to
         // 9 us), measured with EXPLAIN ANALYZE EXECUTE.
-        let lookups = names.indices.map { "to_regclass($\($0 + 2))" }
+        func p(_ n: Int) -> String { "$\(n + firstParameter - 1)" }
+        let lookups = names.indices.map { "to_regclass(\(p($0 + 2)))" }
         var columns = [names.isEmpty ? "FALSE" : "EXISTS (SELECT 1 FROM pg_description d WHERE d.objoid IN (\(lookups.joined(separator: ", "))) "
-            + "AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0 AND d.description = $1)"]
+            + "AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0 AND d.description = \(p(1)))"]
         var probed: [String] = []
         if !keys.isEmpty {
             let table = try d.quote(className)
@@ -248,7 +255,7 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
                 else { continue }
                 arguments.append(.string(index))
                 // 0: no index; 1: an index, and an array somewhere; 2: an index, no array.
-                columns.append("CASE WHEN to_regclass($\(arguments.count)) IS NULL THEN 0 "
+                columns.append("CASE WHEN to_regclass(\(p(arguments.count))) IS NULL THEN 0 "
                                + "WHEN NOT EXISTS (SELECT 1 FROM \(table) WHERE \(type) = 'array') THEN 2 ELSE 1 END")
                 probed.append(key)
             }
@@ -258,10 +265,9 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
         let documentIndexName = documentIndex ? try? d.quote(className + ":doc") : nil
         if let documentIndexName {
             arguments.append(.string(documentIndexName))
-            columns.append("to_regclass($\(arguments.count)) IS NOT NULL")
+            columns.append("to_regclass(\(p(arguments.count))) IS NOT NULL")
         }
-        return PreflightStatement(sql: "SELECT " + columns.joined(separator: ", "), arguments: arguments, probed: probed,
-                                  asksDocumentIndex: documentIndexName != nil)
+        return PreflightStatement(columns: columns, arguments: arguments, probed: probed, asksDocumentIndex: documentIndexName != nil)
     }
 
     /// Its only mark is an array at createdAt/updatedAt (``markDateArrays(_:)``).

@@ -1,5 +1,6 @@
 import CQLEval
 import CQLKit
+import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
@@ -94,15 +95,6 @@ public final class PostgreSQLReadConnection: Sendable {
         }
     }
 
-    func documents(_ statement: SQLStatement) async throws(QueryError) -> [String] {
-        var out: [String] = []
-        for row in try await rows("SELECT q.\"doc\" FROM (\(statement.sql)) AS q", statement.arguments) {
-            guard let s = row.makeRandomAccess()[data: 0].string else { throw QueryError(.data, "postgres: expected text") }
-            out.append(s)
-        }
-        return out
-    }
-
     func integer(_ statement: SQLStatement) async throws(QueryError) -> Int {
         try await rows(statement.sql, statement.arguments).first.flatMap { $0.makeRandomAccess()[data: 0].int } ?? 0
     }
@@ -121,7 +113,85 @@ public final class PostgreSQLReadConnection: Sendable {
         guard let statement = try PostgreSQLDatabase.preflightStatement(question) else { return Preflight(arrayFreeKeys: [], requiresRecheck: false) }
         guard let row = try await rows(statement.sql, statement.arguments).first
         else { throw QueryError(.data, "postgres: the preflight statement returned no row") }
-        return statement.answer(row)
+        let answer = statement.answer(row)
+        remember(answer, for: question)
+        return answer
+    }
+
+    // MARK: Guessed preflights
+    //
+    // A server asks the same few questions again and again, and the answers
+    // (which indexes exist, whether an indexed key holds an array, whether a
+    // table is marked) change only when the schema or such data does. So the
+    // SQL is generated from the answer this connection last got, and the
+    // preflight's columns ride along in the same statement, evaluated in the
+    // same snapshot as the rows: when they say what was guessed, the rows are
+    // the answer (one round trip instead of two); when not, the statement is
+    // generated again from what they say. Nothing is ever answered from an
+    // unchecked guess.
+
+    /// Answers kept, at most (a client sending ever new query shapes cannot
+    /// grow the server's memory: past it, the oldest are dropped all at once).
+    static let guessCapacity = 256
+    private let guesses = LockedGuesses()
+
+    func guess(for question: SQLRunner.PreflightQuestion) -> Preflight? { guesses.get(question) }
+
+    /// How many guessed preflights the statement's own columns confirmed,
+    /// and how many they corrected (the statement then ran again).
+    public var guessOutcomes: (confirmed: Int, corrected: Int) { guesses.outcomes }
+
+    func count(confirmed: Bool) { guesses.count(confirmed: confirmed) }
+
+    func remember(_ answer: Preflight, for question: SQLRunner.PreflightQuestion) { guesses.set(answer, for: question) }
+
+    /// `statement`'s rows with the preflight's answer read in the same
+    /// statement (nil when there is no row to carry it).
+    func rowsWithPreflight(_ statement: SQLStatement, select: String, _ question: SQLRunner.PreflightQuestion)
+        async throws(QueryError) -> (rows: [PostgresRow], answer: Preflight?)
+    {
+        guard let preflight = try PostgreSQLDatabase.preflightStatement(question, firstParameter: statement.arguments.count + 1) else {
+            return (try await rows("SELECT \(select) FROM (\(statement.sql)) AS q", statement.arguments), Preflight(arrayFreeKeys: [], requiresRecheck: false))
+        }
+        let sql = "SELECT \(select), \(preflight.columns.joined(separator: ", ")) FROM (\(statement.sql)) AS q"
+        let found = try await rows(sql, statement.arguments + preflight.arguments)
+        guard let first = found.first else { return (found, nil) }
+        let answer = preflight.answer(first, from: 1)
+        remember(answer, for: question)
+        return (found, answer)
+    }
+}
+
+/// ``PostgreSQLReadConnection``'s last preflight answers, behind a lock.
+private final class LockedGuesses: @unchecked Sendable {
+    private var answers: [SQLRunner.PreflightQuestion: Preflight] = [:]
+    private var confirmed = 0, corrected = 0
+    private let lock = NSLock()
+
+    var outcomes: (confirmed: Int, corrected: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (confirmed, corrected)
+    }
+
+    func count(confirmed isConfirmed: Bool) {
+        lock.lock()
+        if isConfirmed { confirmed += 1 } else { corrected += 1 }
+        lock.unlock()
+    }
+
+    func get(_ q: SQLRunner.PreflightQuestion) -> Preflight? {
+        lock.lock()
+        defer { lock.unlock() }
+        return answers[q]
+    }
+
+    func set(_ a: Preflight, for q: SQLRunner.PreflightQuestion) {
+        lock.lock()
+        defer { lock.unlock() }
+        if answers[q] == a { return }
+        if answers.count >= PostgreSQLReadConnection.guessCapacity { answers.removeAll() }
+        answers[q] = a
     }
 }
 
@@ -131,6 +201,11 @@ extension SQLRunner {
     /// the preflight, ``pushdown(_:_:dialect:residualMatch:indexedKeys:)``,
     /// ``shaped(_:_:objects:count:store:source:)``) with the same statements,
     /// for the queries the database answers alone.
+    ///
+    /// The preflight's answer is first guessed from the connection's last
+    /// one and checked inside the statement that reads the rows (see
+    /// ``PostgreSQLReadConnection``): a right guess saves a round trip, a
+    /// wrong one costs the statement again.
     ///
     /// Returns nil when the query needs more than that — the evaluator
     /// re-checking rows, `include`d objects, an order PostgreSQL cannot
@@ -142,21 +217,59 @@ extension SQLRunner {
     {
         let q = try begin(query, countOnly: countOnly, source: source)
         if !q.includes.isEmpty { return nil }
-        let preflight = try await db.preflight(preflightQuestion(q, dialect: .postgres, recheckConcernsOnlyDateColumns: true))
+        let question = preflightQuestion(q, dialect: .postgres, recheckConcernsOnlyDateColumns: true)
+        var known: Preflight?
+        if let guess = db.guess(for: question) {
+            let translation = try pushdown(q, guess, dialect: .postgres)
+            if translation.isExact {
+                let statement = q.count == .only ? translation.count : translation.select
+                if let statement {
+                    let found: (rows: [PostgresRow], answer: Preflight?)
+                    do {
+                        found = try await db.rowsWithPreflight(statement, select: q.count == .only ? "q.*" : "q.\"doc\"", question)
+                    } catch where isOrderFailure(error) {
+                        return nil
+                    }
+                    if let answer = found.answer { db.count(confirmed: answer == guess) }
+                    if found.answer == guess {
+                        if q.count == .only {
+                            return Result(objects: [], count: found.rows.first.flatMap { $0.makeRandomAccess()[data: 0].int } ?? 0,
+                                          translation: translation)
+                        }
+                        return try await finish(q, translation, rows: found.rows, on: db, source: source)
+                    }
+                    // No row to check the guess by, or a wrong guess: the
+                    // preflight's own answer, if the statement carried it.
+                    known = found.answer
+                }
+            }
+        }
+        let preflight: Preflight
+        if let known { preflight = known } else { preflight = try await db.preflight(question) }
         let translation = try pushdown(q, preflight, dialect: .postgres)
         guard translation.isExact else { return nil }
         if q.count == .only, let c = translation.count {
             return Result(objects: [], count: try await db.integer(c), translation: translation)
         }
-        let docs: [String]
+        let found: [PostgresRow]
         do {
-            docs = try await db.documents(translation.select)
+            found = try await db.rows("SELECT q.\"doc\" FROM (\(translation.select.sql)) AS q", translation.select.arguments)
         } catch where isOrderFailure(error) {
             return nil
         }
+        return try await finish(q, translation, rows: found, on: db, source: source)
+    }
+
+    /// The objects of rows whose first column is the document, shaped, with
+    /// the count when asked for.
+    private static func finish(_ q: Query, _ translation: SQLTranslation, rows: [PostgresRow], on db: PostgreSQLReadConnection,
+                               source: String?) async throws(QueryError) -> Result {
         var objects: [[String: Value]] = []
-        objects.reserveCapacity(docs.count)
-        for d in docs { objects.append(try DataFiles.object(json: d)) }
+        objects.reserveCapacity(rows.count)
+        for row in rows {
+            guard let d = row.makeRandomAccess()[data: 0].string else { throw QueryError(.data, "postgres: expected text") }
+            objects.append(try DataFiles.object(json: d))
+        }
         var count: Int?
         if q.count != .none, let c = translation.count { count = try await db.integer(c) }
         return try shaped(q, translation, objects: objects, count: count, store: DocumentStore(), source: source)

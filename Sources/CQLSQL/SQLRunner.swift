@@ -144,7 +144,7 @@ public enum SQLRunner {
 
     /// What a query asks its database before its SQL is generated
     /// (``SQLExecutor/preflight(_:keys:tables:documentIndex:)``).
-    public struct PreflightQuestion: Sendable, Equatable {
+    public struct PreflightQuestion: Sendable, Hashable {
         public var className: String
         public var keys: Set<String>
         public var tables: Set<String>

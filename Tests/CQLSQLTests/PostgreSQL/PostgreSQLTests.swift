@@ -51,6 +51,13 @@ final class PostgreSQLTests: XCTestCase {
         print("eval corpus on PostgreSQL, read asynchronously: \(Differential.asyncAnswered - answered) queries answered alike, "
               + "\(Differential.asyncHandedBack - handedBack) handed to the synchronous path")
         XCTAssertGreaterThan(Differential.asyncAnswered - answered, 300)
+        // Its guessed preflights were confirmed, and some corrected (each
+        // data set is a new database: what one case's tables said may be
+        // stale for the next; testAStaleGuessedPreflightIsCaught... makes sure).
+        let outcomes = try XCTUnwrap(Differential.asyncReader).guessOutcomes
+        print("guessed preflights: \(outcomes.confirmed) confirmed, \(outcomes.corrected) corrected")
+        XCTAssertGreaterThan(outcomes.confirmed, 50)
+        XCTAssertGreaterThan(outcomes.corrected, 0)
     }
 
     func testRandomQueriesOnPostgreSQL() throws {
