@@ -212,8 +212,12 @@ extension SQLRunner {
     /// rank — and the caller then runs it with the synchronous `run`, which
     /// answers every query. The caller makes sure every table the query
     /// reads exists (``tablesRead(by:)``): this path creates no stand-ins.
-    public static func run(_ query: Query, on db: PostgreSQLReadConnection, countOnly: Bool = false, source: String? = nil)
-        async throws(QueryError) -> Result?
+    ///
+    /// `storedText`: when nothing reshapes the objects (no `keys`), return
+    /// the stored documents' text (``Result/storedText``), not objects: a
+    /// server that writes them out from their bytes builds none.
+    public static func run(_ query: Query, on db: PostgreSQLReadConnection, countOnly: Bool = false, source: String? = nil,
+                           storedText: Bool = false) async throws(QueryError) -> Result?
     {
         let q = try begin(query, countOnly: countOnly, source: source)
         if !q.includes.isEmpty { return nil }
@@ -236,7 +240,7 @@ extension SQLRunner {
                             return Result(objects: [], count: found.rows.first.flatMap { $0.makeRandomAccess()[data: 0].int } ?? 0,
                                           translation: translation)
                         }
-                        return try await finish(q, translation, rows: found.rows, on: db, source: source)
+                        return try await finish(q, translation, rows: found.rows, on: db, source: source, storedText: storedText)
                     }
                     // No row to check the guess by, or a wrong guess: the
                     // preflight's own answer, if the statement carried it.
@@ -257,21 +261,28 @@ extension SQLRunner {
         } catch where isOrderFailure(error) {
             return nil
         }
-        return try await finish(q, translation, rows: found, on: db, source: source)
+        return try await finish(q, translation, rows: found, on: db, source: source, storedText: storedText)
     }
 
     /// The objects of rows whose first column is the document, shaped, with
     /// the count when asked for.
     private static func finish(_ q: Query, _ translation: SQLTranslation, rows: [PostgresRow], on db: PostgreSQLReadConnection,
-                               source: String?) async throws(QueryError) -> Result {
-        var objects: [[String: Value]] = []
-        objects.reserveCapacity(rows.count)
+                               source: String?, storedText: Bool) async throws(QueryError) -> Result {
+        var texts: [String] = []
+        texts.reserveCapacity(rows.count)
         for row in rows {
             guard let d = row.makeRandomAccess()[data: 0].string else { throw QueryError(.data, "postgres: expected text") }
-            objects.append(try DataFiles.object(json: d))
+            texts.append(d)
         }
         var count: Int?
         if q.count != .none, let c = translation.count { count = try await db.integer(c) }
+        if storedText && q.keys.isEmpty && q.includes.isEmpty {
+            // What shaped() would do to them: nothing (no keys, no include).
+            return Result(objects: [], count: count, translation: translation, storedText: q.count == .only ? [] : texts)
+        }
+        var objects: [[String: Value]] = []
+        objects.reserveCapacity(texts.count)
+        for d in texts { objects.append(try DataFiles.object(json: d)) }
         return try shaped(q, translation, objects: objects, count: count, store: DocumentStore(), source: source)
     }
 }

@@ -21,6 +21,10 @@ public enum SQLRunner {
         /// The count, when asked for (`count(*)`, `--count`).
         public var count: Int?
         public var translation: SQLTranslation
+        /// The stored documents' text, in order, instead of ``objects``, when
+        /// asked for (``run(_:on:countOnly:source:storedText:)``) and nothing
+        /// reshapes them: `objects` is then empty.
+        public var storedText: [String]? = nil
     }
 
     ///

@@ -73,9 +73,11 @@ struct APIResponder: HTTPResponder {
             if let query = request.uri.query { parameters = HTTPQuery.parameters(Substring(query)) }
             var api = APIRequest(method: request.method.rawValue, segments: segments, parameters: parameters, body: body, identity: identity)
             api.origin = origin(request)
+            api.writesBody = true
             let answer = try await self.api.handle(api)
             var headers = HTTPFields()
             if let location = answer.location { headers[.location] = location }
+            if let written = answer.written { return Self.json(written, status: answer.status, headers: headers) }
             return Self.json(answer.body, status: answer.status, headers: headers)
         } catch {
             if error.code == 1 { logger.error("internal error: \(error.message)") }
@@ -154,6 +156,10 @@ struct APIResponder: HTTPResponder {
     static func json(_ value: Value, status: Int, headers: HTTPFields = HTTPFields()) -> Response {
         var bytes: [UInt8] = []
         JSONWriter.write(value, to: &bytes)
+        return json(bytes, status: status, headers: headers)
+    }
+
+    static func json(_ bytes: [UInt8], status: Int, headers: HTTPFields = HTTPFields()) -> Response {
         var h = headers
         h[.contentType] = "application/json; charset=utf-8"
         return Response(status: HTTPResponse.Status(code: status), headers: h, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))

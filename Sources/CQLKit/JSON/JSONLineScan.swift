@@ -199,6 +199,12 @@ package final class JSONLineScan {
     /// the service's key order, so most of its lines have one member to
     /// re-sort and a dozen to copy as they are.
     package func writeSorted(to out: inout [UInt8]) -> Bool {
+        writeSorted(to: &out, omitting: nil)
+    }
+
+    /// ``writeSorted(to:)`` without the top-level member whose key is
+    /// `omitted` (a server's answer leaves `ACL` out unless asked for it).
+    package func writeSorted(to out: inout [UInt8], omitting omitted: StaticString?) -> Bool {
         guard let base = line.baseAddress, typedValuesAreVerbatim() else { return false }
         let count = self.count, members = self.members, order = state.pointee.order
         for k in 0..<count {
@@ -223,8 +229,10 @@ package final class JSONLineScan {
         let text = state.pointee.scratch
         text[0] = UInt8(ascii: "{")
         var at = 1
+        let skip = omitted.map { UnsafeBufferPointer(start: $0.utf8Start, count: $0.utf8CodeUnitCount) }
         for k in 0..<count {
-            if k > 0 {
+            if let skip, JSONLineScan.equal(key(order[k]), skip) { continue }
+            if at > 1 {
                 text[at] = UInt8(ascii: ",")
                 at += 1
             }
@@ -282,6 +290,10 @@ package final class JSONLineScan {
 
     /// Byte order, a prefix first: ``JSONWriter``'s key order for ASCII keys.
     @inline(__always)
+    static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        a.count == b.count && a.elementsEqual(b)
+    }
+
     static func less(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         let n = min(a.count, b.count)
         for k in 0..<n where a[k] != b[k] { return a[k] < b[k] }

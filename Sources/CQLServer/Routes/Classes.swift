@@ -12,11 +12,9 @@ extension API {
     /// `GET /1.1/classes/<Class>`: `{"results":[...]}`, with `count=1` also `"count"`.
     func find(_ r: APIRequest, className: String) async throws -> APIResponse {
         let query = try Self.query(r, className: className, where: try r.json("where"), names: Self.findParameters, limit: true)
-        let result = try await storage.find(try Self.prepared(query, for: r.grantees))
-        let objects = try await hidingUnreadable(result.objects, grantees: r.grantees)
-        var body: [String: Value] = ["results": .array(try await output(objects, className: query.className, returnACL: query.returnACL))]
-        if query.count != .none { body["count"] = .int(Int64(result.count ?? 0)) }
-        return APIResponse(body: .object(body))
+        let result = try await storage.find(try Self.prepared(query, for: r.grantees), storedText: r.writesBody)
+        return try await body(of: result, className: query.className, returnACL: query.returnACL, grantees: r.grantees, single: false,
+                              countAsked: query.count != .none)
     }
 
     /// `GET /1.1/classes/<Class>/<id>`: the object, or `{}` when there is none
@@ -24,9 +22,9 @@ extension API {
     func get(_ r: APIRequest, className: String, objectId: String) async throws -> APIResponse {
         let query = try Self.query(r, className: className, where: .object(["objectId": .string(objectId)]),
                                    names: ["keys", "include", "returnACL"], limit: false)
-        let result = try await storage.find(try Self.prepared(query, for: r.grantees))
-        let objects = try await hidingUnreadable(result.objects, grantees: r.grantees)
-        return APIResponse(body: .object(try await output(objects, className: query.className, returnACL: query.returnACL).first?.objectValue ?? [:]))
+        let result = try await storage.find(try Self.prepared(query, for: r.grantees), storedText: r.writesBody)
+        return try await body(of: result, className: query.className, returnACL: query.returnACL, grantees: r.grantees, single: true,
+                              countAsked: false)
     }
 
     /// `POST /1.1/classes/<Class>`: 201, `Location`, `{"objectId","createdAt"}`

@@ -19,6 +19,9 @@ public struct APIRequest: Sendable {
     /// The scheme and authority clients reach the server at
     /// (`http://127.0.0.1:3000`), for the URLs it hands out (files).
     public var origin: String = ""
+    /// Whether the answer goes straight out as HTTP (not into a batch's
+    /// answer), so it may come already written (``APIResponse/written``).
+    public var writesBody = false
 
     public init(method: String, segments: [String], parameters: [String: Value] = [:], body: Value? = nil, identity: Identity) {
         self.method = method
@@ -82,6 +85,9 @@ public struct APIResponse: Sendable {
     public var status: Int
     public var body: Value
     public var location: String?
+    /// The body already written as JSON (``body`` is then unused): only
+    /// for a request with ``APIRequest/writesBody``.
+    public var written: [UInt8]?
 
     public init(status: Int = 200, body: Value, location: String? = nil) {
         self.status = status

@@ -1,0 +1,110 @@
+import CQLEval
+import CQLKit
+import CQLSQL
+
+/// Objects written from the stored text's bytes (``JSONLineScan``), without
+/// building them: what ``output(_:className:returnACL:)`` and ``JSONWriter``
+/// would write, for the objects whose answer is their stored keys in the
+/// writer's form less `ACL` (unless asked for).
+///
+/// Why: a Valine page is ten objects read and written again, which cost an
+/// eighth of the server's CPU a page (perf, under wrk); `cql run` copies
+/// stored rows the same way.
+///
+/// Any object that is not plainly that — a `_User` (its secrets come out),
+/// a File (expanded with its `_File` object) or an included `Object`
+/// anywhere in it, or a line the scan leaves to ``JSONReader`` — sends the
+/// whole answer down the object path. Debug builds (the tests) also take
+/// the object path every time and check that both wrote the same bytes.
+extension API {
+    /// The objects, comma-separated, or nil when one needs the object path.
+    static func writtenFromStoredText(_ texts: [String], className: String, returnACL: Bool) -> [UInt8]? {
+        if className == "_User" { return nil }
+        let scan = JSONLineScan()
+        var out: [UInt8] = []
+        for var text in texts {
+            let written = text.withUTF8 { bytes -> Bool in
+                // In an accepted line every typed value is in the writer's
+                // spelling, so a File or Object shows these bytes (inside a
+                // string its quotes would be escaped).
+                guard !bytes.contains(#""__type":"File""#), !bytes.contains(#""__type":"Object""#), scan.scan(bytes) else { return false }
+                if !out.isEmpty { out.append(UInt8(ascii: ",")) }
+                return scan.writeSorted(to: &out, omitting: returnACL ? nil : "ACL")
+            }
+            if !written { return nil }
+        }
+        return out
+    }
+
+    /// A find's or get's body from a result that holds stored text: written
+    /// from its bytes when it can be, else through the object path.
+    /// `single`: a get's body (the object, or `{}`), else a find's.
+    func body(of result: SQLRunner.Result, className: String, returnACL: Bool, grantees: [String]?, single: Bool, countAsked: Bool)
+        async throws -> APIResponse
+    {
+        guard let texts = result.storedText else {
+            return try await objectBody(result.objects, result.count, className: className, returnACL: returnACL, grantees: grantees,
+                                        single: single, countAsked: countAsked)
+        }
+        var objects: [[String: Value]] = []
+        if let written = Self.writtenFromStoredText(texts, className: className, returnACL: returnACL) {
+            var bytes: [UInt8] = []
+            if single {
+                bytes = written.isEmpty ? Array("{}".utf8) : written
+            } else {
+                // JSONWriter's key order: "count" before "results".
+                bytes.append(contentsOf: "{".utf8)
+                if countAsked { bytes.append(contentsOf: "\"count\":\(result.count ?? 0),".utf8) }
+                bytes.append(contentsOf: "\"results\":[".utf8)
+                bytes.append(contentsOf: written)
+                bytes.append(contentsOf: "]}".utf8)
+            }
+            #if DEBUG
+            for t in texts { objects.append(try DataFiles.object(json: t)) }
+            let slow = try await objectBody(objects, result.count, className: className, returnACL: returnACL, grantees: grantees,
+                                            single: single, countAsked: countAsked)
+            var expected: [UInt8] = []
+            JSONWriter.write(slow.body, to: &expected)
+            precondition(expected == bytes, "written from stored text: \(String(decoding: bytes, as: UTF8.self))\nobject path: \(String(decoding: expected, as: UTF8.self))")
+            #endif
+            var answer = APIResponse(body: .null)
+            answer.written = bytes
+            return answer
+        }
+        for t in texts { objects.append(try DataFiles.object(json: t)) }
+        return try await objectBody(objects, result.count, className: className, returnACL: returnACL, grantees: grantees,
+                                    single: single, countAsked: countAsked)
+    }
+
+    /// The body through the object path: included objects the caller cannot
+    /// read hidden, then ``output(_:className:returnACL:)``.
+    func objectBody(_ found: [[String: Value]], _ count: Int?, className: String, returnACL: Bool, grantees: [String]?, single: Bool,
+                    countAsked: Bool) async throws -> APIResponse
+    {
+        let objects = try await hidingUnreadable(found, grantees: grantees)
+        let shown = try await output(objects, className: className, returnACL: returnACL)
+        if single { return APIResponse(body: .object(shown.first?.objectValue ?? [:])) }
+        var body: [String: Value] = ["results": .array(shown)]
+        if countAsked { body["count"] = .int(Int64(count ?? 0)) }
+        return APIResponse(body: .object(body))
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether `needle`'s bytes occur in these.
+    func contains(_ needle: StaticString) -> Bool {
+        let n = needle.utf8CodeUnitCount
+        guard n > 0, count >= n else { return n == 0 }
+        let first = needle.utf8Start[0]
+        var i = 0
+        while i <= count - n {
+            if self[i] == first {
+                var j = 1
+                while j < n && self[i + j] == needle.utf8Start[j] { j += 1 }
+                if j == n { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+}
