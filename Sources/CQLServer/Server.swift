@@ -86,7 +86,11 @@ public struct CQLServer: Sendable {
                                      maximumBodySize: configuration.maximumBodySize, logger: logger)
         let app = Application(
             responder: responder,
-            server: .eventLoopPinnedHTTP1(EventLoopTaskExecutors(MultiThreadedEventLoopGroup.singleton)),
+            // PostgreSQL: handlers on their connection's event loop, where
+            // their reads are awaited (EventLoopReaders). SQLite's reads block
+            // a storage thread either way, and pinning measured a loss on its
+            // pages once (Server.md).
+            server: storage.eventLoopReaders != nil ? .eventLoopPinnedHTTP1(EventLoopTaskExecutors(MultiThreadedEventLoopGroup.singleton)) : .http1(),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)

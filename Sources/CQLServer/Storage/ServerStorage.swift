@@ -13,9 +13,12 @@ import NIOPosix
 /// server has no meaning of its own: the differential suites that prove
 /// `run` and `exec` equal to the evaluator prove the server too.
 ///
-/// The database calls block (GRDB and the synchronous postgres-nio use of
-/// CQLSQL), so they run on a thread pool of their own, never on the event
-/// loops that serve HTTP:
+/// On PostgreSQL, the reads the database answers alone are awaited from the
+/// handler's task on connections of its event loop (``EventLoopReaders``,
+/// `SQLRunner.run(_:on:)` with a `PostgreSQLReadConnection`: the same
+/// phases as `cql run`). Every other database call blocks (GRDB and the
+/// synchronous postgres-nio use of CQLSQL), so it runs on a thread pool of
+/// its own, never on the event loops that serve HTTP:
 /// - **SQLite**: the file in WAL mode; ``readerCount`` connections read at
 ///   once while one connection writes (`BEGIN IMMEDIATE`: writes are
 ///   serialized, also against other processes, waiting up to 10 s).
