@@ -233,11 +233,15 @@ those requests (`cql run --grantees '*' --explain`), on the same PostgreSQL.
 Server peak RSS: {rss}. Commit {results.get('commit', '?')}, on {os.cpu_count()} CPUs that wrk, pgbench, PostgreSQL and the server share.
 
 What the ratio measures: HTTP parsing, auth, the where-JSON reader, binder, optimizer, SQL
-generation, the round trips through CQLSQL (one prepared statement for a get; a preflight
-statement and the query for a page or a count) and JSON output, against PostgreSQL running the
-same SQL alone. The server, PostgreSQL and wrk share the machine's CPUs, so on two cores every
-request's own CPU time shows directly in throughput; p50 at {results['connections']} connections is about
-{results['connections']} ÷ throughput (Little's law).
+generation, the round trips through CQLSQL and JSON output, against PostgreSQL running the
+same SQL alone. On PostgreSQL each request is one prepared statement: a page's or count's
+preflight rides in the statement that reads the rows and checks the SQL it was generated for (a
+second statement only when that guess was wrong; pgbench's statement has no such columns), and
+the objects are copied from their stored bytes (Server.md). The server, PostgreSQL and wrk share
+the machine's CPUs, so on two cores every request's own CPU time shows directly in throughput;
+p50 at {results['connections']} connections is about {results['connections']} ÷ throughput (Little's law). This machine's speed
+drifts between runs minutes apart (pgbench's page statement ran at 3,886 to 6,338 tps in runs of
+the same day): a single run's ratio moves with it.
 """
     path = os.path.join(root, "BENCHMARKS.md")
     text = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
