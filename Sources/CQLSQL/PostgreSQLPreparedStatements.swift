@@ -64,6 +64,27 @@ final class PreparedStatementNames: @unchecked Sendable {
     }
 }
 
+/// A statement's arguments bound with their own types, and its key among
+/// a connection's prepared statements (``PreparedStatementNames``): what the
+/// blocking and the awaited paths both run.
+struct PreparedCall {
+    var sql: String
+    var types: [PostgresDataType]
+    var bindings: PostgresBindings
+    var key: PreparedStatementNames.Key { PreparedStatementNames.Key(sql: sql, types: types.map(\.rawValue)) }
+
+    init(_ sql: String, _ arguments: [Value]) {
+        let binds = PostgreSQLDatabase.binds(arguments)
+        self.sql = sql
+        types = binds.map(\.type)
+        bindings = PostgresBindings(capacity: binds.count)
+        for b in binds { bindings.append(b) }
+    }
+
+    /// What ``RuntimeStatement`` answers for it under `name`.
+    func text(name: String) -> RuntimeStatement.Text { RuntimeStatement.Text(name: name, sql: sql, types: types) }
+}
+
 /// A prepared statement whose name, SQL and parameter types come from
 /// ``current`` (see ``PreparedStatementNames``).
 struct RuntimeStatement: PostgresPreparedStatement {
@@ -108,16 +129,13 @@ extension PostgreSQLDatabase {
     /// waits for it: one thread at a time touches what it captures, which is
     /// why it need not be `Sendable` (``WaitingCaller``).
     func executePrepared(_ sql: String, _ arguments: [Value], eachRow: (PostgresRow) throws(QueryError) -> Void) throws(QueryError) {
-        let binds = PostgreSQLDatabase.binds(arguments)
-        let types = binds.map(\.type)
-        let key = PreparedStatementNames.Key(sql: sql, types: types.map(\.rawValue))
-        var bindings = PostgresBindings(capacity: binds.count)
-        for b in binds { bindings.append(b) }
+        let call = PreparedCall(sql, arguments)
+        let (key, bindings) = (call.key, call.bindings)
         guard keepsStatementsPrepared, let name = preparedNames.name(for: key) else {
             try executeUnnamed(PostgresQuery(unsafeSQL: sql, binds: bindings), eachRow: eachRow)
             return
         }
-        let text = RuntimeStatement.Text(name: name, sql: sql, types: types)
+        let text = call.text(name: name)
         let statement = RuntimeStatement(bindings: bindings)
         let connection = self.connection
         let logger = self.logger

@@ -71,11 +71,8 @@ public final class PostgreSQLReadConnection: Sendable {
     /// Runs a statement as this connection's named prepared statement (or
     /// unnamed, past ``PreparedStatementNames/capacity``) and returns its rows.
     func rows(_ sql: String, _ arguments: [Value]) async throws(QueryError) -> [PostgresRow] {
-        let binds = PostgreSQLDatabase.binds(arguments)
-        let types = binds.map(\.type)
-        var bindings = PostgresBindings(capacity: binds.count)
-        for b in binds { bindings.append(b) }
-        let key = PreparedStatementNames.Key(sql: sql, types: types.map(\.rawValue))
+        let call = PreparedCall(sql, arguments)
+        let (key, bindings) = (call.key, call.bindings)
         let connection = self.connection
         let logger = self.logger
         do {
@@ -84,7 +81,7 @@ public final class PostgreSQLReadConnection: Sendable {
                 for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) { rows.append(row) }
                 return rows
             }
-            return try await RuntimeStatement.$current.withValue(RuntimeStatement.Text(name: name, sql: sql, types: types)) {
+            return try await RuntimeStatement.$current.withValue(call.text(name: name)) {
                 var rows: [PostgresRow] = []
                 for try await row in try await connection.execute(RuntimeStatement(bindings: bindings), logger: logger) { rows.append(row) }
                 return rows
@@ -96,7 +93,12 @@ public final class PostgreSQLReadConnection: Sendable {
     }
 
     func integer(_ statement: SQLStatement) async throws(QueryError) -> Int {
-        try await rows(statement.sql, statement.arguments).first.flatMap { $0.makeRandomAccess()[data: 0].int } ?? 0
+        Self.integer(try await rows(statement.sql, statement.arguments))
+    }
+
+    /// The first column of the first row as an integer (`count(*)`), 0 when none.
+    static func integer(_ rows: [PostgresRow]) -> Int {
+        rows.first.flatMap { $0.makeRandomAccess()[data: 0].int } ?? 0
     }
 
     /// The tables of the current schema (this connection makes no
@@ -237,8 +239,7 @@ extension SQLRunner {
                     if let answer = found.answer { db.count(confirmed: answer == guess) }
                     if found.answer == guess {
                         if q.count == .only {
-                            return Result(objects: [], count: found.rows.first.flatMap { $0.makeRandomAccess()[data: 0].int } ?? 0,
-                                          translation: translation)
+                            return Result(objects: [], count: PostgreSQLReadConnection.integer(found.rows), translation: translation)
                         }
                         return try await finish(q, translation, rows: found.rows, on: db, source: source, storedText: storedText)
                     }

@@ -211,9 +211,11 @@ public enum SQLRunner {
     public static func explain(_ query: Query, on db: some SQLExecutor, source: String? = nil) throws(QueryError) -> [String] {
         _ = try QueryPlan(query, store: DocumentStore(), source: source)
         try prepareTables(query, db)
-        let preflight = try db.preflight(
-            query.className, keys: oneStepKeys(query.condition), tables: [],
-            documentIndex: db.dialect == .postgres && testsKeysByValue(query.condition))
+        // No tables named, as before: PostgreSQL then asks no mark (SQLite's
+        // one mark is the whole database's, asked either way).
+        var question = preflightQuestion(query, dialect: db.dialect, recheckConcernsOnlyDateColumns: db.recheckConcernsOnlyDateColumns)
+        question.tables = []
+        let preflight = try db.preflight(question)
         let arrayFree = preflight.arrayFreeKeys
         let t = try db.pushdown(query, preflight)
         var lines = ["-- \(t.isExact ? "exact: the database answers alone" : "prefilter: rows re-checked by the evaluator")"]
