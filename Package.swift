@@ -54,7 +54,8 @@ let package = Package(
                 // sqlite3_progress_handler, for a server's per-request deadline.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-            ]
+            ],
+            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
         ),
         // `cql serve`: LeanCloud's REST storage API and CQL endpoint over
         // CQLSQL (routes, auth, wire shapes and storage apart).
@@ -68,7 +69,8 @@ let package = Package(
                 // PBKDF2 (BoringSSL's) for the passwords of new users.
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
         ),
         // The `cql` command: a thin layer over the libraries.
         .executableTarget(

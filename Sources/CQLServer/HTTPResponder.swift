@@ -26,6 +26,10 @@ struct APIResponder: HTTPResponder {
         "X-AVOSCloud-Session-Token", "X-Requested-With",
     ].joined(separator: ", ")
 
+    /// The names ``Authenticator`` asks for, made once (a name made from a
+    /// string is validated and lowercased each time).
+    static let headerNames: [String: HTTPField.Name] = Dictionary(uniqueKeysWithValues: Authenticator.headerNames.map { ($0, HTTPField.Name($0)!) })
+
     func respond(to request: Request, context: Context) async throws -> Response {
         let start = ContinuousClock.now
         var response = await answer(request)
@@ -59,7 +63,7 @@ struct APIResponder: HTTPResponder {
             // The server's clock is public (the SDKs ask it without keys, to
             // correct their own before signing).
             let isDate = segments == ["date"] && request.method == .get
-            guard var identity = authenticator.identify({ request.headers[HTTPField.Name($0)!] })
+            guard var identity = authenticator.identify({ request.headers[Self.headerNames[$0] ?? HTTPField.Name($0)!] })
                 ?? (isDate ? Identity(isMaster: false) : nil)
             else {
                 throw APIError.unauthorized
@@ -129,7 +133,12 @@ struct APIResponder: HTTPResponder {
     func origin(_ request: Request) -> String {
         if let publicURL { return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL }
         let host = request.head.authority ?? request.headers[HTTPField.Name("Host")!] ?? ""
-        let plain = !host.isEmpty && host.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || ".-:[]".contains($0)) }
+        // Bytes, not Characters: a Character's isLetter asks Unicode's tables.
+        let plain = !host.isEmpty && host.utf8.allSatisfy { b in
+            (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
+                || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: ".") || b == UInt8(ascii: "-")
+                || b == UInt8(ascii: ":") || b == UInt8(ascii: "[") || b == UInt8(ascii: "]")
+        }
         return "http://" + (plain ? host : "127.0.0.1")
     }
 

@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// The server's log lines on stderr: `<UTC time> <level> <label>: <message>`,
-/// one `write` per line.
+/// written in batches (``ServerLogBuffer``).
 ///
 /// ```
 /// 2026-11-28T11:31:15.378Z info cql.serve: GET /1.1/classes/Comment/5f2b… 200 1.2ms
@@ -19,10 +19,9 @@ import Darwin
 /// a `stat` of `/etc/localtime` — on every line, and the access log writes
 /// a line per request; its stamp also stops at the second. Here the time is
 /// UTC to the millisecond (what a server's logs should say) computed by
-/// arithmetic, and the line goes out in one `write(2)` under a lock, so
-/// lines from concurrent requests never interleave. (Under `wrk`, in
-/// alternating runs, the two handlers' throughputs differ within noise:
-/// the gain is the line, not speed.)
+/// arithmetic, and lines go out whole and in order, in batches
+/// (``ServerLogBuffer``), so lines from concurrent requests never
+/// interleave.
 ///
 /// Metadata is written as `key=value` after the label, as given; the server
 /// never puts keys, tokens or bodies into its log (``APIResponder``).
@@ -48,21 +47,101 @@ public struct ServerLogHandler: LogHandler {
         if let extra = event.metadata { all.merge(extra) { _, new in new } }
         for (k, v) in all.sorted(by: { $0.key < $1.key }) { line += " \(k)=\(v)" }
         line += " \(event.message)\n"
-        Self.emit(line)
+        ServerLogBuffer.shared.append(line, urgent: event.level >= .warning)
+    }
+}
+
+/// Log lines on their way to stderr, written by a thread of their own in
+/// batches: 50 ms after the first line of a batch, at once for a warning or
+/// worse or when 32 KiB wait, and at ``flush()`` (`cql serve` calls it as
+/// it exits).
+///
+/// Why: the access log is a line per request. A `write` per line is a
+/// system call on the event loop and a wake-up of whatever reads the log (a
+/// pipe, journald), both on the cores the requests need; and when the
+/// reader falls behind and the pipe fills, that `write` blocks the event
+/// loop and every connection on it. Batches on their own thread are what
+/// nginx's `access_log ... buffer= flush=` does, for the same reasons.
+/// Measured in Server.md ("Threads").
+///
+/// Lines go out whole and in the order they came. The price: a process
+/// killed with SIGKILL loses up to 50 ms of its log (never a request). If
+/// stderr is not read at all, at most 4 MiB wait; lines past that are
+/// dropped and counted, and the count is written when stderr moves again.
+public final class ServerLogBuffer: @unchecked Sendable {
+    public static let shared = ServerLogBuffer()
+    static let delay: TimeInterval = 0.05, batchSize = 32 * 1024, limit = 4 * 1024 * 1024
+
+    private var pending: [UInt8] = []
+    private var dropped = 0
+    private var urgent = false
+    private var flusherStarted = false
+    /// Guards the state above and wakes the flusher.
+    private let condition = NSCondition()
+    /// Held from taking a batch to having written it, so batches keep their order.
+    private let writing = NSLock()
+
+    func append(_ line: String, urgent isUrgent: Bool) {
+        condition.lock()
+        defer { condition.unlock() }
+        let wasEmpty = pending.isEmpty
+        if pending.count + line.utf8.count > Self.limit {
+            dropped += 1
+        } else {
+            pending.append(contentsOf: line.utf8)
+        }
+        if !flusherStarted {
+            flusherStarted = true
+            let thread = Thread { self.runFlusher() }
+            thread.name = "cql-log"
+            thread.start()
+        }
+        let wake = isUrgent || pending.count >= Self.batchSize
+        if wake { urgent = true }
+        // The flusher waits for a first line, or sleeps out a batch's delay.
+        if wasEmpty || wake { condition.signal() }
     }
 
-    private static let lock = NSLock()
+    /// Writes every line waiting (on the caller's thread).
+    public func flush() {
+        writing.lock()
+        defer { writing.unlock() }
+        condition.lock()
+        let batch = takeBatch()
+        condition.unlock()
+        Self.writeAll(batch)
+    }
 
-    private static func emit(_ line: String) {
-        var line = line
-        line.withUTF8 { bytes in
-            lock.lock()
-            defer { lock.unlock() }
+    /// The waiting lines and the note of any dropped; `condition` held.
+    private func takeBatch() -> [UInt8] {
+        var batch = pending
+        pending.removeAll(keepingCapacity: pending.count <= Self.batchSize * 4)
+        if dropped > 0 {
+            batch.append(contentsOf: "cql serve: \(dropped) log lines dropped: stderr was not read fast enough\n".utf8)
+            dropped = 0
+        }
+        urgent = false
+        return batch
+    }
+
+    private func runFlusher() {
+        while true {
+            condition.lock()
+            while pending.isEmpty && dropped == 0 { condition.wait() }
+            let deadline = Date(timeIntervalSinceNow: Self.delay)
+            while !urgent && condition.wait(until: deadline) {}
+            condition.unlock()
+            flush()
+        }
+    }
+
+    private static func writeAll(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { bytes in
             var offset = 0
             while offset < bytes.count {
                 let n = write(2, bytes.baseAddress! + offset, bytes.count - offset)
                 if n < 0 && errno == EINTR { continue }
-                // A closed or full stderr loses the line, never the request.
+                // A closed stderr loses the lines, never a request.
                 if n <= 0 { return }
                 offset += n
             }

@@ -113,6 +113,8 @@ struct Serve: ParsableCommand {
             done.signal()
         }
         done.wait()
+        // The access log's last lines (it writes in batches).
+        ServerLogBuffer.shared.flush()
         if let failure = outcome.failure { throw CommandFailure("error: cql serve: \(failure)") }
     }
 

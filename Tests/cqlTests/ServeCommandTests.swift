@@ -84,11 +84,21 @@ final class ServeCommandTests: XCTestCase {
         let (bad, badBody) = try curl(["-G", "-H", "X-LC-Id: \(appId)", "-H", "X-LC-Key: \(appKey)", "--data-urlencode", "cql=select * from Todo where", base + "/1.1/cloudQuery"])
         XCTAssertEqual(bad, 400)
         XCTAssertTrue(badBody.hasPrefix(#"{"code":300,"error":"CQL syntax error. Detail: 1:"#), badBody)
+        // The access log is written in batches, at most 50 ms late: its lines
+        // come while the server runs, not only when it exits.
+        var early = ""
+        let stderrFD = server.errors.fileHandleForReading.fileDescriptor
+        let until = Date().addingTimeInterval(10)
+        while early.components(separatedBy: " /1.1/").count - 1 < 3 && Date() < until {
+            var p = pollfd(fd: stderrFD, events: Int16(POLLIN), revents: 0)
+            if poll(&p, 1, 200) > 0 { early += String(decoding: server.errors.fileHandleForReading.availableData, as: UTF8.self) }
+        }
+        XCTAssertEqual(early.components(separatedBy: " /1.1/").count - 1, 3, early)
         // SIGTERM: exit 0.
         XCTAssertEqual(server.stop(signal: SIGTERM), 0)
         // One access-log line per request: UTC time, method, path, status,
         // milliseconds; never a key, a query string or a body.
-        let log = server.banner + String(decoding: server.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let log = server.banner + early + String(decoding: server.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let access = log.split(separator: "\n").filter { $0.contains(" /1.1/") }
         XCTAssertEqual(access.count, 3, log)
         for (line, expected) in zip(access, ["GET /1.1/classes/Todo 401 ", "POST /1.1/classes/Todo 201 ", "GET /1.1/cloudQuery 400 "]) {

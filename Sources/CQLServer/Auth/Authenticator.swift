@@ -31,6 +31,12 @@ public struct Authenticator: Sendable {
 
     public init(keys: AppKeys) { self.keys = keys }
 
+    /// Every header name ``identify(_:)`` asks for.
+    public static let headerNames = [
+        "x-lc-id", "x-avoscloud-application-id", "x-lc-session", "x-avoscloud-session-token", "x-lc-sign", "x-avoscloud-request-sign",
+        "x-avoscloud-master-key", "x-lc-key", "x-avoscloud-application-key",
+    ]
+
     /// The identity the headers prove, or nil (401). `header` answers a
     /// lowercased header name with its value.
     public func identify(_ header: (String) -> String?) -> Identity? {

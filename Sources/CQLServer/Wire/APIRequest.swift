@@ -37,7 +37,7 @@ public struct APIRequest: Sendable {
         guard path.hasPrefix("/1.1/") || path == "/1.1" else { return nil }
         var segments: [String] = []
         for raw in path.dropFirst(5).split(separator: "/", omittingEmptySubsequences: true) {
-            guard let decoded = RESTEmitter.percentDecoded(String(raw)) else { return nil }
+            guard let decoded = RESTEmitter.percentDecoded(raw) else { return nil }
             segments.append(decoded)
         }
         return segments

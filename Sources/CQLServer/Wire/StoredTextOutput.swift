@@ -27,7 +27,7 @@ extension API {
                 // In an accepted line every typed value is in the writer's
                 // spelling, so a File or Object shows these bytes (inside a
                 // string its quotes would be escaped).
-                guard !bytes.contains(#""__type":"File""#), !bytes.contains(#""__type":"Object""#), scan.scan(bytes) else { return false }
+                guard !bytes.holdsFileOrObject, scan.scan(bytes) else { return false }
                 if !out.isEmpty { out.append(UInt8(ascii: ",")) }
                 return scan.writeSorted(to: &out, omitting: returnACL ? nil : "ACL")
             }
@@ -91,17 +91,17 @@ extension API {
 }
 
 extension UnsafeBufferPointer<UInt8> {
-    /// Whether `needle`'s bytes occur in these.
-    func contains(_ needle: StaticString) -> Bool {
-        let n = needle.utf8CodeUnitCount
-        guard n > 0, count >= n else { return n == 0 }
-        let first = needle.utf8Start[0]
-        var i = 0
-        while i <= count - n {
-            if self[i] == first {
-                var j = 1
-                while j < n && self[i + j] == needle.utf8Start[j] { j += 1 }
-                if j == n { return true }
+    /// Whether `"__type":"File"` or `"__type":"Object"` occurs in these bytes.
+    /// The search stops at underscores (rare in JSON) rather than at quotes.
+    var holdsFileOrObject: Bool {
+        let marker = Array(#""__type":""#.utf8)
+        var i = 1
+        while i + marker.count - 1 <= count {
+            if self[i] == UInt8(ascii: "_"), self[i - 1] == UInt8(ascii: "\""),
+               UnsafeBufferPointer(rebasing: self[(i - 1)...]).starts(with: marker)
+            {
+                let rest = UnsafeBufferPointer(rebasing: self[(i - 1 + marker.count)...])
+                if rest.starts(with: #"File""#.utf8) || rest.starts(with: #"Object""#.utf8) { return true }
             }
             i += 1
         }

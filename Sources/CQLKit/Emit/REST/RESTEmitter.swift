@@ -127,29 +127,45 @@ public enum RESTEmitter {
 
     /// The text of a percent-encoded path segment, or `nil` when an escape
     /// is malformed or the bytes are not UTF-8.
-    public static func percentDecoded(_ s: String) -> String? {
+    public static func percentDecoded(_ s: String) -> String? { percentDecoded(Substring(s)) }
+
+    /// The text of percent-encoded `s` (with `plusAsSpace`, a query string's
+    /// `+` is a space), or `nil` when an escape is malformed or the bytes are
+    /// not UTF-8.
+    ///
+    /// ```swift
+    /// RESTEmitter.percentDecoded("a%2Fb+c", plusAsSpace: true)  // "a/b c"
+    /// RESTEmitter.percentDecoded("%zz")                          // nil
+    /// ```
+    public static func percentDecoded(_ s: Substring, plusAsSpace: Bool = false) -> String? {
+        let u = s.utf8
+        // Most path segments and parameter names need no decoding.
+        if !u.contains(where: { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }) { return String(s) }
         var out: [UInt8] = []
-        let u = Array(s.utf8)
-        var i = 0
-        func digit(_ b: UInt8) -> UInt8? {
-            switch b {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return b - UInt8(ascii: "0")
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - UInt8(ascii: "A") + 10
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return b - UInt8(ascii: "a") + 10
-            default: return nil
-            }
-        }
-        while i < u.count {
-            if u[i] == UInt8(ascii: "%") {
-                guard i + 2 < u.count, let h = digit(u[i + 1]), let l = digit(u[i + 2]) else { return nil }
-                out.append(h << 4 | l)
-                i += 3
+        out.reserveCapacity(u.count)
+        var i = u.startIndex
+        while i != u.endIndex {
+            let b = u[i]
+            if b == UInt8(ascii: "%") {
+                let h = u.index(after: i)
+                guard h != u.endIndex, u.index(after: h) != u.endIndex, let high = hexDigit(u[h]), let low = hexDigit(u[u.index(after: h)])
+                else { return nil }
+                out.append(high << 4 | low)
+                i = u.index(h, offsetBy: 2)
             } else {
-                out.append(u[i])
-                i += 1
+                out.append(plusAsSpace && b == UInt8(ascii: "+") ? UInt8(ascii: " ") : b)
+                i = u.index(after: i)
             }
         }
-        let text = String(decoding: out, as: UTF8.self)
-        return Array(text.utf8) == out ? text : nil
+        return String(validating: out, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ b: UInt8) -> UInt8? {
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
+        default: nil
+        }
     }
 }

@@ -138,7 +138,9 @@ extension WhereJSONReading {
         var out: [(String, String)] = []
         for (s, p) in strings {
             for piece in s.split(separator: ",", omittingEmptySubsequences: false) {
-                let trimmed = piece.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()
+                var trimmed = piece
+                while trimmed.first == " " { trimmed = trimmed.dropFirst() }
+                while trimmed.last == " " { trimmed = trimmed.dropLast() }
                 let item = String(trimmed)
                 if item.isEmpty || item == "-" || item == "+" {
                     throw fail(.syntax, p, "empty item in '\(s)'")
