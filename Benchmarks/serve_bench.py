@@ -203,19 +203,57 @@ def rss_mb(pid):
     return 0
 
 
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid, children=False):
+    """A process's CPU time from /proc (with children: also that of its
+    children that have exited and been waited for)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    # fields[0] is field 3 (state): utime is field 14, cutime field 16.
+    t = int(fields[11]) + int(fields[12])
+    if children:
+        t += int(fields[13]) + int(fields[14])
+    return t / TICK
+
+
+def postgres_cpu_seconds(data_dir):
+    """All of a PostgreSQL server's CPU time: the postmaster's, its live
+    processes' (a server's connections stay), and those that exited (a
+    pgbench run's backends end with it)."""
+    with open(os.path.join(data_dir, "postmaster.pid")) as f:
+        postmaster = int(f.readline())
+    total = cpu_seconds(postmaster, children=True)
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name) as f:
+                if int(f.read().rsplit(")", 1)[1].split()[1]) == postmaster:
+                    total += cpu_seconds(int(name))
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
 MARKER = "<!-- serve bench: written by Benchmarks/serve_bench.py -->"
 
 
 def write_markdown(results):
     """The serve section of BENCHMARKS.md (from the marker to the end of the
     file; bench.py keeps it when it rewrites the rest)."""
-    rows = ["| database | request | cql serve req/s | p50 | p99 | pgbench tps (same SQL) | serve ÷ pgbench |",
-            "|---|---|---:|---:|---:|---:|---:|"]
+    rows = ["| database | request | cql serve req/s | p50 | p99 | server CPU µs/req | its PostgreSQL CPU µs/req | pgbench tps (same SQL) | pgbench's PostgreSQL CPU µs/tx | serve ÷ pgbench |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+
+    def us(d, key):
+        return "%.0f" % d[key] if d and key in d else "—"
     for r in results["rows"]:
         pg = r.get("pgbench")
-        rows.append("| %s | %s | %.0f | %.1f ms | %.1f ms | %s | %s |" % (
+        rows.append("| %s | %s | %.0f | %.1f ms | %.1f ms | %s | %s | %s | %s | %s |" % (
             r["database"], r["work"], r["serve"]["rps"], r["serve"]["p50_ms"], r["serve"]["p99_ms"],
-            "%.0f" % pg["tps"] if pg else "—", "%.2f" % r["ratio"] if "ratio" in r else "—"))
+            us(r["serve"], "server_cpu_us"), us(r["serve"], "postgres_cpu_us"),
+            "%.0f" % pg["tps"] if pg else "—", us(pg, "postgres_cpu_us"), "%.2f" % r["ratio"] if "ratio" in r else "—"))
     rss = ", ".join("%s %.0f MB" % kv for kv in results.get("rss_mb", {}).items())
     section = f"""{MARKER}
 ## `cql serve` under load
@@ -240,8 +278,14 @@ second statement only when that guess was wrong; pgbench's statement has no such
 the objects are copied from their stored bytes (Server.md). The server, PostgreSQL and wrk share
 the machine's CPUs, so on two cores every request's own CPU time shows directly in throughput;
 p50 at {results['connections']} connections is about {results['connections']} ÷ throughput (Little's law). This machine's speed
-drifts between runs minutes apart (pgbench's page statement ran at 3,886 to 6,338 tps in runs of
-the same day): a single run's ratio moves with it.
+drifts between runs minutes apart (pgbench's page statement ran at 3,886 to 8,435 tps in runs
+days apart): a single run's ratio moves with it.
+
+CPU per request, from `/proc` over the measured seconds: the server process's, and all of
+PostgreSQL's (the postmaster, its live processes and those that exited). Drift slows both alike,
+so these compare across runs where throughput does not, and the server's against its
+PostgreSQL's is the cost of HTTP, auth, the query pipeline and JSON against the database's own
+work for the same requests.
 """
     path = os.path.join(root, "BENCHMARKS.md")
     text = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
@@ -280,15 +324,27 @@ def main():
                     # five runs) and the pages the requests touch are read in,
                     # as they are for pgbench, which runs after wrk.
                     wrk(port, lua_script(kind), "%s-%s-warm" % (label, kind), seconds=3)
+                    server0 = cpu_seconds(server.pid)
+                    pg0 = postgres_cpu_seconds(pg[1].data_dir) if label == "PostgreSQL" else None
                     r = wrk(port, lua_script(kind), "%s-%s" % (label, kind))
+                    # CPU per request: what the machine's drift between runs
+                    # does not move as it moves throughput (both sides slow
+                    # down alike), so runs compare by these.
+                    requests = r["rps"] * SECONDS
+                    r["server_cpu_us"] = (cpu_seconds(server.pid) - server0) * 1e6 / requests
+                    if pg0 is not None:
+                        r["postgres_cpu_us"] = (postgres_cpu_seconds(pg[1].data_dir) - pg0) * 1e6 / requests
                     row = {"database": label, "work": kind, "serve": r}
                     if label == "PostgreSQL":
                         script, sql = pgbench_script(kind, len(ids), pg[0])
                         path = os.path.join(work, "pgbench-%s.sql" % kind)
                         with open(path, "w") as f:
                             f.write(script)
+                        pg0 = postgres_cpu_seconds(pg[1].data_dir)
                         out = subprocess.run(["pgbench", "-n", "-M", "prepared", "-c", str(CONNECTIONS), "-j", "2", "-T", str(SECONDS),
                                               "-f", path, pg[0]], capture_output=True, text=True)
+                        time.sleep(1)  # the backends exit and are waited for
+                        pg_cpu = postgres_cpu_seconds(pg[1].data_dir) - pg0
                         if "aborted" in out.stderr or out.returncode != 0:
                             # An aborted client's tps is not a figure: stop, saying why.
                             sys.exit("pgbench %s failed:\n%s" % (kind, out.stderr[-2000:]))
@@ -297,11 +353,15 @@ def main():
                         lat = re.search(r"latency average = ([\d.]+) ms", out)
                         row["pgbench"] = {"tps": float(m.group(1)) if m else None, "avg_ms": float(lat.group(1)) if lat else None, "sql": sql}
                         if m:
+                            row["pgbench"]["postgres_cpu_us"] = pg_cpu * 1e6 / (float(m.group(1)) * SECONDS)
+                        if m:
                             row["ratio"] = r["rps"] / float(m.group(1))
                     results["rows"].append(row)
-                    print("  %-10s %-6s %9.0f req/s  p50 %6.2f ms  p99 %6.2f ms%s" % (
-                        label, kind, r["rps"], r["p50_ms"], r["p99_ms"],
-                        "   pgbench %9.0f tps  serve/pgbench %.2f" % (row["pgbench"]["tps"], row["ratio"]) if "ratio" in row else ""), flush=True)
+                    print("  %-10s %-6s %9.0f req/s  p50 %6.2f ms  p99 %6.2f ms  server %4.0f us/req%s%s" % (
+                        label, kind, r["rps"], r["p50_ms"], r["p99_ms"], r["server_cpu_us"],
+                        "  postgres %4.0f us/req" % r["postgres_cpu_us"] if "postgres_cpu_us" in r else "",
+                        "   pgbench %9.0f tps (postgres %4.0f us/tx)  serve/pgbench %.2f" % (
+                            row["pgbench"]["tps"], row["pgbench"]["postgres_cpu_us"], row["ratio"]) if "ratio" in row else ""), flush=True)
                 results.setdefault("rss_mb", {})[label] = rss_mb(server.pid)
                 print("  %s: server peak RSS %.0f MB" % (label, results["rss_mb"][label]), flush=True)
             finally:

@@ -1,6 +1,6 @@
 import CQLEval
 import CQLKit
-import CQLSQL
+@testable import CQLSQL
 import CorpusSupport
 import Foundation
 import GRDB
@@ -238,6 +238,17 @@ final class StoredColumnTests: XCTestCase {
             XCTAssertNil(Differential.compare(query, store: DocumentStore(["Todo": objects]), db: db, tally: &tally), text)
         }
         XCTAssertEqual(tally.exact, 0)
+        // `--explain` shows what `run` executes on a marked database: the
+        // class's every row, re-checked, not the pushed-down SQL it skips.
+        let query = try Binder.bind(try CQLParser.parse("select * from Todo where objectId = 'arr' order by -createdAt limit 5"), parameters: [])
+        let lines = try SQLRunner.explain(query, on: db)
+        let text = lines.joined(separator: "\n")
+        XCTAssertEqual(lines.first, "-- prefilter: rows re-checked by the evaluator", text)
+        XCTAssertTrue(lines.contains("-- re-checked: every row: the data holds strings with NUL or an array at createdAt/updatedAt"), text)
+        let sql = try XCTUnwrap(lines.first { $0.hasPrefix("-- sql: ") }, text)
+        XCTAssertFalse(sql.contains("LIMIT") || sql.contains("createdAt"), sql)
+        XCTAssertTrue(lines.contains("-- arguments: []"), text)
+        XCTAssertEqual(sql, "-- sql: " + (try SQLRunner.everyRowRechecked(query, dialect: .sqlite)).select.sql)
     }
 }
 
