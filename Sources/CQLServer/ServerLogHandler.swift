@@ -70,7 +70,17 @@ public struct ServerLogHandler: LogHandler {
 /// dropped and counted, and the count is written when stderr moves again.
 public final class ServerLogBuffer: @unchecked Sendable {
     public static let shared = ServerLogBuffer()
-    static let delay: TimeInterval = 0.05, batchSize = 32 * 1024, limit = 4 * 1024 * 1024
+    static let batchSize = 32 * 1024
+
+    /// Where the lines go (stderr), how long a batch waits, and how many
+    /// bytes may wait.
+    let fileDescriptor: Int32, delay: TimeInterval, limit: Int
+
+    init(fileDescriptor: Int32 = 2, delay: TimeInterval = 0.05, limit: Int = 4 * 1024 * 1024) {
+        self.fileDescriptor = fileDescriptor
+        self.delay = delay
+        self.limit = limit
+    }
 
     private var pending: [UInt8] = []
     private var dropped = 0
@@ -85,7 +95,7 @@ public final class ServerLogBuffer: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         let wasEmpty = pending.isEmpty
-        if pending.count + line.utf8.count > Self.limit {
+        if pending.count + line.utf8.count > limit {
             dropped += 1
         } else {
             pending.append(contentsOf: line.utf8)
@@ -109,7 +119,7 @@ public final class ServerLogBuffer: @unchecked Sendable {
         condition.lock()
         let batch = takeBatch()
         condition.unlock()
-        Self.writeAll(batch)
+        writeAll(batch)
     }
 
     /// The waiting lines and the note of any dropped; `condition` held.
@@ -128,18 +138,18 @@ public final class ServerLogBuffer: @unchecked Sendable {
         while true {
             condition.lock()
             while pending.isEmpty && dropped == 0 { condition.wait() }
-            let deadline = Date(timeIntervalSinceNow: Self.delay)
+            let deadline = Date(timeIntervalSinceNow: delay)
             while !urgent && condition.wait(until: deadline) {}
             condition.unlock()
             flush()
         }
     }
 
-    private static func writeAll(_ bytes: [UInt8]) {
+    private func writeAll(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { bytes in
             var offset = 0
             while offset < bytes.count {
-                let n = write(2, bytes.baseAddress! + offset, bytes.count - offset)
+                let n = write(fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
                 if n < 0 && errno == EINTR { continue }
                 // A closed stderr loses the lines, never a request.
                 if n <= 0 { return }
