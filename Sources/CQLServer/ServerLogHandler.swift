@@ -68,6 +68,13 @@ public struct ServerLogHandler: LogHandler {
 /// killed with SIGKILL loses up to 50 ms of its log (never a request). If
 /// stderr is not read at all, at most 4 MiB wait; lines past that are
 /// dropped and counted, and the count is written when stderr moves again.
+///
+/// ```swift
+/// LoggingSystem.bootstrap { ServerLogHandler(label: $0) }
+/// Logger(label: "cql.serve").info("GET /1.1/date 200 0.1ms")  // on stderr within 50 ms
+/// Logger(label: "cql.serve").error("disk full")               // at once, after the line above
+/// ServerLogBuffer.shared.flush()                              // whatever waits, now (at exit)
+/// ```
 public final class ServerLogBuffer: @unchecked Sendable {
     public static let shared = ServerLogBuffer()
     static let batchSize = 32 * 1024

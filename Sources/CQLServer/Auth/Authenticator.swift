@@ -31,7 +31,12 @@ public struct Authenticator: Sendable {
 
     public init(keys: AppKeys) { self.keys = keys }
 
-    /// Every header name ``identify(_:)`` asks for.
+    /// Every header name ``identify(_:)`` asks for, lowercased (the server
+    /// makes their `HTTPField.Name`s once).
+    ///
+    /// ```swift
+    /// Authenticator.headerNames.contains("x-lc-sign")   // true
+    /// ```
     public static let headerNames = [
         "x-lc-id", "x-avoscloud-application-id", "x-lc-session", "x-avoscloud-session-token", "x-lc-sign", "x-avoscloud-request-sign",
         "x-avoscloud-master-key", "x-lc-key", "x-avoscloud-application-key",
