@@ -131,8 +131,8 @@ public final class ServerLogBuffer: @unchecked Sendable {
 
     /// The waiting lines and the note of any dropped; `condition` held.
     private func takeBatch() -> [UInt8] {
-        var batch = pending
-        pending.removeAll(keepingCapacity: pending.count <= Self.batchSize * 4)
+        var batch: [UInt8] = []
+        swap(&batch, &pending)
         if dropped > 0 {
             batch.append(contentsOf: "cql serve: \(dropped) log lines dropped: stderr was not read fast enough\n".utf8)
             dropped = 0

@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 import CQLKit
 @testable import CQLServer
@@ -34,5 +35,23 @@ final class WireDecodingTests: XCTestCase {
         XCTAssertFalse(holds(#""__type":""#))
         XCTAssertFalse(holds(""))
         XCTAssertFalse(holds("_"))
+    }
+
+    /// The responder makes `HTTPField.Name`s once for `Authenticator.headerNames`:
+    /// every name `identify` asks, whatever the headers, is in that list.
+    func testEveryHeaderIdentifyAsksIsListed() {
+        let auth = Authenticator(keys: AppKeys(appId: "app", appKey: "k", masterKey: "m"))
+        let now = String(Int64(Date().timeIntervalSince1970 * 1000))
+        let forms: [[String: String]] = [
+            [:], ["x-lc-id": "app"], ["x-lc-id": "app", "x-lc-key": "k"], ["x-lc-id": "app", "x-lc-key": "m,master"],
+            ["x-lc-id": "app", "x-lc-sign": "00,\(now)"], ["x-avoscloud-application-id": "app", "x-avoscloud-master-key": "m"],
+            ["x-avoscloud-application-id": "app", "x-avoscloud-request-sign": "00,\(now),master"],
+            ["x-avoscloud-application-id": "app", "x-avoscloud-application-key": "k", "x-avoscloud-session-token": "t"],
+            ["x-lc-id": "app", "x-lc-key": "k", "x-lc-session": "t"],
+        ]
+        var asked = Set<String>()
+        for headers in forms { _ = auth.identify { asked.insert($0); return headers[$0] } }
+        XCTAssertEqual(asked.subtracting(Authenticator.headerNames), [])
+        XCTAssertEqual(asked, Set(Authenticator.headerNames))
     }
 }

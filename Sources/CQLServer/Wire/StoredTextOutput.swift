@@ -90,11 +90,14 @@ extension API {
     }
 }
 
+/// The bytes that start a typed value's type name (made once, not per object).
+private let typeMarker = Array(#""__type":""#.utf8)
+
 extension UnsafeBufferPointer<UInt8> {
     /// Whether `"__type":"File"` or `"__type":"Object"` occurs in these bytes.
     /// The search stops at underscores (rare in JSON) rather than at quotes.
     var holdsFileOrObject: Bool {
-        let marker = Array(#""__type":""#.utf8)
+        let marker = typeMarker
         var i = 1
         while i + marker.count - 1 <= count {
             if self[i] == UInt8(ascii: "_"), self[i - 1] == UInt8(ascii: "\""),
