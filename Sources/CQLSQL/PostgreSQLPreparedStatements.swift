@@ -81,6 +81,13 @@ struct PreparedCall {
         for b in binds { bindings.append(b) }
     }
 
+    /// A statement whose bindings are made already (``CoalescedStatement``'s arrays).
+    init(_ sql: String, types: [PostgresDataType], bindings: PostgresBindings) {
+        self.sql = sql
+        self.types = types
+        self.bindings = bindings
+    }
+
     /// What ``RuntimeStatement`` answers for it under `name`.
     func text(name: String) -> RuntimeStatement.Text { RuntimeStatement.Text(name: name, sql: sql, types: types) }
 }

@@ -5,91 +5,105 @@ import Logging
 import NIOCore
 import PostgresNIO
 
-/// A PostgreSQL connection read from `async` code without blocking a
-/// thread: a server's handler awaits its statements on the connection's
-/// event loop (``SQLRunner/run(_:on:countOnly:source:)-(_,PostgreSQLReadConnection,_,_)``).
+/// PostgreSQL connections on one event loop, read from `async` code
+/// without blocking a thread: a server's handler awaits its statements on
+/// the connections' event loop (``SQLRunner/run(_:on:countOnly:source:)-(_,PostgreSQLReadConnection,_,_)``).
 ///
 /// It runs the statements ``PostgreSQLDatabase`` runs, with the same
-/// arguments and types, as named prepared statements of this connection
-/// (``PreparedStatementNames``); postgres-nio queues the statements of
-/// callers that share it, so it needs no checking out. It never creates
-/// temporary tables, so it keeps no session state but its prepared
-/// statements, its `statement_timeout` and its `plan_cache_mode` (each
-/// statement planned once: see ``init(url:on:statementTimeoutMilliseconds:)``).
+/// arguments and types, as named prepared statements (``PreparedStatementNames``).
+/// It never creates temporary tables, so its connections keep no session
+/// state but their prepared statements, their `statement_timeout` and
+/// their `plan_cache_mode` (each statement planned once: see
+/// ``init(url:on:lanes:taskExecutor:statementTimeoutMilliseconds:)``).
+///
+/// **Lanes and coalescing.** Each connection is a lane that runs one batch
+/// of statements at a time. A statement that finds a lane idle runs at
+/// once; one that finds every lane busy waits, and the next lane to finish
+/// takes everything waiting as its next batch. In a batch, the runs of one
+/// statement with different arguments (concurrent gets by id, Valine pages
+/// of different URLs) become one ``CoalescedStatement``: PostgreSQL starts
+/// its executor once and the protocol crosses once for all of them. Each
+/// caller gets exactly its own rows; when the coalesced statement fails,
+/// each run is run again alone, so each caller gets its own error, or its
+/// rows. Nothing waits that would not have waited anyway: statements only
+/// coalesce while every lane is busy. A slow statement (up to the
+/// statement time limit) holds one lane; the others go on.
 ///
 /// ```swift
-/// let c = try PostgreSQLReadConnection(url: url, on: loop, statementTimeoutMilliseconds: 10_000)
+/// let c = try PostgreSQLReadConnection(url: url, on: loop, lanes: 2, statementTimeoutMilliseconds: 10_000)
 /// let r = try await SQLRunner.run(query, on: c)   // nil: run it with SQLRunner.run(_:on:) instead
 /// ```
 public final class PostgreSQLReadConnection: Sendable {
-    let connection: PostgresConnection
+    let lanes: [PostgresConnection]
     let preparedNames = PreparedStatementNames()
     let logger = Logger(label: "cql.postgres")
+    /// Where a lane's batches run (the event loop's own executor in a
+    /// server, so rows are read on the loop that receives them).
+    let taskExecutor: (any TaskExecutor)?
+    let queue: LaneQueue
 
-    /// The event loop the connection's reads and writes run on.
-    public var eventLoop: any EventLoop { connection.eventLoop }
+    /// The event loop the connections' reads and writes run on.
+    public var eventLoop: any EventLoop { lanes[0].eventLoop }
 
-    init(_ connection: PostgresConnection) { self.connection = connection }
+    init(_ lanes: [PostgresConnection], taskExecutor: (any TaskExecutor)?) {
+        self.lanes = lanes
+        self.taskExecutor = taskExecutor
+        queue = LaneQueue(lanes: lanes.count)
+    }
 
-    /// Connects on `eventLoop` and sets the connection's statement time limit
-    /// (0: none). It blocks until connected: call it off the event loops.
-    public convenience init(url: String, on eventLoop: any EventLoop = PostgresConnection.defaultEventLoopGroup.any(),
-                            statementTimeoutMilliseconds: Int) throws(QueryError) {
+    /// Connects `lanes` connections on `eventLoop` and sets their statement
+    /// time limit (0: none). It blocks until connected: call it off the
+    /// event loops. `taskExecutor`: where batches run (nil: the global
+    /// executor).
+    public convenience init(url: String, on eventLoop: any EventLoop = PostgresConnection.defaultEventLoopGroup.any(), lanes: Int = 1,
+                            taskExecutor: (any TaskExecutor)? = nil, statementTimeoutMilliseconds: Int) throws(QueryError) {
         let configuration = try PostgreSQLDatabase.configuration(url: url)
-        let c: PostgresConnection
-        do {
-            c = try PostgresConnection.connect(on: eventLoop, configuration: configuration, id: 2, logger: Logger(label: "cql.postgres")).wait()
-        } catch {
-            throw QueryError(.data, "\(url): cannot connect: \(PostgreSQLDatabase.message(error))")
+        var made: [PostgresConnection] = []
+        for i in 0..<max(1, lanes) {
+            let c: PostgresConnection
+            do {
+                c = try PostgresConnection.connect(on: eventLoop, configuration: configuration, id: 2 + i, logger: Logger(label: "cql.postgres")).wait()
+            } catch {
+                for m in made { try? m.close().wait() }
+                throw QueryError(.data, "\(url): cannot connect: \(PostgreSQLDatabase.message(error))")
+            }
+            made.append(c)
+            do {
+                _ = try c.query("SET statement_timeout = \(max(0, statementTimeoutMilliseconds))").wait()
+                // Each prepared statement is planned once, not on every run: a
+                // page's `LIMIT $2` makes PostgreSQL's generic plan look costlier
+                // (it assumes a tenth of the rows) than the custom plans it
+                // compares it with, so in `auto` mode a Valine page was planned
+                // afresh on every request: 0.25 ms of planning against 0.014 ms,
+                // same plan (EXPLAIN ANALYZE EXECUTE over 1,000,000 comments);
+                // under wrk, PostgreSQL's CPU a page fell from about 1,000 to 600 us.
+                _ = try c.query("SET plan_cache_mode = force_generic_plan").wait()
+            } catch {
+                for m in made { try? m.close().wait() }
+                throw QueryError(.data, "postgres: \(PostgreSQLDatabase.message(error))")
+            }
         }
-        do {
-            _ = try c.query("SET statement_timeout = \(max(0, statementTimeoutMilliseconds))").wait()
-            // Each prepared statement is planned once, not on every run: a
-            // page's `LIMIT $2` makes PostgreSQL's generic plan look costlier
-            // (it assumes a tenth of the rows) than the custom plans it
-            // compares it with, so in `auto` mode a Valine page was planned
-            // afresh on every request: 0.25 ms of planning against 0.014 ms,
-            // same plan (EXPLAIN ANALYZE EXECUTE over 1,000,000 comments);
-            // under wrk, PostgreSQL's CPU a page fell from about 1,000 to 600 us.
-            _ = try c.query("SET plan_cache_mode = force_generic_plan").wait()
-        } catch {
-            try? c.close().wait()
-            throw QueryError(.data, "postgres: \(PostgreSQLDatabase.message(error))")
-        }
-        self.init(c)
+        self.init(made, taskExecutor: taskExecutor)
     }
 
     public func close() async {
-        try? await connection.close()
+        for c in lanes { try? await c.close() }
     }
 
     /// ``close()``, blocking until closed (off the event loops).
     public func closeNow() {
-        try? connection.close().wait()
+        for c in lanes { try? c.close().wait() }
     }
 
-    /// Runs a statement as this connection's named prepared statement (or
-    /// unnamed, past ``PreparedStatementNames/capacity``) and returns its rows.
-    func rows(_ sql: String, _ arguments: [Value]) async throws(QueryError) -> [PostgresRow] {
-        let call = PreparedCall(sql, arguments)
-        let (key, bindings) = (call.key, call.bindings)
-        let connection = self.connection
-        let logger = self.logger
-        do {
-            guard let name = preparedNames.name(for: key) else {
-                var rows: [PostgresRow] = []
-                for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) { rows.append(row) }
-                return rows
-            }
-            return try await RuntimeStatement.$current.withValue(call.text(name: name)) {
-                var rows: [PostgresRow] = []
-                for try await row in try await connection.execute(RuntimeStatement(bindings: bindings), logger: logger) { rows.append(row) }
-                return rows
-            }
-        } catch {
-            preparedNames.forget(key)
-            throw QueryError(.data, "postgres: \(PostgreSQLDatabase.message(error))")
-        }
+    /// What coalescing did so far (``Coalescing``).
+    public var coalescing: Coalescing { queue.coalescing }
+
+    public struct Coalescing: Sendable, Equatable {
+        /// Runs answered by coalesced statements, and those statements.
+        public var runs: Int, statements: Int
+        /// Coalesced statements that failed (their runs then ran alone), and
+        /// of those, the ones where every run alone answered.
+        public var failed: Int, failedWhereAloneAnswered: Int
     }
 
     func integer(_ statement: SQLStatement) async throws(QueryError) -> Int {

@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOPosix
 
 /// Runs a task's jobs on one NIO event loop: with it as the task executor
 /// preference, a request's handler runs on the thread that reads and writes
@@ -53,6 +54,12 @@ struct EventLoopPinnedHTTP1Channel: ServerChildChannel {
 /// One ``EventLoopTaskExecutor`` per event loop of a group, made up front.
 final class EventLoopTaskExecutors: Sendable {
     private let executors: [EventLoopTaskExecutor]
+
+    /// Those of `MultiThreadedEventLoopGroup.singleton`, which serves HTTP
+    /// and reads PostgreSQL (``EventLoopReaders``): one executor per loop.
+    static let singleton = EventLoopTaskExecutors(MultiThreadedEventLoopGroup.singleton)
+
+    var all: [EventLoopTaskExecutor] { executors }
 
     init(_ group: any EventLoopGroup) {
         executors = group.makeIterator().map { EventLoopTaskExecutor($0) }

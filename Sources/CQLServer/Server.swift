@@ -90,7 +90,7 @@ public struct CQLServer: Sendable {
             // their reads are awaited (EventLoopReaders). SQLite's reads block
             // a storage thread either way, and pinning measured a loss on its
             // pages once (Server.md).
-            server: storage.eventLoopReaders != nil ? .eventLoopPinnedHTTP1(EventLoopTaskExecutors(MultiThreadedEventLoopGroup.singleton)) : .http1(),
+            server: storage.eventLoopReaders != nil ? .eventLoopPinnedHTTP1(.singleton) : .http1(),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)

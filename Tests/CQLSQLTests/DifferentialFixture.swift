@@ -75,8 +75,14 @@ struct Differential {
     nonisolated(unsafe) static var asyncAnswered = 0, asyncHandedBack = 0
 
     /// A description of how the asynchronous path disagrees, or nil.
+    ///
+    /// The query runs three times at once: on a reader of one lane, the
+    /// first run takes the lane and the other two wait for it, then run as
+    /// one coalesced statement (``PostgreSQLReadConnection``), so every
+    /// query of the corpus is also answered coalesced, and each of its runs
+    /// must get the synchronous answer.
     static func asyncDisagreement(_ query: Query, _ reader: PostgreSQLReadConnection, built: [String], count: Int?) -> String? {
-        final class Box: @unchecked Sendable { var answer: Result<SQLRunner.Result?, QueryError>? }
+        final class Box: @unchecked Sendable { var answers: [Result<SQLRunner.Result?, QueryError>] = [] }
         let box = Box()
         let done = DispatchSemaphore(value: 0)
         Task {
@@ -84,28 +90,38 @@ struct Differential {
                 // It reads only tables that exist (a server checks first):
                 // the synchronous run's stand-ins are its own session's.
                 if SQLRunner.tablesRead(by: query).isSubset(of: try await reader.tableNames()) {
-                    box.answer = .success(try await SQLRunner.run(query, on: reader))
+                    box.answers = await withTaskGroup(of: Result<SQLRunner.Result?, QueryError>.self) { group in
+                        for _ in 0..<3 {
+                            group.addTask {
+                                do throws(QueryError) { return .success(try await SQLRunner.run(query, on: reader)) } catch { return .failure(error) }
+                            }
+                        }
+                        var all: [Result<SQLRunner.Result?, QueryError>] = []
+                        for await a in group { all.append(a) }
+                        return all
+                    }
                 }
             } catch {
-                box.answer = .failure(error)
+                box.answers = [.failure(error)]
             }
             done.signal()
         }
         done.wait()
-        switch box.answer {
-        case nil: return nil
-        case .failure(let e)?: return "the asynchronous path failed where the synchronous one answered: \(e.message)"
-        case .success(nil)?:
-            asyncHandedBack += 1
-            return nil
-        case .success(let r?)?:
-            let got = r.objects.map { JSONWriter.string(.object($0)) }
-            if got == built && r.count == count {
-                asyncAnswered += 1
-                return nil
+        var handedBack = false
+        for answer in box.answers {
+            switch answer {
+            case .failure(let e): return "the asynchronous path failed where the synchronous one answered: \(e.message)"
+            case .success(nil): handedBack = true
+            case .success(let r?):
+                let got = r.objects.map { JSONWriter.string(.object($0)) }
+                if got != built || r.count != count {
+                    return "the asynchronous path answered \(got.count) objects (count \(r.count.map(String.init) ?? "-")), the synchronous \(built.count) (count \(count.map(String.init) ?? "-"))"
+                }
             }
-            return "the asynchronous path answered \(got.count) objects (count \(r.count.map(String.init) ?? "-")), the synchronous \(built.count) (count \(count.map(String.init) ?? "-"))"
         }
+        if box.answers.isEmpty { return nil }
+        if handedBack { asyncHandedBack += 1 } else { asyncAnswered += 1 }
+        return nil
     }
 
     /// Compares the evaluator and the database on `query` and, when the

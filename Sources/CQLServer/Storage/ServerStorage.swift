@@ -62,7 +62,7 @@ public final class ServerStorage: @unchecked Sendable {
         readers = ConnectionPool(pool)
         writer = try Connection(location, timeout: requestTimeout)
         if case .postgres(let url) = location {
-            eventLoopReaders = try EventLoopReaders(url: url, count: self.readerCount, group: MultiThreadedEventLoopGroup.singleton,
+            eventLoopReaders = try EventLoopReaders(url: url, count: self.readerCount, executors: .singleton,
                                                     statementTimeoutMilliseconds: Int((requestTimeout * 1000).rounded(.up)))
         } else {
             eventLoopReaders = nil

@@ -58,6 +58,14 @@ final class PostgreSQLTests: XCTestCase {
         print("guessed preflights: \(outcomes.confirmed) confirmed, \(outcomes.corrected) corrected")
         XCTAssertGreaterThan(outcomes.confirmed, 50)
         XCTAssertGreaterThan(outcomes.corrected, 0)
+        // Each query's three concurrent runs coalesced (Differential.asyncDisagreement),
+        // and no coalesced statement failed where its runs alone answered
+        // (some fail as each run alone does: orders PostgreSQL cannot rank).
+        let coalescing = try XCTUnwrap(Differential.asyncReader).coalescing
+        print("coalesced: \(coalescing.runs) runs in \(coalescing.statements) statements; \(coalescing.failed) failed, "
+              + "\(coalescing.failedWhereAloneAnswered) of them where each run alone answered")
+        XCTAssertGreaterThan(coalescing.statements, 300)
+        XCTAssertEqual(coalescing.failedWhereAloneAnswered, 0)
     }
 
     func testRandomQueriesOnPostgreSQL() throws {

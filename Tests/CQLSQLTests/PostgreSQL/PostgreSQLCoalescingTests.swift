@@ -1,0 +1,197 @@
+import CQLEval
+import CQLKit
+@testable import CQLSQL
+import Foundation
+import PostgresNIO
+import XCTest
+
+final class CoalescingTestBox<T>: @unchecked Sendable { var value: T? }
+
+/// Coalesced reads (``PostgreSQLReadConnection``, ``CoalescedStatement``):
+/// runs of one statement that wait for a busy lane go to PostgreSQL as one
+/// statement, and each caller still gets exactly its own rows, in order, or
+/// its own error.
+extension PostgreSQLTests {
+    /// Runs `body` while the reader's only lane is held by a statement that
+    /// sleeps: everything `body` starts waits, then runs as one batch.
+    private func whileTheLaneIsBusy<T: Sendable>(_ reader: PostgreSQLReadConnection,
+                                                 _ body: @escaping @Sendable () async -> T) -> T {
+        let box = CoalescingTestBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            async let blocker = try? reader.rows("SELECT pg_sleep(0.4)::text", [])
+            try? await Task.sleep(for: .milliseconds(100))
+            box.value = await body()
+            _ = await blocker
+            done.signal()
+        }
+        done.wait()
+        return box.value!
+    }
+
+    private func run(_ q: Query, on reader: PostgreSQLReadConnection) -> Result<SQLRunner.Result?, QueryError> {
+        final class Box: @unchecked Sendable { var answer: Result<SQLRunner.Result?, QueryError>? }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do throws(QueryError) { box.answer = .success(try await SQLRunner.run(q, on: reader)) } catch { box.answer = .failure(error) }
+            done.signal()
+        }
+        done.wait()
+        return box.answer!
+    }
+
+    private func described(_ r: Result<SQLRunner.Result?, QueryError>) -> String {
+        switch r {
+        case .success(let r?): return r.objects.map { JSONWriter.string(.object($0)) }.joined(separator: "\n") + " count \(r.count.map(String.init) ?? "-")"
+        case .success(nil): return "handed back"
+        case .failure(let e): return "error \(e.message)"
+        }
+    }
+
+    func testConcurrentGetsPagesAndCountsCoalesceAndEachCallerGetsItsOwnAnswer() throws {
+        let db = try database()
+        let objects: [[String: Value]] = (0..<60).map { i in
+            ["objectId": .string(String(format: "c%03d", i)), "url": .string("/p/\(i % 4)/"), "n": .int(Int64(i)),
+             "createdAt": .string(String(format: "2024-01-01T00:%02d:00.000Z", 59 - i)), "ACL": ["*": ["read": true]]]
+        }
+        let lines = NSTemporaryDirectory() + "coalesce-\(UUID().uuidString).ndjson"
+        try objects.map { JSONWriter.string(.object($0)) }.joined(separator: "\n").write(toFile: lines, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: lines) }
+        try db.load(path: lines, className: "Comment", indexes: ["url"])
+        let url = try XCTUnwrap(Self.server).url
+        let reader = try PostgreSQLReadConnection(url: url, lanes: 1, statementTimeoutMilliseconds: 0)
+        defer { reader.closeNow() }
+
+        var queries: [Query] = []
+        for id in ["c000", "c007", "c031", "c059", "missing", "c012"] {
+            queries.append(Query(className: "Comment", condition: Condition(.compare("objectId", .equal, .value(.string(id))))))
+        }
+        for page in ["/p/0/", "/p/1/", "/p/3/", "/p/none/"] {
+            queries.append(Query(className: "Comment", condition: Condition(.compare("url", .equal, .value(.string(page)))),
+                                 order: [OrderKey("createdAt", descending: true)], limit: .value(5)))
+            queries.append(Query(className: "Comment", count: .only, condition: Condition(.compare("url", .equal, .value(.string(page))))))
+        }
+        // Limits and skips as arguments of one statement.
+        for (limit, skip) in [(3, 0), (2, 5), (7, 1)] {
+            queries.append(Query(className: "Comment", condition: Condition(.compare("n", .greaterThan, .value(.int(10)))),
+                                 order: [OrderKey("n")], skip: .value(.int(Int64(skip))), limit: .value(.int(Int64(limit)))))
+        }
+        // Alone first (one at a time: nothing coalesces), then all at once.
+        let alone = queries.map { described(run($0, on: reader)) }
+        XCTAssertEqual(reader.coalescing.statements, 0)
+        let together = whileTheLaneIsBusy(reader) { [queries] in
+            await withTaskGroup(of: (Int, Result<SQLRunner.Result?, QueryError>).self) { group in
+                for (i, q) in queries.enumerated() {
+                    group.addTask {
+                        do throws(QueryError) { return (i, .success(try await SQLRunner.run(q, on: reader))) } catch { return (i, .failure(error)) }
+                    }
+                }
+                var all = [Result<SQLRunner.Result?, QueryError>?](repeating: nil, count: queries.count)
+                for await (i, a) in group { all[i] = a }
+                return all.map { $0! }
+            }
+        }
+        for (i, q) in queries.enumerated() {
+            XCTAssertEqual(described(together[i]), alone[i], (try? CQLFormatter.format(q)) ?? "?")
+        }
+        XCTAssertTrue(alone[4].hasPrefix(" count"), "the missing id: no object (\(alone[4]))")
+        XCTAssertTrue(alone[2].contains("\"c031\""))
+        // The gets were one statement, the pages another, and so on.
+        let c = reader.coalescing
+        XCTAssertGreaterThanOrEqual(c.runs, queries.count - 1)
+        XCTAssertLessThanOrEqual(c.statements, 5)
+        XCTAssertEqual(c.failed, 0)
+    }
+
+    func testACoalescedStatementThatFailsRunsEachRunAloneSoEachCallerGetsItsOwnError() throws {
+        _ = try database()
+        let url = try XCTUnwrap(Self.server).url
+        let reader = try PostgreSQLReadConnection(url: url, lanes: 1, statementTimeoutMilliseconds: 0)
+        defer { reader.closeNow() }
+        let divisors: [Int64] = [1, 0, 5, 2]
+        let answers = whileTheLaneIsBusy(reader) {
+            await withTaskGroup(of: (Int, String).self) { group in
+                for (i, d) in divisors.enumerated() {
+                    group.addTask {
+                        do throws(QueryError) {
+                            let rows = try await reader.rows("SELECT (10 / $1)::text AS q", [.int(d)])
+                            return (i, rows.map { $0.makeRandomAccess()[data: 0].string ?? "?" }.joined(separator: ","))
+                        } catch {
+                            return (i, error.message.contains("division by zero") ? "division by zero" : error.message)
+                        }
+                    }
+                }
+                var all = [String](repeating: "", count: divisors.count)
+                for await (i, a) in group { all[i] = a }
+                return all
+            }
+        }
+        XCTAssertEqual(answers, ["10", "division by zero", "2", "5"])
+        XCTAssertEqual(reader.coalescing.failed, 1)
+        XCTAssertEqual(reader.coalescing.failedWhereAloneAnswered, 0)
+        // The lane goes on: the same statement coalesces again when it can.
+        let again = whileTheLaneIsBusy(reader) {
+            await withTaskGroup(of: String.self) { group in
+                for d: Int64 in [2, 10] {
+                    group.addTask { ((try? await reader.rows("SELECT (10 / $1)::text AS q", [.int(d)])) ?? []).map { $0.makeRandomAccess()[data: 0].string ?? "?" }.joined() }
+                }
+                var all: [String] = []
+                for await a in group { all.append(a) }
+                return all.sorted()
+            }
+        }
+        XCTAssertEqual(again, ["1", "5"])
+        XCTAssertEqual(reader.coalescing.statements, 1)
+    }
+
+    func testASlowStatementHoldsOneLaneAndTheRunsWaitingBehindItTakeAnother() throws {
+        _ = try database()
+        let url = try XCTUnwrap(Self.server).url
+        let reader = try PostgreSQLReadConnection(url: url, lanes: 2, statementTimeoutMilliseconds: 0)
+        defer { reader.closeNow() }
+        final class Box: @unchecked Sendable { var seconds: [Double] = [] }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let start = ContinuousClock.now
+            async let slow = try? reader.rows("SELECT pg_sleep(1.5)::text", [])
+            // At once: the slow statement's lane is busy but not stuck yet, so
+            // this waits, until the timer finds the lane stuck and spills it.
+            async let early = try? reader.rows("SELECT $1::text", [.string("early")])
+            try? await Task.sleep(for: .milliseconds(200))
+            // Later: every busy lane is stuck, so it takes the idle one at once.
+            let late = try? await reader.rows("SELECT $1::text", [.string("late")])
+            box.seconds.append((ContinuousClock.now - start) / .seconds(1))
+            _ = await early
+            box.seconds.append((ContinuousClock.now - start) / .seconds(1))
+            _ = late
+            _ = await slow
+            box.seconds.append((ContinuousClock.now - start) / .seconds(1))
+            done.signal()
+        }
+        done.wait()
+        XCTAssertLessThan(box.seconds[0], 0.8, "the late statement did not wait for the slow one")
+        XCTAssertLessThan(box.seconds[1], 0.8, "the early statement did not wait for the slow one")
+        XCTAssertGreaterThanOrEqual(box.seconds[2], 1.5)
+    }
+
+    func testOnlyParametersOutsideQuotesAreRebound() {
+        XCTAssertEqual(CoalescedStatement.laterallyBound("SELECT t0.\"$1\", 'it''s $2' FROM t AS t0 WHERE a = $1 AND b = $10 AND c = $2", parameterCount: 10),
+                       "SELECT t0.\"$1\", 'it''s $2' FROM t AS t0 WHERE a = \"cql_batch\".\"cql_a1\" AND b = \"cql_batch\".\"cql_a10\" AND c = \"cql_batch\".\"cql_a2\"")
+        // Past the arguments, dollar quotes, comments, backslash strings, an open quote: not coalesced.
+        XCTAssertNil(CoalescedStatement.laterallyBound("SELECT $3", parameterCount: 2))
+        XCTAssertNil(CoalescedStatement.laterallyBound("SELECT $$a$$", parameterCount: 1))
+        XCTAssertNil(CoalescedStatement.laterallyBound("SELECT $1 -- x", parameterCount: 1))
+        XCTAssertNil(CoalescedStatement.laterallyBound("SELECT $1 /* x */", parameterCount: 1))
+        XCTAssertNil(CoalescedStatement.laterallyBound("SELECT E'\\'$1'", parameterCount: 1))
+        XCTAssertNil(CoalescedStatement.laterallyBound("SELECT 'open", parameterCount: 1))
+        XCTAssertNotNil(CoalescedStatement.laterallyBound("SELECT TYPE'x', $1", parameterCount: 1))
+        // A NULL argument (its type left to PostgreSQL), no arguments, not a SELECT.
+        XCTAssertNil(CoalescedStatement.coalescedSQL("SELECT $1", types: [.null]))
+        XCTAssertNil(CoalescedStatement.coalescedSQL("SELECT 1", types: []))
+        XCTAssertNil(CoalescedStatement.coalescedSQL("UPDATE t SET a = $1", types: [.text]))
+        XCTAssertEqual(CoalescedStatement.coalescedSQL("SELECT $1 + $2", types: [.int8, .text]),
+                       "SELECT \"cql_q\".*, \"cql_batch\".\"cql_run\" FROM unnest($1::int8[], $2::text[]) WITH ORDINALITY AS \"cql_batch\"(\"cql_a1\", \"cql_a2\", \"cql_run\") CROSS JOIN LATERAL (SELECT \"cql_batch\".\"cql_a1\" + \"cql_batch\".\"cql_a2\") AS \"cql_q\"")
+    }
+}
