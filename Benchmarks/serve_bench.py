@@ -22,8 +22,9 @@ average latency), peak RSS of the server, and serve/pgbench throughput.
 
 What the ratio measures: HTTP parsing, auth (X-LC-Key), the where-JSON
 reader, binder and optimizer, SQL generation, the database round trip
-through CQLSQL, and JSON output — against the database executing the same
-SQL alone (pgbench's own protocol, prepared statements).
+through CQLSQL (where concurrent runs of one statement coalesce into one),
+and JSON output — against the database executing the same SQL alone, one
+statement per transaction (pgbench's own protocol, prepared statements).
 
 Usage: serve_bench.py CQL [--objects N] [--connections C] [--seconds D] [--markdown-only]
 Writes Benchmarks/serve-results.json and the serve section of BENCHMARKS.md.
@@ -275,7 +276,11 @@ generation, the round trips through CQLSQL and JSON output, against PostgreSQL r
 same SQL alone. On PostgreSQL each request is one prepared statement: a page's or count's
 preflight rides in the statement that reads the rows and checks the SQL it was generated for (a
 second statement only when that guess was wrong; pgbench's statement has no such columns), and
-the objects are copied from their stored bytes (Server.md). The server, PostgreSQL and wrk share
+the objects are copied from their stored bytes (Server.md). Under load, the server's concurrent
+runs of one statement that wait for a busy connection go to PostgreSQL as one coalesced statement
+(arguments as arrays, joined laterally; each caller gets its own rows: Server.md, "Coalesced
+reads"), so its PostgreSQL's CPU per request is below pgbench's, which runs one statement per
+transaction as an app's own SQL client would. The server, PostgreSQL and wrk share
 the machine's CPUs, so on two cores every request's own CPU time shows directly in throughput;
 p50 at {results['connections']} connections is about {results['connections']} ÷ throughput (Little's law). This machine's speed
 drifts between runs minutes apart (pgbench's page statement ran at 3,886 to 8,435 tps in runs

@@ -104,6 +104,55 @@ extension PostgreSQLTests {
         XCTAssertEqual(c.failed, 0)
     }
 
+    /// Two users' reads coalesce (their statements differ only in the
+    /// grantees bound), and each still sees only what its ACL lets it: the
+    /// grantees are each run's own arguments inside the one statement.
+    func testCoalescedReadsOfDifferentUsersEachSeeOnlyTheirOwnObjects() throws {
+        let db = try database()
+        let objects: [[String: Value]] = (0..<12).map { i in
+            let owner = "u\(i % 3)"
+            return ["objectId": .string("n\(i)"), "owner": .string(owner), "ACL": .object([owner: ["read": true, "write": true]])]
+        }
+        let lines = NSTemporaryDirectory() + "coalesce-acl-\(UUID().uuidString).ndjson"
+        try objects.map { JSONWriter.string(.object($0)) }.joined(separator: "\n").write(toFile: lines, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: lines) }
+        try db.load(path: lines, className: "Note")
+        let url = try XCTUnwrap(Self.server).url
+        let reader = try PostgreSQLReadConnection(url: url, lanes: 1, statementTimeoutMilliseconds: 0)
+        defer { reader.closeNow() }
+        // Every user asks for every object, and for the whole class.
+        var asks: [(user: String, query: Query)] = []
+        for user in ["u0", "u1", "u2", "u9"] {
+            for i in [0, 1, 2, 5] {
+                asks.append((user, ACLRule.restricting(Query(className: "Note", condition: Condition(.compare("objectId", .equal, .value(.string("n\(i)"))))),
+                                                      to: ACLRule.normalized([user]))))
+            }
+            asks.append((user, ACLRule.restricting(Query(className: "Note", order: [OrderKey("objectId")]), to: ACLRule.normalized([user]))))
+        }
+        let answers = whileTheLaneIsBusy(reader) { [asks] in
+            await withTaskGroup(of: (Int, [String]).self) { group in
+                for (i, ask) in asks.enumerated() {
+                    group.addTask {
+                        let r = try? await SQLRunner.run(ask.query, on: reader)
+                        return (i, (r?.objects ?? [["failed": true]]).map { o in "\(o["objectId"]?.stringValue ?? "-")/\(o["owner"]?.stringValue ?? "-")" })
+                    }
+                }
+                var all = [[String]](repeating: [], count: asks.count)
+                for await (i, a) in group { all[i] = a }
+                return all
+            }
+        }
+        for (i, ask) in asks.enumerated() {
+            XCTAssertTrue(answers[i].allSatisfy { $0.hasSuffix("/" + ask.user) }, "\(ask.user) saw \(answers[i])")
+        }
+        XCTAssertEqual(answers[0], ["n0/u0"])
+        XCTAssertEqual(answers[5 + 1], ["n1/u1"])
+        XCTAssertEqual(answers[4], ["n0/u0", "n3/u0", "n6/u0", "n9/u0"])
+        XCTAssertEqual(answers[15 + 4], [], "u9 owns nothing")
+        XCTAssertGreaterThan(reader.coalescing.statements, 0)
+        XCTAssertEqual(reader.coalescing.failed, 0)
+    }
+
     func testACoalescedStatementThatFailsRunsEachRunAloneSoEachCallerGetsItsOwnError() throws {
         _ = try database()
         let url = try XCTUnwrap(Self.server).url
