@@ -46,7 +46,7 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("master-key"), help: "The master key (bypasses restrictions; keep it on servers).")
     var masterKey: String?
 
-    @Option(help: "Connections that read at once (PostgreSQL: that many awaited on the event loops, and that many for the reads that block).")
+    @Option(help: "Connections that read at once (PostgreSQL: that many on the event loops, where concurrent reads of one statement coalesce, and that many for the reads that block).")
     var readers = 4
 
     @Option(name: .customLong("timeout"), help: "Seconds a request's database work may take before it is stopped.")
