@@ -26,44 +26,35 @@ import PostgresNIO
 /// way) dominates a get by id; one statement for the runs waiting on a
 /// connection pays it once. It is what Prisma does with concurrent
 /// `findUnique` calls. Measured in Server.md ("Coalesced reads").
-struct CoalescedStatement {
-    /// The statement's SQL and its argument types (those of
-    /// ``PreparedCall``: `bool`, `int8`, `float8`, `text`).
-    let sql: String
-    let types: [PostgresDataType]
-
-    /// The coalesced statement's SQL, or nil when the statement cannot be
-    /// coalesced: a NULL argument (its type is left to PostgreSQL, which an
-    /// array cannot do), no arguments, not a plain `SELECT`, or SQL this
-    /// rewriting does not read (a comment, a dollar-quoted or `E''` string).
-    static func coalescedSQL(_ sql: String, types: [PostgresDataType]) -> String? {
+enum CoalescedStatement {
+    /// The coalesced statement's SQL and its parameters' (array) types, or
+    /// nil when the statement cannot be coalesced: a NULL argument (its type
+    /// is left to PostgreSQL, which an array cannot do), no arguments, not a
+    /// plain `SELECT`, or SQL this rewriting does not read (a comment, a
+    /// dollar-quoted or `E''` string). `types`: the statement's argument
+    /// types (those of ``PreparedCall``: `bool`, `int8`, `float8`, `text`).
+    static func coalesced(_ sql: String, types: [PostgresDataType]) -> (sql: String, types: [PostgresDataType])? {
         guard !types.isEmpty, sql.utf8.starts(with: "SELECT ".utf8) else { return nil }
-        var arrays: [String] = []
+        var arrays: [String] = [], arrayTypes: [PostgresDataType] = []
         for (i, t) in types.enumerated() {
-            guard let element = arrayElementName(t) else { return nil }
-            arrays.append("$\(i + 1)::\(element)[]")
+            guard let array = arrayOf(t) else { return nil }
+            arrays.append("$\(i + 1)::\(array.element)[]")
+            arrayTypes.append(array.type)
         }
         guard let body = laterallyBound(sql, parameterCount: types.count) else { return nil }
         let names = (1...types.count).map { "\"cql_a\($0)\"" }.joined(separator: ", ")
-        return "SELECT \"cql_q\".*, \"cql_batch\".\"cql_run\" FROM unnest(\(arrays.joined(separator: ", "))) WITH ORDINALITY AS \"cql_batch\"(\(names), \"cql_run\") CROSS JOIN LATERAL (\(body)) AS \"cql_q\""
+        return ("SELECT \"cql_q\".*, \"cql_batch\".\"cql_run\" FROM unnest(\(arrays.joined(separator: ", "))) WITH ORDINALITY AS \"cql_batch\"(\(names), \"cql_run\") CROSS JOIN LATERAL (\(body)) AS \"cql_q\"",
+                arrayTypes)
     }
 
-    static func arrayElementName(_ t: PostgresDataType) -> String? {
+    /// An argument type's element name and array type (nil: not coalesced).
+    static func arrayOf(_ t: PostgresDataType) -> (element: String, type: PostgresDataType)? {
         switch t {
-        case .bool: return "bool"
-        case .int8: return "int8"
-        case .float8: return "float8"
-        case .text: return "text"
+        case .bool: return ("bool", .boolArray)
+        case .int8: return ("int8", .int8Array)
+        case .float8: return ("float8", .float8Array)
+        case .text: return ("text", .textArray)
         default: return nil
-        }
-    }
-
-    static func arrayType(_ t: PostgresDataType) -> PostgresDataType {
-        switch t {
-        case .bool: return .boolArray
-        case .int8: return .int8Array
-        case .float8: return .float8Array
-        default: return .textArray
         }
     }
 

@@ -59,29 +59,31 @@ public final class PostgreSQLReadConnection: Sendable {
                             taskExecutor: (any TaskExecutor)? = nil, statementTimeoutMilliseconds: Int) throws(QueryError) {
         let configuration = try PostgreSQLDatabase.configuration(url: url)
         var made: [PostgresConnection] = []
-        for i in 0..<max(1, lanes) {
-            let c: PostgresConnection
-            do {
-                c = try PostgresConnection.connect(on: eventLoop, configuration: configuration, id: 2 + i, logger: Logger(label: "cql.postgres")).wait()
-            } catch {
-                for m in made { try? m.close().wait() }
-                throw QueryError(.data, "\(url): cannot connect: \(PostgreSQLDatabase.message(error))")
+        do throws(QueryError) {
+            for i in 0..<max(1, lanes) {
+                do {
+                    made.append(try PostgresConnection.connect(on: eventLoop, configuration: configuration, id: 2 + i,
+                                                               logger: Logger(label: "cql.postgres")).wait())
+                } catch {
+                    throw QueryError(.data, "\(url): cannot connect: \(PostgreSQLDatabase.message(error))")
+                }
+                do {
+                    _ = try made[i].query("SET statement_timeout = \(max(0, statementTimeoutMilliseconds))").wait()
+                    // Each prepared statement is planned once, not on every run: a
+                    // page's `LIMIT $2` makes PostgreSQL's generic plan look costlier
+                    // (it assumes a tenth of the rows) than the custom plans it
+                    // compares it with, so in `auto` mode a Valine page was planned
+                    // afresh on every request: 0.25 ms of planning against 0.014 ms,
+                    // same plan (EXPLAIN ANALYZE EXECUTE over 1,000,000 comments);
+                    // under wrk, PostgreSQL's CPU a page fell from about 1,000 to 600 us.
+                    _ = try made[i].query("SET plan_cache_mode = force_generic_plan").wait()
+                } catch {
+                    throw QueryError(.data, "postgres: \(PostgreSQLDatabase.message(error))")
+                }
             }
-            made.append(c)
-            do {
-                _ = try c.query("SET statement_timeout = \(max(0, statementTimeoutMilliseconds))").wait()
-                // Each prepared statement is planned once, not on every run: a
-                // page's `LIMIT $2` makes PostgreSQL's generic plan look costlier
-                // (it assumes a tenth of the rows) than the custom plans it
-                // compares it with, so in `auto` mode a Valine page was planned
-                // afresh on every request: 0.25 ms of planning against 0.014 ms,
-                // same plan (EXPLAIN ANALYZE EXECUTE over 1,000,000 comments);
-                // under wrk, PostgreSQL's CPU a page fell from about 1,000 to 600 us.
-                _ = try c.query("SET plan_cache_mode = force_generic_plan").wait()
-            } catch {
-                for m in made { try? m.close().wait() }
-                throw QueryError(.data, "postgres: \(PostgreSQLDatabase.message(error))")
-            }
+        } catch {
+            for m in made { try? m.close().wait() }
+            throw error
         }
         self.init(made, taskExecutor: taskExecutor)
     }

@@ -53,8 +53,7 @@ extension PostgreSQLReadConnection {
     /// came), each group coalesced when it can be.
     func runBatch(_ batch: [WaitingRun], on connection: PostgresConnection) async {
         if batch.count == 1 {
-            let run = batch[0]
-            run.finish(await result { () async throws(QueryError) in try await self.execute(run.call, on: connection) })
+            await runAlone(batch[0], on: connection)
             return
         }
         var order: [PreparedStatementNames.Key] = []
@@ -66,10 +65,9 @@ extension PostgreSQLReadConnection {
         }
         for key in order {
             let runs = groups[key]!
-            if runs.count > 1, let sql = CoalescedStatement.coalescedSQL(key.sql, types: runs[0].call.types) {
-                let types = runs[0].call.types
-                let call = PreparedCall(sql, types: types.map(CoalescedStatement.arrayType),
-                                        bindings: CoalescedStatement.bindings(runs.map(\.arguments), types: types))
+            if runs.count > 1, let coalesced = CoalescedStatement.coalesced(key.sql, types: runs[0].call.types) {
+                let call = PreparedCall(coalesced.sql, types: coalesced.types,
+                                        bindings: CoalescedStatement.bindings(runs.map(\.arguments), types: runs[0].call.types))
                 if let found = try? await execute(call, on: connection) {
                     var each = [[PostgresRow]](repeating: [], count: runs.count)
                     var complete = true
@@ -91,24 +89,25 @@ extension PostgreSQLReadConnection {
                 // PostgreSQL cannot rank, a cast one run's value fails).
                 var allAnswered = true
                 for run in runs {
-                    let r = await result { () async throws(QueryError) in try await self.execute(run.call, on: connection) }
-                    if case .failure = r { allAnswered = false }
-                    run.finish(r)
+                    if !(await runAlone(run, on: connection)) { allAnswered = false }
                 }
                 queue.count(allAnswered ? .failedWhereAloneAnswered : .failed)
                 continue
             }
-            for run in runs {
-                run.finish(await result { () async throws(QueryError) in try await self.execute(run.call, on: connection) })
-            }
+            for run in runs { await runAlone(run, on: connection) }
         }
     }
 
-    func result(_ body: () async throws(QueryError) -> [PostgresRow]) async -> Result<[PostgresRow], QueryError> {
+    /// Runs one statement and hands its caller the rows or the error;
+    /// whether it answered.
+    @discardableResult
+    func runAlone(_ run: WaitingRun, on connection: PostgresConnection) async -> Bool {
         do throws(QueryError) {
-            return .success(try await body())
+            run.finish(.success(try await execute(run.call, on: connection)))
+            return true
         } catch {
-            return .failure(error)
+            run.finish(.failure(error))
+            return false
         }
     }
 

@@ -12,33 +12,47 @@ final class CoalescingTestBox<T>: @unchecked Sendable { var value: T? }
 /// statement, and each caller still gets exactly its own rows, in order, or
 /// its own error.
 extension PostgreSQLTests {
-    /// Runs `body` while the reader's only lane is held by a statement that
-    /// sleeps: everything `body` starts waits, then runs as one batch.
-    private func whileTheLaneIsBusy<T: Sendable>(_ reader: PostgreSQLReadConnection,
-                                                 _ body: @escaping @Sendable () async -> T) -> T {
+    /// `body`'s answer, waited for from this (synchronous) test.
+    private func waitFor<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
         let box = CoalescingTestBox<T>()
         let done = DispatchSemaphore(value: 0)
         Task {
-            async let blocker = try? reader.rows("SELECT pg_sleep(0.4)::text", [])
-            try? await Task.sleep(for: .milliseconds(100))
             box.value = await body()
-            _ = await blocker
             done.signal()
         }
         done.wait()
         return box.value!
     }
 
-    private func run(_ q: Query, on reader: PostgreSQLReadConnection) -> Result<SQLRunner.Result?, QueryError> {
-        final class Box: @unchecked Sendable { var answer: Result<SQLRunner.Result?, QueryError>? }
-        let box = Box()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do throws(QueryError) { box.answer = .success(try await SQLRunner.run(q, on: reader)) } catch { box.answer = .failure(error) }
-            done.signal()
+    /// Runs `body` while the reader's only lane is held by a statement that
+    /// sleeps: everything `body` starts waits, then runs as one batch.
+    private func whileTheLaneIsBusy<T: Sendable>(_ reader: PostgreSQLReadConnection,
+                                                 _ body: @escaping @Sendable () async -> T) -> T {
+        waitFor {
+            async let blocker = try? reader.rows("SELECT pg_sleep(0.4)::text", [])
+            try? await Task.sleep(for: .milliseconds(100))
+            let value = await body()
+            _ = await blocker
+            return value
         }
-        done.wait()
-        return box.answer!
+    }
+
+    /// `body(0)` … `body(count - 1)` run at once; their answers in that order.
+    private static func allAtOnce<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) async -> T) async -> [T] {
+        await withTaskGroup(of: (Int, T).self) { group in
+            for i in 0..<count { group.addTask { (i, await body(i)) } }
+            var all = [T?](repeating: nil, count: count)
+            for await (i, a) in group { all[i] = a }
+            return all.map { $0! }
+        }
+    }
+
+    private func run(_ q: Query, on reader: PostgreSQLReadConnection) -> Result<SQLRunner.Result?, QueryError> {
+        waitFor { await Self.answer(q, on: reader) }
+    }
+
+    private static func answer(_ q: Query, on reader: PostgreSQLReadConnection) async -> Result<SQLRunner.Result?, QueryError> {
+        do throws(QueryError) { return .success(try await SQLRunner.run(q, on: reader)) } catch { return .failure(error) }
     }
 
     private func described(_ r: Result<SQLRunner.Result?, QueryError>) -> String {
@@ -81,16 +95,7 @@ extension PostgreSQLTests {
         let alone = queries.map { described(run($0, on: reader)) }
         XCTAssertEqual(reader.coalescing.statements, 0)
         let together = whileTheLaneIsBusy(reader) { [queries] in
-            await withTaskGroup(of: (Int, Result<SQLRunner.Result?, QueryError>).self) { group in
-                for (i, q) in queries.enumerated() {
-                    group.addTask {
-                        do throws(QueryError) { return (i, .success(try await SQLRunner.run(q, on: reader))) } catch { return (i, .failure(error)) }
-                    }
-                }
-                var all = [Result<SQLRunner.Result?, QueryError>?](repeating: nil, count: queries.count)
-                for await (i, a) in group { all[i] = a }
-                return all.map { $0! }
-            }
+            await Self.allAtOnce(queries.count) { i in await Self.answer(queries[i], on: reader) }
         }
         for (i, q) in queries.enumerated() {
             XCTAssertEqual(described(together[i]), alone[i], (try? CQLFormatter.format(q)) ?? "?")
@@ -130,16 +135,9 @@ extension PostgreSQLTests {
             asks.append((user, ACLRule.restricting(Query(className: "Note", order: [OrderKey("objectId")]), to: ACLRule.normalized([user]))))
         }
         let answers = whileTheLaneIsBusy(reader) { [asks] in
-            await withTaskGroup(of: (Int, [String]).self) { group in
-                for (i, ask) in asks.enumerated() {
-                    group.addTask {
-                        let r = try? await SQLRunner.run(ask.query, on: reader)
-                        return (i, (r?.objects ?? [["failed": true]]).map { o in "\(o["objectId"]?.stringValue ?? "-")/\(o["owner"]?.stringValue ?? "-")" })
-                    }
-                }
-                var all = [[String]](repeating: [], count: asks.count)
-                for await (i, a) in group { all[i] = a }
-                return all
+            await Self.allAtOnce(asks.count) { i in
+                let r = try? await SQLRunner.run(asks[i].query, on: reader)
+                return (r?.objects ?? [["failed": true]]).map { o in "\(o["objectId"]?.stringValue ?? "-")/\(o["owner"]?.stringValue ?? "-")" }
             }
         }
         for (i, ask) in asks.enumerated() {
@@ -153,6 +151,16 @@ extension PostgreSQLTests {
         XCTAssertEqual(reader.coalescing.failed, 0)
     }
 
+    /// `10 / d` as PostgreSQL answers it, or its error (division by zero).
+    private static func quotient(_ d: Int64, on reader: PostgreSQLReadConnection) async -> String {
+        do throws(QueryError) {
+            let rows = try await reader.rows("SELECT (10 / $1)::text AS q", [.int(d)])
+            return rows.map { $0.makeRandomAccess()[data: 0].string ?? "?" }.joined(separator: ",")
+        } catch {
+            return error.message.contains("division by zero") ? "division by zero" : error.message
+        }
+    }
+
     func testACoalescedStatementThatFailsRunsEachRunAloneSoEachCallerGetsItsOwnError() throws {
         _ = try database()
         let url = try XCTUnwrap(Self.server).url
@@ -160,35 +168,14 @@ extension PostgreSQLTests {
         defer { reader.closeNow() }
         let divisors: [Int64] = [1, 0, 5, 2]
         let answers = whileTheLaneIsBusy(reader) {
-            await withTaskGroup(of: (Int, String).self) { group in
-                for (i, d) in divisors.enumerated() {
-                    group.addTask {
-                        do throws(QueryError) {
-                            let rows = try await reader.rows("SELECT (10 / $1)::text AS q", [.int(d)])
-                            return (i, rows.map { $0.makeRandomAccess()[data: 0].string ?? "?" }.joined(separator: ","))
-                        } catch {
-                            return (i, error.message.contains("division by zero") ? "division by zero" : error.message)
-                        }
-                    }
-                }
-                var all = [String](repeating: "", count: divisors.count)
-                for await (i, a) in group { all[i] = a }
-                return all
-            }
+            await Self.allAtOnce(divisors.count) { i in await Self.quotient(divisors[i], on: reader) }
         }
         XCTAssertEqual(answers, ["10", "division by zero", "2", "5"])
         XCTAssertEqual(reader.coalescing.failed, 1)
         XCTAssertEqual(reader.coalescing.failedWhereAloneAnswered, 0)
         // The lane goes on: the same statement coalesces again when it can.
         let again = whileTheLaneIsBusy(reader) {
-            await withTaskGroup(of: String.self) { group in
-                for d: Int64 in [2, 10] {
-                    group.addTask { ((try? await reader.rows("SELECT (10 / $1)::text AS q", [.int(d)])) ?? []).map { $0.makeRandomAccess()[data: 0].string ?? "?" }.joined() }
-                }
-                var all: [String] = []
-                for await a in group { all.append(a) }
-                return all.sorted()
-            }
+            await Self.allAtOnce(2) { i in await Self.quotient([2, 10][i], on: reader) }.sorted()
         }
         XCTAssertEqual(again, ["1", "5"])
         XCTAssertEqual(reader.coalescing.statements, 1)
@@ -199,30 +186,26 @@ extension PostgreSQLTests {
         let url = try XCTUnwrap(Self.server).url
         let reader = try PostgreSQLReadConnection(url: url, lanes: 2, statementTimeoutMilliseconds: 0)
         defer { reader.closeNow() }
-        final class Box: @unchecked Sendable { var seconds: [Double] = [] }
-        let box = Box()
-        let done = DispatchSemaphore(value: 0)
-        Task {
+        let seconds = waitFor { () async -> [Double] in
             let start = ContinuousClock.now
+            var seconds: [Double] = []
             async let slow = try? reader.rows("SELECT pg_sleep(1.5)::text", [])
             // At once: the slow statement's lane is busy but not stuck yet, so
             // this waits, until the timer finds the lane stuck and spills it.
             async let early = try? reader.rows("SELECT $1::text", [.string("early")])
             try? await Task.sleep(for: .milliseconds(200))
             // Later: every busy lane is stuck, so it takes the idle one at once.
-            let late = try? await reader.rows("SELECT $1::text", [.string("late")])
-            box.seconds.append((ContinuousClock.now - start) / .seconds(1))
+            _ = try? await reader.rows("SELECT $1::text", [.string("late")])
+            seconds.append((ContinuousClock.now - start) / .seconds(1))
             _ = await early
-            box.seconds.append((ContinuousClock.now - start) / .seconds(1))
-            _ = late
+            seconds.append((ContinuousClock.now - start) / .seconds(1))
             _ = await slow
-            box.seconds.append((ContinuousClock.now - start) / .seconds(1))
-            done.signal()
+            seconds.append((ContinuousClock.now - start) / .seconds(1))
+            return seconds
         }
-        done.wait()
-        XCTAssertLessThan(box.seconds[0], 0.8, "the late statement did not wait for the slow one")
-        XCTAssertLessThan(box.seconds[1], 0.8, "the early statement did not wait for the slow one")
-        XCTAssertGreaterThanOrEqual(box.seconds[2], 1.5)
+        XCTAssertLessThan(seconds[0], 0.8, "the late statement did not wait for the slow one")
+        XCTAssertLessThan(seconds[1], 0.8, "the early statement did not wait for the slow one")
+        XCTAssertGreaterThanOrEqual(seconds[2], 1.5)
     }
 
     func testOnlyParametersOutsideQuotesAreRebound() {
@@ -237,10 +220,10 @@ extension PostgreSQLTests {
         XCTAssertNil(CoalescedStatement.laterallyBound("SELECT 'open", parameterCount: 1))
         XCTAssertNotNil(CoalescedStatement.laterallyBound("SELECT TYPE'x', $1", parameterCount: 1))
         // A NULL argument (its type left to PostgreSQL), no arguments, not a SELECT.
-        XCTAssertNil(CoalescedStatement.coalescedSQL("SELECT $1", types: [.null]))
-        XCTAssertNil(CoalescedStatement.coalescedSQL("SELECT 1", types: []))
-        XCTAssertNil(CoalescedStatement.coalescedSQL("UPDATE t SET a = $1", types: [.text]))
-        XCTAssertEqual(CoalescedStatement.coalescedSQL("SELECT $1 + $2", types: [.int8, .text]),
+        XCTAssertNil(CoalescedStatement.coalesced("SELECT $1", types: [.null]))
+        XCTAssertNil(CoalescedStatement.coalesced("SELECT 1", types: []))
+        XCTAssertNil(CoalescedStatement.coalesced("UPDATE t SET a = $1", types: [.text]))
+        XCTAssertEqual(CoalescedStatement.coalesced("SELECT $1 + $2", types: [.int8, .text])?.sql,
                        "SELECT \"cql_q\".*, \"cql_batch\".\"cql_run\" FROM unnest($1::int8[], $2::text[]) WITH ORDINALITY AS \"cql_batch\"(\"cql_a1\", \"cql_a2\", \"cql_run\") CROSS JOIN LATERAL (SELECT \"cql_batch\".\"cql_a1\" + \"cql_batch\".\"cql_a2\") AS \"cql_q\"")
     }
 }
