@@ -8,15 +8,17 @@ import CQLKit
 /// The caller's grantees then find the readable rows through the index
 /// (`&&`, array overlap), as `cql run --explain --grantees` shows.
 extension PostgreSQLDatabase {
-    /// Creates the function when missing and the read index of every class
-    /// table that lacks one, in one transaction under an advisory lock (a
-    /// server opens several connections at once).
+    /// Creates the function when missing (or replaces an earlier body) and
+    /// the read index of every class table that lacks one, in one
+    /// transaction under an advisory lock (a server opens several
+    /// connections at once).
     func prepareACL() throws(QueryError) {
         try execute("BEGIN")
         do {
             try execute("SELECT pg_advisory_xact_lock(7345093624)")
-            let present = try strings(try execute("SELECT proname::text FROM pg_proc WHERE proname = $1", [.string(SQLACL.postgresFunction)]))
-            if present.isEmpty { try execute(SQLACL.postgresFunctionSQL) }
+            // Missing, or made by an earlier version with another body.
+            let bodies = try strings(try execute("SELECT prosrc FROM pg_proc WHERE proname = $1", [.string(SQLACL.postgresFunction)]))
+            if bodies != [SQLACL.postgresFunctionBody] { try execute(SQLACL.postgresFunctionSQL) }
             let unindexed = try strings(try execute("""
                 SELECT c.relname::text FROM pg_class c WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace
                 AND c.relname NOT LIKE '\\_Join:%' AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'raw' AND NOT a.attisdropped)

@@ -225,7 +225,11 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
             }
             var answer = Preflight(arrayFreeKeys: free, requiresRecheck: row[data: first].bool == true)
             answer.unindexedKeys = unindexed
-            if asksDocumentIndex { answer.documentIndexed = row[data: first + probed.count + 1].bool != false }
+            if asksDocumentIndex {
+                let indexed = row[data: first + probed.count + 1].bool
+                answer.documentIndexed = indexed != false
+                answer.documentIndexConfirmed = indexed == true
+            }
             return answer
         }
     }

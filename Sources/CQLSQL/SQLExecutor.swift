@@ -63,6 +63,9 @@ public struct Preflight: Sendable, Equatable {
     /// Whether the class may have the index on its whole document
     /// (``SQLContext/documentIndexed``): `true` unless the database said no.
     public var documentIndexed = true
+    /// Whether the database said the class has that index
+    /// (``SQLContext/publicGrantByContainment``): `false` unless it did.
+    public var documentIndexConfirmed = false
     /// The one-step keys the database showed have no index of their own
     /// (``SQLContext/unindexedKeys``): empty unless it looked.
     public var unindexedKeys: Set<String> = []

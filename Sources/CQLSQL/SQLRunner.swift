@@ -178,7 +178,8 @@ public enum SQLRunner {
         if preflight.requiresRecheck { return try everyRowRechecked(q, dialect: dialect) }
         return try SQLGenerator.pushdown(
             q, dialect: dialect, arrayFreeKeys: preflight.arrayFreeKeys, residualMatch: residualMatch, indexedKeys: indexedKeys,
-            documentIndexed: preflight.documentIndexed, unindexedKeys: preflight.unindexedKeys)
+            documentIndexed: preflight.documentIndexed, unindexedKeys: preflight.unindexedKeys,
+            publicGrantByContainment: preflight.documentIndexConfirmed)
     }
 
     /// Nothing pushed down: every row of the class, re-checked by the evaluator.

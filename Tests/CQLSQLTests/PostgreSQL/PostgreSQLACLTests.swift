@@ -12,6 +12,46 @@ extension PostgreSQLTests {
         XCTAssertGreaterThanOrEqual(tally, 1000)
     }
 
+    /// The same with the class's document index, under which the public's
+    /// grant is first tested by containment (`doc @> '{"ACL": {"*": ...}}'`):
+    /// the same objects again, over every ACL shape the suite makes.
+    func testACLConditionWithTheDocumentIndexMatchesTheEvaluator() throws {
+        let db = try database()
+        let tally = try ACLDifferentialTests.run(db) { db in try db.createIndexes("T", keys: []) }
+        XCTAssertGreaterThanOrEqual(tally, 1000)
+        let anonymous = ACLRule.restricting(Query(className: "T", condition: Condition(.compare("n", .equal, .value(.int(3))))), to: [])
+        let sql = try SQLRunner.explain(anonymous, on: db).joined(separator: "\n")
+        XCTAssertTrue(sql.contains(#"(t0."doc" @> '{"ACL": {"*": {"read": true}}}'::jsonb OR cql_acl_grantees(t0."doc", 'read') && '{*}'::text[])"#), sql)
+    }
+
+    /// The function's body replaces an earlier one when the database is
+    /// opened, and answers as the sub-select it replaced over every ACL shape.
+    func testAnEarlierACLFunctionBodyIsReplacedWithTheSameAnswers() throws {
+        let db = try database()
+        _ = try db.execute("""
+            CREATE OR REPLACE FUNCTION \(SQLACL.postgresFunction)(doc jsonb, access text) RETURNS text[]
+            LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $cql$
+            BEGIN
+                IF NOT (doc ? 'ACL') OR jsonb_typeof(doc -> 'ACL') = 'null' THEN RETURN ARRAY['*']; END IF;
+                IF jsonb_typeof(doc -> 'ACL') <> 'object' THEN RETURN ARRAY[]::text[]; END IF;
+                RETURN ARRAY(SELECT e.key FROM jsonb_each(doc -> 'ACL') AS e
+                             WHERE jsonb_typeof(e.value) = 'object' AND (e.value -> access) = 'true'::jsonb);
+            END
+            $cql$
+            """)
+        try db.insert(ACLDifferentialTests.objects(seed: 5, count: 400), into: "Shapes")
+        _ = try db.execute(#"CREATE TABLE "cql_test_earlier" AS SELECT "objectId", cql_acl_grantees("doc", 'read') AS r, cql_acl_grantees("doc", 'write') AS w FROM "Shapes""#)
+        let reopened = try PostgreSQLDatabase(url: try XCTUnwrap(Self.server).url)
+        let body = try reopened.strings(try reopened.execute("SELECT prosrc FROM pg_proc WHERE proname = $1", [.string(SQLACL.postgresFunction)]))
+        XCTAssertEqual(body, [SQLACL.postgresFunctionBody])
+        let differing = try reopened.strings(try reopened.execute(#"""
+            SELECT s."objectId" FROM "Shapes" s JOIN "cql_test_earlier" e USING ("objectId")
+            WHERE cql_acl_grantees(s."doc", 'read') IS DISTINCT FROM e.r OR cql_acl_grantees(s."doc", 'write') IS DISTINCT FROM e.w
+            """#))
+        XCTAssertEqual(differing, [])
+        _ = try reopened.execute(#"DROP TABLE "cql_test_earlier""#)
+    }
+
     /// The read condition is served by the class table's GIN index on its
     /// read grantees: 20,000 notes, each private to its user.
     func testACLReadConditionUsesItsIndex() throws {

@@ -46,6 +46,11 @@ public struct SQLContext: Sendable {
     /// third of a path test's interpretation per row. `true` (nothing
     /// known) for `translate --to sql`.
     public var documentIndexed = true
+    /// Whether PostgreSQL's ACL condition first tests the public's grant by
+    /// containment (``SQLACL``), which the class's document index serves:
+    /// `true` only where that index is known to be there, or (nothing
+    /// known) for `translate --to sql`.
+    public var publicGrantByContainment = true
     /// One-step keys of the row `t0`'s class that have an index (`cql load
     /// --index`): with ``residualMatch``, their tests stay SQL the planner
     /// can serve from the index.

@@ -43,7 +43,7 @@ public enum SQLGenerator {
     public static func pushdown(
         _ query: Query, dialect name: SQLDialectName, arrayFreeKeys: Set<String> = [],
         residualMatch: Bool = false, indexedKeys: Set<String> = [], documentIndexed: Bool = true,
-        unindexedKeys: Set<String> = []
+        unindexedKeys: Set<String> = [], publicGrantByContainment: Bool = true
     ) throws(QueryError) -> SQLTranslation {
         // SQLite's parser overflows its stack (about 100 entries) near 20
         // nested parentheses: each try pushes less deep until the text nests
@@ -65,6 +65,7 @@ public enum SQLGenerator {
             ctx.indexedKeys = indexedKeys
             ctx.documentIndexed = documentIndexed
             ctx.unindexedKeys = unindexedKeys
+            ctx.publicGrantByContainment = publicGrantByContainment
             base = try selectStatement(query, &ctx, columns: columns, wantExact: false)
             if name == .postgres || depthLimit == 0 { break }
             if namesAreUnbracketed {
@@ -85,6 +86,7 @@ public enum SQLGenerator {
             cctx.indexedKeys = indexedKeys
             cctx.documentIndexed = documentIndexed
             cctx.unindexedKeys = unindexedKeys
+            cctx.publicGrantByContainment = publicGrantByContainment
             let c = try selectStatement(query, &cctx, columns: "count(*)", wantExact: false, counting: true)
             count = SQLStatement(sql: c.sql, arguments: cctx.arguments)
         }
