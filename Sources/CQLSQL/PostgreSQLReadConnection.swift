@@ -163,16 +163,26 @@ public final class PostgreSQLReadConnection: Sendable {
 
     func remember(_ answer: Preflight, for question: SQLRunner.PreflightQuestion) { guesses.set(answer, for: question) }
 
-    /// `statement`'s rows with the preflight's answer read in the same
-    /// statement (nil when there is no row to carry it).
-    func rowsWithPreflight(_ statement: SQLStatement, select: String, _ question: SQLRunner.PreflightQuestion)
-        async throws(QueryError) -> (rows: [PostgresRow], answer: Preflight?)
+    /// `statement` with the preflight's columns joined (``rowsWithPreflight(_:_:_:)``),
+    /// and how to read them (nil: the question asks nothing).
+    static func carrying(_ statement: SQLStatement, select: String, _ question: SQLRunner.PreflightQuestion)
+        throws(QueryError) -> (statement: SQLStatement, preflight: PostgreSQLDatabase.PreflightStatement?)
     {
         guard let preflight = try PostgreSQLDatabase.preflightStatement(question, firstParameter: statement.arguments.count + 1) else {
-            return (try await rows("SELECT \(select) FROM (\(statement.sql)) AS q", statement.arguments), Preflight(arrayFreeKeys: [], requiresRecheck: false))
+            return (SQLStatement(sql: "SELECT \(select) FROM (\(statement.sql)) AS q", arguments: statement.arguments), nil)
         }
         let sql = "SELECT \(select), \(preflight.columns.joined(separator: ", ")) FROM (\(statement.sql)) AS q"
-        let found = try await rows(sql, statement.arguments + preflight.arguments)
+        return (SQLStatement(sql: sql, arguments: statement.arguments + preflight.arguments), preflight)
+    }
+
+    /// The rows of a statement from ``carrying(_:select:_:)``, with the
+    /// preflight's answer read in the same statement (nil when there is no
+    /// row to carry it).
+    func rowsWithPreflight(_ carried: SQLStatement, _ preflight: PostgreSQLDatabase.PreflightStatement?, _ question: SQLRunner.PreflightQuestion)
+        async throws(QueryError) -> (rows: [PostgresRow], answer: Preflight?)
+    {
+        let found = try await rows(carried.sql, carried.arguments)
+        guard let preflight else { return (found, Preflight(arrayFreeKeys: [], requiresRecheck: false)) }
         guard let first = found.first else { return (found, nil) }
         let answer = preflight.answer(first, from: 1)
         remember(answer, for: question)
@@ -234,35 +244,44 @@ extension SQLRunner {
     /// `storedText`: when nothing reshapes the objects (no `keys`), return
     /// the stored documents' text (``Result/storedText``), not objects: a
     /// server that writes them out from their bytes builds none.
+    ///
+    /// `memo`: what earlier runs of this very query worked out (``ReadMemo``);
+    /// a caller that runs the same query again passes the same memo.
     public static func run(_ query: Query, on db: PostgreSQLReadConnection, countOnly: Bool = false, source: String? = nil,
-                           storedText: Bool = false) async throws(QueryError) -> Result?
+                           storedText: Bool = false, memo: ReadMemo? = nil) async throws(QueryError) -> Result?
     {
-        let q = try begin(query, countOnly: countOnly, source: source)
+        let begun: ReadMemo.Begun
+        if let known = memo?.begun(countOnly: countOnly) {
+            begun = known
+        } else {
+            let q = try begin(query, countOnly: countOnly, source: source)
+            begun = ReadMemo.Begun(query: q, countOnly: countOnly,
+                                   question: preflightQuestion(q, dialect: .postgres, recheckConcernsOnlyDateColumns: true))
+            memo?.setBegun(begun)
+        }
+        let q = begun.query, question = begun.question
         if !q.includes.isEmpty { return nil }
-        let question = preflightQuestion(q, dialect: .postgres, recheckConcernsOnlyDateColumns: true)
         var known: Preflight?
         if let guess = db.guess(for: question) {
-            let translation = try pushdown(q, guess, dialect: .postgres)
-            if translation.isExact {
-                let statement = q.count == .only ? translation.count : translation.select
-                if let statement {
-                    let found: (rows: [PostgresRow], answer: Preflight?)
-                    do {
-                        found = try await db.rowsWithPreflight(statement, select: q.count == .only ? "q.*" : "q.\"doc\"", question)
-                    } catch where isOrderFailure(error) {
-                        return nil
-                    }
-                    if let answer = found.answer { db.count(confirmed: answer == guess) }
-                    if found.answer == guess {
-                        if q.count == .only {
-                            return Result(objects: [], count: PostgreSQLReadConnection.integer(found.rows), translation: translation)
-                        }
-                        return try await finish(q, translation, rows: found.rows, on: db, source: source, storedText: storedText)
-                    }
-                    // No row to check the guess by, or a wrong guess: the
-                    // preflight's own answer, if the statement carried it.
-                    known = found.answer
+            let generated = try generate(q, guess, question, memo)
+            let translation = generated.translation
+            if let carried = generated.carried {
+                let found: (rows: [PostgresRow], answer: Preflight?)
+                do {
+                    found = try await db.rowsWithPreflight(carried, generated.carriedPreflight, question)
+                } catch where isOrderFailure(error) {
+                    return nil
                 }
+                if let answer = found.answer { db.count(confirmed: answer == guess) }
+                if found.answer == guess {
+                    if q.count == .only {
+                        return Result(objects: [], count: PostgreSQLReadConnection.integer(found.rows), translation: translation)
+                    }
+                    return try await finish(q, translation, rows: found.rows, on: db, source: source, storedText: storedText)
+                }
+                // No row to check the guess by, or a wrong guess: the
+                // preflight's own answer, if the statement carried it.
+                known = found.answer
             }
         }
         let preflight: Preflight
@@ -279,6 +298,24 @@ extension SQLRunner {
             return nil
         }
         return try await finish(q, translation, rows: found, on: db, source: source, storedText: storedText)
+    }
+
+    /// The SQL for `q` under the guessed `preflight`, from the memo when it
+    /// holds that answer's; `carried` is nil when the translation is not
+    /// exact (or has no statement for what is asked).
+    private static func generate(_ q: Query, _ preflight: Preflight, _ question: PreflightQuestion, _ memo: ReadMemo?)
+        throws(QueryError) -> ReadMemo.Generated
+    {
+        if let known = memo?.generated(for: preflight) { return known }
+        let translation = try pushdown(q, preflight, dialect: .postgres)
+        var generated = ReadMemo.Generated(preflight: preflight, translation: translation)
+        if translation.isExact, let statement = q.count == .only ? translation.count : translation.select {
+            let c = try PostgreSQLReadConnection.carrying(statement, select: q.count == .only ? "q.*" : "q.\"doc\"", question)
+            generated.carried = c.statement
+            generated.carriedPreflight = c.preflight
+        }
+        memo?.setGenerated(generated)
+        return generated
     }
 
     /// The objects of rows whose first column is the document, shaped, with

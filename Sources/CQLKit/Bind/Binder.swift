@@ -63,6 +63,18 @@ public enum Binder {
         }
     }
 
+    /// Whether binding `query` with no parameters gives it back as it is:
+    /// every term a value, no placeholder, no call and no time function
+    /// (`now()`, `$relativeTime`). Its meaning then depends on nothing
+    /// outside it, so a server may keep it prepared. `false` is always safe
+    /// (some queries that binding would not change answer `false`).
+    ///
+    /// ```swift
+    /// Binder.isUnchangedByBinding(try WhereJSONReader.read(.object(["className": "T", "where": ["n": 1]])))   // true
+    /// Binder.isUnchangedByBinding(try CQLParser.parse("select * from T where d < now()"))                     // false
+    /// ```
+    public static func isUnchangedByBinding(_ query: Query) -> Bool { UnchangedByBinding.check(query) }
+
     static func checkCount(_ given: Int, placeholders count: Int, ranges: [Int: SourceRange], whole: SourceRange?, noun: String = "query") throws(QueryError) {
         func plural(_ n: Int, _ word: String) -> String { n == 1 ? "1 \(word)" : "\(n) \(word)s" }
         let values = given == 1 ? "1 value was given" : "\(given) values were given"

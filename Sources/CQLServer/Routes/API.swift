@@ -19,6 +19,8 @@ public struct API: Sendable {
     public let throttle: LoginThrottle
     /// Where uploaded files' bytes live; nil: the file routes answer 404.
     public let files: FileStore?
+    /// Finds answered lately, kept prepared.
+    let finds = PreparedFinds()
     /// The instant a request's writes stamp as createdAt/updatedAt.
     var clock: @Sendable () -> DateValue = { DateValue.now }
 

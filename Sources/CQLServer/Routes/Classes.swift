@@ -11,11 +11,20 @@ extension API {
 
     /// `GET /1.1/classes/<Class>`: `{"results":[...]}`, with `count=1` also `"count"`.
     func find(_ r: APIRequest, className: String) async throws -> APIResponse {
-        let query = try Self.query(r, className: className, where: try r.json("where"), names: Self.findParameters, limit: true)
-        let result = try await storage.find(try Self.prepared(query, for: r.grantees), storedText: r.writesBody)
-        return try await body(of: result, className: query.className, returnACL: query.returnACL, grantees: r.grantees, single: false,
-                              countAsked: query.count != .none)
+        let key = PreparedFinds.Key(className: className, parameters: Self.cachedFindParameters.map { r.parameters[$0] }, grantees: r.grantees)
+        let prepared = try finds.entry(for: key) {
+            let query = try Self.query(r, className: className, where: try r.json("where"), names: Self.findParameters, limit: true)
+            return PreparedFinds.Made(query: try Self.prepared(query, for: r.grantees), returnACL: query.returnACL, countAsked: query.count != .none,
+                                      cacheable: Binder.isUnchangedByBinding(query))
+        }
+        let result = try await storage.find(prepared.query, storedText: r.writesBody, memo: prepared.memo)
+        return try await body(of: result, className: className, returnACL: prepared.returnACL, grantees: r.grantees, single: false,
+                              countAsked: prepared.countAsked)
     }
+
+    /// Every parameter that makes a find's query (``PreparedFinds/Key``):
+    /// `where`, ``findParameters`` and `limit`.
+    static let cachedFindParameters = ["where"] + findParameters + ["limit"]
 
     /// `GET /1.1/classes/<Class>/<id>`: the object, or `{}` when there is none
     /// (what clients read as "does not exist").

@@ -95,14 +95,19 @@ public final class ServerStorage: @unchecked Sendable {
     ///
     /// `storedText`: the objects may come as their stored text
     /// (``SQLRunner/Result/storedText``) when nothing reshapes them.
-    public func find(_ query: Query, countOnly: Bool = false, storedText: Bool = false) async throws -> SQLRunner.Result {
+    ///
+    /// `memo`: what earlier runs of this very query worked out (PostgreSQL:
+    /// ``SQLRunner/ReadMemo``).
+    public func find(_ query: Query, countOnly: Bool = false, storedText: Bool = false, memo: SQLRunner.ReadMemo? = nil) async throws
+        -> SQLRunner.Result
+    {
         let tables = SQLRunner.tablesRead(by: query)
         if let eventLoopReaders, tables.isSubset(of: knownTables.value) {
             // PostgreSQL, every table there: read from this task, without
             // blocking a thread; nil when the query needs the full path below.
             do {
                 let answer = try await eventLoopReaders.withConnection { connection in
-                    try await SQLRunner.run(query, on: connection, countOnly: countOnly, storedText: storedText)
+                    try await SQLRunner.run(query, on: connection, countOnly: countOnly, storedText: storedText, memo: memo)
                 }
                 if let answer { return answer }
             } catch let error as QueryError where error.message.contains("statement timeout") {

@@ -112,6 +112,38 @@ extension PostgreSQLTests {
     /// Two users' reads coalesce (their statements differ only in the
     /// grantees bound), and each still sees only what its ACL lets it: the
     /// grantees are each run's own arguments inside the one statement.
+    /// A query run again with its memo (``SQLRunner/ReadMemo``) answers as
+    /// it does without, and follows the preflight: once the class gets its
+    /// document index, the memo's SQL is generated again (with the public's
+    /// grant tested by containment).
+    func testAMemoAnswersAsWithoutAndFollowsThePreflight() throws {
+        let db = try database()
+        let objects: [[String: Value]] = (0..<40).map { i in
+            ["objectId": .string(String(format: "m%03d", i)), "url": .string("/p/\(i % 2)/"), "n": .int(Int64(i)),
+             "ACL": i % 5 == 0 ? ["u1": ["read": true]] : ["*": ["read": true]]]
+        }
+        try db.insert(objects, into: "Comment")
+        let url = try XCTUnwrap(Self.server).url
+        let reader = try PostgreSQLReadConnection(url: url, lanes: 1, statementTimeoutMilliseconds: 0)
+        defer { reader.closeNow() }
+        let page = ACLRule.restricting(Query(className: "Comment", condition: Condition(.compare("url", .equal, .value(.string("/p/1/")))),
+                                             order: [OrderKey("n", descending: true)], limit: .value(.int(6))), to: [])
+        let memo = SQLRunner.ReadMemo()
+        let expected = described(run(page, on: reader))
+        XCTAssertTrue(expected.contains("m039"), expected)
+        XCTAssertFalse(expected.contains("m035"), "a private comment: \(expected)")
+        let withMemo: @Sendable () async -> Result<SQLRunner.Result?, QueryError> = {
+            do throws(QueryError) { return .success(try await SQLRunner.run(page, on: reader, memo: memo)) } catch { return .failure(error) }
+        }
+        for _ in 0..<3 { XCTAssertEqual(described(waitFor(withMemo)), expected) }
+        let before = try XCTUnwrap(memo.generatedSQL)
+        XCTAssertFalse(before.contains(#"@> '{"ACL""#), before)
+        try db.createIndexes("Comment", keys: ["url"])
+        for _ in 0..<3 { XCTAssertEqual(described(waitFor(withMemo)), expected) }
+        let after = try XCTUnwrap(memo.generatedSQL)
+        XCTAssertTrue(after.contains(#"@> '{"ACL": {"*": {"read": true}}}'::jsonb"#), after)
+    }
+
     func testCoalescedReadsOfDifferentUsersEachSeeOnlyTheirOwnObjects() throws {
         let db = try database()
         let objects: [[String: Value]] = (0..<12).map { i in

@@ -1,0 +1,79 @@
+import CQLKit
+import Foundation
+
+extension SQLRunner {
+    /// What ``run(_:on:countOnly:source:storedText:memo:)`` worked out for one
+    /// query, kept for its next run: the query as run (checked by
+    /// ``begin(_:countOnly:source:)``), its preflight question, and the SQL
+    /// generated for the last preflight answer, with that statement joined
+    /// to the preflight's columns.
+    ///
+    /// Why: a server answers the same request again and again (a Valine page
+    /// of one URL), and checking, generating and joining its SQL was an
+    /// eighth of a page's server CPU. All of it is a function of the query
+    /// and the preflight's answer alone, so a memo belongs to exactly one
+    /// query (its holder keys it by everything that made the query) and
+    /// keeps the SQL of one answer: a different answer generates again.
+    /// The database is still asked every time, and nothing is answered
+    /// from the memo but SQL text.
+    ///
+    /// ```swift
+    /// let memo = SQLRunner.ReadMemo()
+    /// let first = try await SQLRunner.run(query, on: connection, memo: memo)   // generates the SQL
+    /// let again = try await SQLRunner.run(query, on: connection, memo: memo)   // the same SQL, not generated again
+    /// ```
+    public final class ReadMemo: @unchecked Sendable {
+        struct Begun {
+            var query: Query
+            var countOnly: Bool
+            var question: PreflightQuestion
+        }
+
+        struct Generated {
+            var preflight: Preflight
+            var translation: SQLTranslation
+            /// The statement run with the preflight's columns joined, when it has any.
+            var carried: SQLStatement? = nil
+            var carriedPreflight: PostgreSQLDatabase.PreflightStatement? = nil
+        }
+
+        private let lock = NSLock()
+        private var begun: Begun?
+        private var generated: Generated?
+
+        public init() {}
+
+        func begun(countOnly: Bool) -> Begun? {
+            lock.lock()
+            defer { lock.unlock() }
+            guard let b = begun, b.countOnly == countOnly else { return nil }
+            return b
+        }
+
+        func setBegun(_ b: Begun) {
+            lock.lock()
+            begun = b
+            lock.unlock()
+        }
+
+        func generated(for preflight: Preflight) -> Generated? {
+            lock.lock()
+            defer { lock.unlock() }
+            guard let g = generated, g.preflight == preflight else { return nil }
+            return g
+        }
+
+        /// The SQL last generated (tests).
+        var generatedSQL: String? {
+            lock.lock()
+            defer { lock.unlock() }
+            return generated?.carried?.sql
+        }
+
+        func setGenerated(_ g: Generated) {
+            lock.lock()
+            generated = g
+            lock.unlock()
+        }
+    }
+}
