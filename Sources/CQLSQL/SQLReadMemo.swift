@@ -2,11 +2,11 @@ import CQLKit
 import Foundation
 
 extension SQLRunner {
-    /// What ``run(_:on:countOnly:source:storedText:memo:)`` worked out for one
-    /// query, kept for its next run: the query as run (checked by
-    /// ``begin(_:countOnly:source:)``), its preflight question, and the SQL
-    /// generated for the last preflight answer, with that statement joined
-    /// to the preflight's columns.
+    /// What a run of one query worked out, kept for its next run: the query
+    /// as run (checked by ``begin(_:countOnly:source:)``), its preflight
+    /// question, and the SQL generated for the last preflight answer — on
+    /// PostgreSQL's asynchronous reads with that statement joined to the
+    /// preflight's columns, on SQLite for the same indexed keys too.
     ///
     /// Why: a server answers the same request again and again (a Valine page
     /// of one URL), and checking, generating and joining its SQL was an
@@ -31,6 +31,8 @@ extension SQLRunner {
 
         struct Generated {
             var preflight: Preflight
+            /// SQLite's indexed keys the SQL was generated for (``SQLContext/indexedKeys``).
+            var indexedKeys: Set<String> = []
             var translation: SQLTranslation
             /// The statement run with the preflight's columns joined, when it has any.
             var carried: SQLStatement? = nil
@@ -56,18 +58,18 @@ extension SQLRunner {
             lock.unlock()
         }
 
-        func generated(for preflight: Preflight) -> Generated? {
+        func generated(for preflight: Preflight, indexedKeys: Set<String> = []) -> Generated? {
             lock.lock()
             defer { lock.unlock() }
-            guard let g = generated, g.preflight == preflight else { return nil }
+            guard let g = generated, g.preflight == preflight, g.indexedKeys == indexedKeys else { return nil }
             return g
         }
 
-        /// The SQL last generated (tests).
+        /// The SELECT last generated (tests).
         var generatedSQL: String? {
             lock.lock()
             defer { lock.unlock() }
-            return generated?.carried?.sql
+            return generated?.translation.select.sql
         }
 
         func setGenerated(_ g: Generated) {

@@ -30,10 +30,18 @@ public enum SQLRunner {
     ///
     /// `presentTables`: the tables the caller knows the database holds (a
     /// server's cache), so that none is asked for; `nil` asks the database.
+    ///
+    /// `storedText`: when the database answers alone and nothing reshapes
+    /// the objects (no `keys`, no `include`), return the stored documents'
+    /// text (``Result/storedText``), not objects. `memo`: what earlier runs
+    /// of this very query worked out (``ReadMemo``; SQLite: the query as
+    /// begun and its SQL for the last preflight answer).
     public static func run(
-        _ query: Query, on db: some SQLExecutor, countOnly: Bool = false, source: String? = nil, presentTables: Set<String>? = nil
+        _ query: Query, on db: some SQLExecutor, countOnly: Bool = false, source: String? = nil, presentTables: Set<String>? = nil,
+        storedText: Bool = false, memo: ReadMemo? = nil
     ) throws(QueryError) -> Result {
-        try run(query, on: db, countOnly: countOnly, source: source, presentTables: presentTables, written: nil)
+        try run(query, on: db, countOnly: countOnly, source: source, presentTables: presentTables, written: nil, storedText: storedText,
+                memo: memo)
     }
 
     /// ``run(_:on:countOnly:source:presentTables:)`` with the matching
@@ -55,7 +63,7 @@ public enum SQLRunner {
         _ query: Query, on db: some SQLExecutor, countOnly: Bool = false, source: String? = nil, writingTo ndjson: inout [UInt8]
     ) throws(QueryError) -> Result {
         var result = try withUnsafeMutablePointer(to: &ndjson) { (out) throws(QueryError) -> Result in
-            try run(query, on: db, countOnly: countOnly, source: source, presentTables: nil, written: out)
+            try run(query, on: db, countOnly: countOnly, source: source, presentTables: nil, written: out, storedText: false, memo: nil)
         }
         for o in result.objects {
             JSONWriter.write(.object(o), to: &ndjson)
@@ -70,12 +78,23 @@ public enum SQLRunner {
     /// built); the caller writes `objects` after whatever was copied.
     private static func run(
         _ query: Query, on db: some SQLExecutor, countOnly: Bool, source: String?, presentTables: Set<String>?,
-        written: UnsafeMutablePointer<[UInt8]>?
+        written: UnsafeMutablePointer<[UInt8]>?, storedText: Bool, memo: ReadMemo?
     ) throws(QueryError) -> Result {
-        let q = try begin(query, countOnly: countOnly, source: source)
+        // PostgreSQL's memo is its asynchronous reads' (this path is their fallback).
+        let memo = db.dialect == .sqlite ? memo : nil
+        let begun: ReadMemo.Begun
+        if let known = memo?.begun(countOnly: countOnly) {
+            begun = known
+        } else {
+            let q = try begin(query, countOnly: countOnly, source: source)
+            begun = ReadMemo.Begun(query: q, countOnly: countOnly, question: preflightQuestion(
+                q, dialect: db.dialect, recheckConcernsOnlyDateColumns: db.recheckConcernsOnlyDateColumns))
+            memo?.setBegun(begun)
+        }
+        let q = begun.query
         try prepareTables(q, db, present: presentTables)
-        let preflight = try db.preflight(preflightQuestion(q, dialect: db.dialect, recheckConcernsOnlyDateColumns: db.recheckConcernsOnlyDateColumns))
-        var translation = try db.pushdown(q, preflight)
+        let preflight = try db.preflight(begun.question)
+        var translation = try pushdown(q, preflight, on: db, memo: memo)
         if q.count == .only, translation.isExact, let c = translation.count {
             // Only the count is asked (`count=1&limit=0`): the database
             // counts, no object is read (an index may answer alone).
@@ -117,6 +136,12 @@ public enum SQLRunner {
             translation = SQLTranslation(select: all.select, count: nil, whereIsExact: false, orderIsExact: false,
                                          rechecked: ["every row: an array or object at an order key"], query: q)
             docs = try db.documents(translation.select)
+        }
+        if storedText, translation.isExact, q.keys.isEmpty, q.includes.isEmpty, q.count != .only {
+            // What shaped() would do to them: nothing.
+            var count: Int?
+            if q.count != .none, let c = translation.count { count = try db.integer(c) }
+            return Result(objects: [], count: count, translation: translation, storedText: docs)
         }
         var objects: [[String: Value]] = []
         objects.reserveCapacity(docs.count)
@@ -170,6 +195,18 @@ public enum SQLRunner {
         let marksMatter = !recheckConcernsOnlyDateColumns || namesDateKeys(q)
         return PreflightQuestion(className: q.className, keys: oneStepKeys(q.condition), tables: marksMatter ? tablesRead(by: q) : [],
                                  documentIndex: dialect == .postgres && testsKeysByValue(q.condition))
+    }
+
+    /// `db.pushdown(q, preflight)`, from the memo when it holds the SQL of
+    /// that answer and of the same indexed keys.
+    static func pushdown(_ q: Query, _ preflight: Preflight, on db: some SQLExecutor, memo: ReadMemo?) throws(QueryError) -> SQLTranslation {
+        guard let memo else { return try db.pushdown(q, preflight) }
+        let residual = (db as? SQLiteDatabase)?.residualMatch ?? false
+        let indexed = residual ? try db.indexedKeys(q.className) : []
+        if let known = memo.generated(for: preflight, indexedKeys: indexed) { return known.translation }
+        let translation = try pushdown(q, preflight, dialect: db.dialect, residualMatch: residual, indexedKeys: indexed)
+        memo.setGenerated(ReadMemo.Generated(preflight: preflight, indexedKeys: indexed, translation: translation))
+        return translation
     }
 
     /// The generator's SQL for `q` given the preflight's answer.

@@ -119,7 +119,9 @@ public final class ServerStorage: @unchecked Sendable {
         let present: Set<String>? = missing.isEmpty ? tables : nil
         return try await read { db throws(QueryError) in
             defer { if !missing.isEmpty { try? db.dropTemporaryTablesIfAny() } }
-            let run = { () throws(QueryError) in try SQLRunner.run(query, on: db, countOnly: countOnly, presentTables: present) }
+            let run = { () throws(QueryError) in
+                try SQLRunner.run(query, on: db, countOnly: countOnly, presentTables: present, storedText: storedText, memo: memo)
+            }
             guard let sqlite = db as? SQLiteDatabase else { return try run() }
             return try sqlite.inReadSnapshot(run)
         }
