@@ -36,6 +36,7 @@ import PostgresNIO
 public final class PostgreSQLReadConnection: Sendable {
     let lanes: [PostgresConnection]
     let preparedNames = PreparedStatementNames()
+    let coalescedStatements = CoalescedStatements()
     let logger = Logger(label: "cql.postgres")
     /// Where a lane's batches run (the event loop's own executor in a
     /// server, so rows are read on the loop that receives them).
@@ -114,7 +115,7 @@ public final class PostgreSQLReadConnection: Sendable {
 
     /// The first column of the first row as an integer (`count(*)`), 0 when none.
     static func integer(_ rows: [PostgresRow]) -> Int {
-        rows.first.flatMap { $0.makeRandomAccess()[data: 0].int } ?? 0
+        rows.first?.firstData?.int ?? 0
     }
 
     /// The tables of the current schema (this connection makes no
@@ -166,23 +167,37 @@ public final class PostgreSQLReadConnection: Sendable {
     /// `statement` with the preflight's columns joined (``rowsWithPreflight(_:_:_:)``),
     /// and how to read them (nil: the question asks nothing).
     static func carrying(_ statement: SQLStatement, select: String, _ question: SQLRunner.PreflightQuestion)
-        throws(QueryError) -> (statement: SQLStatement, preflight: PostgreSQLDatabase.PreflightStatement?)
+        throws(QueryError) -> Carried
     {
         guard let preflight = try PostgreSQLDatabase.preflightStatement(question, firstParameter: statement.arguments.count + 1) else {
-            return (SQLStatement(sql: "SELECT \(select) FROM (\(statement.sql)) AS q", arguments: statement.arguments), nil)
+            return Carried(SQLStatement(sql: "SELECT \(select) FROM (\(statement.sql)) AS q", arguments: statement.arguments), preflight: nil)
         }
         let sql = "SELECT \(select), \(preflight.columns.joined(separator: ", ")) FROM (\(statement.sql)) AS q"
-        return (SQLStatement(sql: sql, arguments: statement.arguments + preflight.arguments), preflight)
+        return Carried(SQLStatement(sql: sql, arguments: statement.arguments + preflight.arguments), preflight: preflight)
+    }
+
+    /// A statement with the preflight's columns joined: its call (bindings
+    /// made, key hashed) and how to read the columns.
+    struct Carried: Sendable {
+        var statement: SQLStatement
+        var call: PreparedCall
+        var preflight: PostgreSQLDatabase.PreflightStatement?
+
+        init(_ statement: SQLStatement, preflight: PostgreSQLDatabase.PreflightStatement?) {
+            self.statement = statement
+            call = PreparedCall(statement.sql, statement.arguments)
+            self.preflight = preflight
+        }
     }
 
     /// The rows of a statement from ``carrying(_:select:_:)``, with the
     /// preflight's answer read in the same statement (nil when there is no
     /// row to carry it).
-    func rowsWithPreflight(_ carried: SQLStatement, _ preflight: PostgreSQLDatabase.PreflightStatement?, _ question: SQLRunner.PreflightQuestion)
+    func rowsWithPreflight(_ carried: Carried, _ question: SQLRunner.PreflightQuestion)
         async throws(QueryError) -> (rows: [PostgresRow], answer: Preflight?)
     {
-        let found = try await rows(carried.sql, carried.arguments)
-        guard let preflight else { return (found, Preflight(arrayFreeKeys: [], requiresRecheck: false)) }
+        let found = try await rows(carried.call, carried.statement.arguments)
+        guard let preflight = carried.preflight else { return (found, Preflight(arrayFreeKeys: [], requiresRecheck: false)) }
         guard let first = found.first else { return (found, nil) }
         let answer = preflight.answer(first, from: 1)
         remember(answer, for: question)
@@ -268,7 +283,7 @@ extension SQLRunner {
             if let carried = generated.carried {
                 let found: (rows: [PostgresRow], answer: Preflight?)
                 do {
-                    found = try await db.rowsWithPreflight(carried, generated.carriedPreflight, question)
+                    found = try await db.rowsWithPreflight(carried, question)
                 } catch where isOrderFailure(error) {
                     return nil
                 }
@@ -310,9 +325,7 @@ extension SQLRunner {
         let translation = try pushdown(q, preflight, dialect: .postgres)
         var generated = ReadMemo.Generated(preflight: preflight, translation: translation)
         if translation.isExact, let statement = q.count == .only ? translation.count : translation.select {
-            let c = try PostgreSQLReadConnection.carrying(statement, select: q.count == .only ? "q.*" : "q.\"doc\"", question)
-            generated.carried = c.statement
-            generated.carriedPreflight = c.preflight
+            generated.carried = try PostgreSQLReadConnection.carrying(statement, select: q.count == .only ? "q.*" : "q.\"doc\"", question)
         }
         memo?.setGenerated(generated)
         return generated
@@ -325,7 +338,7 @@ extension SQLRunner {
         var texts: [String] = []
         texts.reserveCapacity(rows.count)
         for row in rows {
-            guard let d = row.makeRandomAccess()[data: 0].string else { throw QueryError(.data, "postgres: expected text") }
+            guard let d = row.firstData?.string else { throw QueryError(.data, "postgres: expected text") }
             texts.append(d)
         }
         var count: Int?

@@ -12,7 +12,13 @@ extension PostgreSQLReadConnection {
     /// ``PreparedStatementNames/capacity``) on the first idle lane, or
     /// coalesced with others in a lane's next batch, and returns its rows.
     func rows(_ sql: String, _ arguments: [Value]) async throws(QueryError) -> [PostgresRow] {
-        let run = WaitingRun(call: PreparedCall(sql, arguments), arguments: arguments)
+        try await rows(PreparedCall(sql, arguments), arguments)
+    }
+
+    /// ``rows(_:_:)`` of a call made already (a ``SQLRunner/ReadMemo`` keeps
+    /// the call of a statement it runs again with the same arguments).
+    func rows(_ call: PreparedCall, _ arguments: [Value]) async throws(QueryError) -> [PostgresRow] {
+        let run = WaitingRun(call: call, arguments: arguments)
         let result = await withCheckedContinuation { (k: CheckedContinuation<Result<[PostgresRow], QueryError>, Never>) in
             run.continuation = k
             switch queue.submit(run, now: Self.now()) {
@@ -65,15 +71,14 @@ extension PostgreSQLReadConnection {
         }
         for key in order {
             let runs = groups[key]!
-            if runs.count > 1, let coalesced = CoalescedStatement.coalesced(key.sql, types: runs[0].call.types) {
+            if runs.count > 1, let coalesced = coalescedStatements.coalesced(key, types: runs[0].call.types) {
                 let call = PreparedCall(coalesced.sql, types: coalesced.types,
                                         bindings: CoalescedStatement.bindings(runs.map(\.arguments), types: runs[0].call.types))
                 if let found = try? await execute(call, on: connection) {
                     var each = [[PostgresRow]](repeating: [], count: runs.count)
                     var complete = true
                     for row in found {
-                        let columns = row.makeRandomAccess()
-                        guard columns.count > 0, let n = columns[data: columns.count - 1].int, n >= 1, n <= runs.count else {
+                        guard let n = row.lastData?.int, n >= 1, n <= runs.count else {
                             complete = false
                             break
                         }
@@ -278,5 +283,29 @@ final class LaneQueue: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return .init(runs: coalescedRuns, statements: coalescedStatements, failed: failedStatements, failedWhereAloneAnswered: failedWhereAloneAnswered)
+    }
+}
+
+/// ``CoalescedStatement/coalesced(_:types:)`` of the statements a
+/// connection ran lately, by key: the same few statements coalesce batch
+/// after batch, and rewriting a page's 2 KB of SQL each time cost about 1%
+/// of its server CPU. Bounded as ``PreparedStatementNames`` is.
+final class CoalescedStatements: @unchecked Sendable {
+    private var made: [PreparedStatementNames.Key: (sql: String, types: [PostgresDataType])?] = [:]
+    private let lock = NSLock()
+
+    func coalesced(_ key: PreparedStatementNames.Key, types: [PostgresDataType]) -> (sql: String, types: [PostgresDataType])? {
+        lock.lock()
+        if let known = made[key] {
+            lock.unlock()
+            return known
+        }
+        lock.unlock()
+        let statement = CoalescedStatement.coalesced(key.sql, types: types)
+        lock.lock()
+        if made.count >= PreparedStatementNames.capacity { made.removeAll() }
+        made[key] = .some(statement)
+        lock.unlock()
+        return statement
     }
 }

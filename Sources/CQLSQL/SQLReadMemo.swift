@@ -34,14 +34,30 @@ extension SQLRunner {
             /// SQLite's indexed keys the SQL was generated for (``SQLContext/indexedKeys``).
             var indexedKeys: Set<String> = []
             var translation: SQLTranslation
-            /// The statement run with the preflight's columns joined, when it has any.
-            var carried: SQLStatement? = nil
-            var carriedPreflight: PostgreSQLDatabase.PreflightStatement? = nil
+            /// PostgreSQL: the statement run with the preflight's columns
+            /// joined, its call made (nil: the SQL is not exact).
+            var carried: PostgreSQLReadConnection.Carried? = nil
         }
 
         private let lock = NSLock()
         private var begun: Begun?
         private var generated: Generated?
+        private var tables: Set<String>?
+
+        /// ``SQLRunner/tablesRead(by:)`` of the memo's query, worked out once.
+        public func tablesRead(by query: Query) -> Set<String> {
+            lock.lock()
+            if let tables {
+                lock.unlock()
+                return tables
+            }
+            lock.unlock()
+            let read = SQLRunner.tablesRead(by: query)
+            lock.lock()
+            tables = read
+            lock.unlock()
+            return read
+        }
 
         public init() {}
 

@@ -35,6 +35,11 @@ final class WireDecodingTests: XCTestCase {
         XCTAssertFalse(holds(#""__type":""#))
         XCTAssertFalse(holds(""))
         XCTAssertFalse(holds("_"))
+        // Underscores elsewhere, before and after the marker, and the marker last.
+        XCTAssertTrue(holds(#"{"x_y":"_","z":{"__type":"Object"}}"#))
+        XCTAssertFalse(holds(#"{"x_y":"__","__type":"Date","_":"_"}"#))
+        XCTAssertTrue(holds(#"___"__type":"File""#))
+        XCTAssertFalse(holds(#""__type":"Fil"#))
     }
 
     /// The responder makes `HTTPField.Name`s once for `Authenticator.headerNames`:

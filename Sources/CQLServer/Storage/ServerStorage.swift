@@ -101,7 +101,7 @@ public final class ServerStorage: @unchecked Sendable {
     public func find(_ query: Query, countOnly: Bool = false, storedText: Bool = false, memo: SQLRunner.ReadMemo? = nil) async throws
         -> SQLRunner.Result
     {
-        let tables = SQLRunner.tablesRead(by: query)
+        let tables = memo?.tablesRead(by: query) ?? SQLRunner.tablesRead(by: query)
         if let eventLoopReaders, tables.isSubset(of: knownTables.value) {
             // PostgreSQL, every table there: read from this task, without
             // blocking a thread; nil when the query needs the full path below.
