@@ -172,7 +172,12 @@ public final class PostgreSQLReadConnection: Sendable {
         guard let preflight = try PostgreSQLDatabase.preflightStatement(question, firstParameter: statement.arguments.count + 1) else {
             return Carried(SQLStatement(sql: "SELECT \(select) FROM (\(statement.sql)) AS q", arguments: statement.arguments), preflight: nil)
         }
-        let sql = "SELECT \(select), \(preflight.columns.joined(separator: ", ")) FROM (\(statement.sql)) AS q"
+        // The preflight's columns in a one-row subquery joined to the rows:
+        // in the select list they were evaluated for every row (their
+        // to_regclass calls and probes), in a coalesced page once per run
+        // of each row's page: 28 µs of PostgreSQL's CPU a page against
+        // 16 (EXPLAIN ANALYZE of 32 coalesced pages over 1,000,000 comments).
+        let sql = "SELECT \(select), \"cql_p\".* FROM (\(statement.sql)) AS q CROSS JOIN (SELECT \(preflight.columns.joined(separator: ", "))) AS \"cql_p\""
         return Carried(SQLStatement(sql: sql, arguments: statement.arguments + preflight.arguments), preflight: preflight)
     }
 
