@@ -27,24 +27,40 @@ import PostgresNIO
 /// connection pays it once. It is what Prisma does with concurrent
 /// `findUnique` calls. Measured in Server.md ("Coalesced reads").
 enum CoalescedStatement {
-    /// The coalesced statement's SQL and its parameters' (array) types, or
-    /// nil when the statement cannot be coalesced: a NULL argument (its type
-    /// is left to PostgreSQL, which an array cannot do), no arguments, not a
-    /// plain `SELECT`, or SQL this rewriting does not read (a comment, a
+    /// The coalesced statement's SQL and its parameters' types, or nil when
+    /// the statement cannot be coalesced: a NULL argument (its type is left
+    /// to PostgreSQL, which an array cannot do), no arguments, not a plain
+    /// `SELECT`, or SQL this rewriting does not read (a comment, a
     /// dollar-quoted or `E''` string). `types`: the statement's argument
     /// types (those of ``PreparedCall``: `bool`, `int8`, `float8`, `text`).
-    static func coalesced(_ sql: String, types: [PostgresDataType]) -> (sql: String, types: [PostgresDataType])? {
-        guard !types.isEmpty, sql.utf8.starts(with: "SELECT ".utf8) else { return nil }
-        var arrays: [String] = [], arrayTypes: [PostgresDataType] = []
+    ///
+    /// `shared`: the arguments every run gives the same value (a page's
+    /// limit, its preflight's index names). They stay scalar parameters,
+    /// numbered after the arrays, so what reads only them is not correlated
+    /// with the runs: PostgreSQL evaluates it once for the statement, not
+    /// once per run (a page's preflight probes). At least one argument must
+    /// vary (``bindings(_:types:shared:)``).
+    static func coalesced(_ sql: String, types: [PostgresDataType], shared: [Bool]? = nil) -> (sql: String, types: [PostgresDataType])? {
+        let shared = shared ?? Array(repeating: false, count: types.count)
+        guard !types.isEmpty, shared.count == types.count, shared.contains(false), sql.utf8.starts(with: "SELECT ".utf8) else { return nil }
+        var arrays: [String] = [], names: [String] = [], arrayTypes: [PostgresDataType] = [], scalarTypes: [PostgresDataType] = []
+        var replacement = [String](repeating: "", count: types.count)
+        let varying = shared.filter { !$0 }.count
         for (i, t) in types.enumerated() {
             guard let array = arrayOf(t) else { return nil }
-            arrays.append("$\(i + 1)::\(array.element)[]")
-            arrayTypes.append(array.type)
+            if shared[i] {
+                scalarTypes.append(t)
+                replacement[i] = "$\(varying + scalarTypes.count)"
+            } else {
+                arrays.append("$\(arrays.count + 1)::\(array.element)[]")
+                arrayTypes.append(array.type)
+                names.append("\"cql_a\(i + 1)\"")
+                replacement[i] = "\"cql_batch\".\"cql_a\(i + 1)\""
+            }
         }
-        guard let body = laterallyBound(sql, parameterCount: types.count) else { return nil }
-        let names = (1...types.count).map { "\"cql_a\($0)\"" }.joined(separator: ", ")
-        return ("SELECT \"cql_q\".*, \"cql_batch\".\"cql_run\" FROM unnest(\(arrays.joined(separator: ", "))) WITH ORDINALITY AS \"cql_batch\"(\(names), \"cql_run\") CROSS JOIN LATERAL (\(body)) AS \"cql_q\"",
-                arrayTypes)
+        guard let body = laterallyBound(sql, parameterCount: types.count, replacement: { replacement[$0 - 1] }) else { return nil }
+        return ("SELECT \"cql_q\".*, \"cql_batch\".\"cql_run\" FROM unnest(\(arrays.joined(separator: ", "))) WITH ORDINALITY AS \"cql_batch\"(\(names.joined(separator: ", ")), \"cql_run\") CROSS JOIN LATERAL (\(body)) AS \"cql_q\"",
+                arrayTypes + scalarTypes)
     }
 
     /// An argument type's element name and array type (nil: not coalesced).
@@ -63,7 +79,8 @@ enum CoalescedStatement {
     /// text holds what this scan does not follow (comments, dollar quotes,
     /// backslash-escaped strings). The library's SQL never holds values
     /// (they are all parameters), so its quotes hold identifiers and keys.
-    static func laterallyBound(_ sql: String, parameterCount: Int) -> String? {
+    static func laterallyBound(_ sql: String, parameterCount: Int,
+                               replacement: (Int) -> String = { "\"cql_batch\".\"cql_a\($0)\"" }) -> String? {
         let bytes = Array(sql.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 64)
@@ -99,7 +116,7 @@ enum CoalescedStatement {
                 }
                 // `$$`, `$tag$` or a parameter past the arguments.
                 guard j > i + 1, n >= 1, n <= parameterCount else { return nil }
-                out.append(contentsOf: "\"cql_batch\".\"cql_a\(n)\"".utf8)
+                out.append(contentsOf: replacement(n).utf8)
                 i = j
             default:
                 out.append(b)
@@ -115,11 +132,12 @@ enum CoalescedStatement {
             || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: "_")
     }
 
-    /// The runs' arguments as one array per parameter (every run's types are
-    /// `types`, which the caller groups by).
-    static func bindings(_ runs: [[Value]], types: [PostgresDataType]) -> PostgresBindings {
+    /// The runs' arguments as one array per varying parameter, then the
+    /// shared ones as scalars, as ``coalesced(_:types:shared:)`` numbers them
+    /// (every run's types are `types`, which the caller groups by).
+    static func bindings(_ runs: [[Value]], types: [PostgresDataType], shared: [Bool]? = nil) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: types.count)
-        for (p, t) in types.enumerated() {
+        for (p, t) in types.enumerated() where shared?[p] != true {
             switch t {
             case .bool:
                 bindings.append(runs.map { if case .bool(let b) = $0[p] { return b } else { return false } })
@@ -134,6 +152,17 @@ enum CoalescedStatement {
                 })
             }
         }
+        if let shared {
+            for (p, isShared) in shared.enumerated() where isShared {
+                bindings.append(PostgreSQLDatabase.binds([runs[0][p]])[0])
+            }
+        }
         return bindings
+    }
+
+    /// Which arguments every run gives the same value.
+    static func shared(_ runs: [[Value]]) -> [Bool] {
+        guard let first = runs.first else { return [] }
+        return first.indices.map { p in runs.allSatisfy { $0[p] == first[p] } }
     }
 }

@@ -42,6 +42,8 @@ public final class PostgreSQLReadConnection: Sendable {
     /// server, so rows are read on the loop that receives them).
     let taskExecutor: (any TaskExecutor)?
     let queue: LaneQueue
+    /// Whether a batch shares arguments (``ArgumentSharing``).
+    let argumentSharing = ArgumentSharing()
 
     /// The event loop the connections' reads and writes run on.
     public var eventLoop: any EventLoop { lanes[0].eventLoop }
@@ -208,6 +210,16 @@ public final class PostgreSQLReadConnection: Sendable {
         remember(answer, for: question)
         return (found, answer)
     }
+}
+
+/// Whether a batch's runs of one statement with the same arguments run once
+/// and the arguments all its runs share stay scalar in the coalesced
+/// statement (`on`, the default); off, every argument goes in as an array
+/// and identical runs coalesce like any others. Tests turn it off before a
+/// reader is used, so that a query run three times at once (the
+/// differential suites) exercises that rewriting too.
+final class ArgumentSharing: @unchecked Sendable {
+    var on = true
 }
 
 /// ``PostgreSQLReadConnection``'s last preflight answers, behind a lock.

@@ -71,9 +71,24 @@ extension PostgreSQLReadConnection {
         }
         for key in order {
             let runs = groups[key]!
-            if runs.count > 1, let coalesced = coalescedStatements.coalesced(key, types: runs[0].call.types) {
+            let shared = runs.count > 1 && argumentSharing.on
+                ? CoalescedStatement.shared(runs.map(\.arguments)) : [Bool](repeating: false, count: runs[0].arguments.count)
+            if runs.count > 1, !shared.isEmpty, !shared.contains(false) {
+                // The same statement with the same arguments (readers of one
+                // page at once): run once, each caller gets its rows, as if
+                // each had run it at that instant.
+                do throws(QueryError) {
+                    let rows = try await execute(runs[0].call, on: connection)
+                    queue.count(.coalesced(runs: runs.count))
+                    for run in runs { run.finish(.success(rows)) }
+                } catch {
+                    for run in runs { run.finish(.failure(error)) }
+                }
+                continue
+            }
+            if runs.count > 1, let coalesced = coalescedStatements.coalesced(key, types: runs[0].call.types, shared: shared) {
                 let call = PreparedCall(coalesced.sql, types: coalesced.types,
-                                        bindings: CoalescedStatement.bindings(runs.map(\.arguments), types: runs[0].call.types))
+                                        bindings: CoalescedStatement.bindings(runs.map(\.arguments), types: runs[0].call.types, shared: shared))
                 if let found = try? await execute(call, on: connection) {
                     var each = [[PostgresRow]](repeating: [], count: runs.count)
                     var complete = true
@@ -291,20 +306,26 @@ final class LaneQueue: @unchecked Sendable {
 /// after batch, and rewriting a page's 2 KB of SQL each time cost about 1%
 /// of its server CPU. Bounded as ``PreparedStatementNames`` is.
 final class CoalescedStatements: @unchecked Sendable {
-    private var made: [PreparedStatementNames.Key: (sql: String, types: [PostgresDataType])?] = [:]
+    private struct Shape: Hashable {
+        var key: PreparedStatementNames.Key
+        var shared: [Bool]
+    }
+
+    private var made: [Shape: (sql: String, types: [PostgresDataType])?] = [:]
     private let lock = NSLock()
 
-    func coalesced(_ key: PreparedStatementNames.Key, types: [PostgresDataType]) -> (sql: String, types: [PostgresDataType])? {
+    func coalesced(_ key: PreparedStatementNames.Key, types: [PostgresDataType], shared: [Bool]) -> (sql: String, types: [PostgresDataType])? {
+        let shape = Shape(key: key, shared: shared)
         lock.lock()
-        if let known = made[key] {
+        if let known = made[shape] {
             lock.unlock()
             return known
         }
         lock.unlock()
-        let statement = CoalescedStatement.coalesced(key.sql, types: types)
+        let statement = CoalescedStatement.coalesced(key.sql, types: types, shared: shared)
         lock.lock()
         if made.count >= PreparedStatementNames.capacity { made.removeAll() }
-        made[key] = .some(statement)
+        made[shape] = .some(statement)
         lock.unlock()
         return statement
     }

@@ -258,4 +258,41 @@ extension PostgreSQLTests {
         XCTAssertEqual(CoalescedStatement.coalesced("SELECT $1 + $2", types: [.int8, .text])?.sql,
                        "SELECT \"cql_q\".*, \"cql_batch\".\"cql_run\" FROM unnest($1::int8[], $2::text[]) WITH ORDINALITY AS \"cql_batch\"(\"cql_a1\", \"cql_a2\", \"cql_run\") CROSS JOIN LATERAL (SELECT \"cql_batch\".\"cql_a1\" + \"cql_batch\".\"cql_a2\") AS \"cql_q\"")
     }
+
+    /// Arguments every run shares stay scalar parameters after the arrays.
+    func testSharedArgumentsStayScalar() {
+        let runs: [[Value]] = [[.string("/p/1/"), .int(10), .string("ix")], [.string("/p/2/"), .int(10), .string("ix")]]
+        let shared = CoalescedStatement.shared(runs)
+        XCTAssertEqual(shared, [false, true, true])
+        let c = CoalescedStatement.coalesced("SELECT a FROM t WHERE u = $1 AND to_regclass($3) IS NOT NULL LIMIT $2", types: [.text, .int8, .text], shared: shared)
+        XCTAssertEqual(c?.sql, "SELECT \"cql_q\".*, \"cql_batch\".\"cql_run\" FROM unnest($1::text[]) WITH ORDINALITY AS \"cql_batch\"(\"cql_a1\", \"cql_run\") "
+                       + "CROSS JOIN LATERAL (SELECT a FROM t WHERE u = \"cql_batch\".\"cql_a1\" AND to_regclass($3) IS NOT NULL LIMIT $2) AS \"cql_q\"")
+        XCTAssertEqual(c?.types, [.textArray, .int8, .text])
+        XCTAssertEqual(CoalescedStatement.bindings(runs, types: [.text, .int8, .text], shared: shared).count, 3)
+        // Nothing varies: not coalesced (the lane runs such runs once).
+        XCTAssertNil(CoalescedStatement.coalesced("SELECT $1", types: [.text], shared: [true]))
+    }
+
+    /// Runs of one statement with the same arguments that wait together run
+    /// once, and each caller gets the rows.
+    func testIdenticalRunsWaitingTogetherRunOnce() throws {
+        let db = try database()
+        try db.insert((0..<20).map { i in
+            ["objectId": .string(String(format: "s%03d", i)), "url": .string("/p/\(i % 2)/"), "n": .int(Int64(i)), "ACL": ["*": ["read": true]]]
+        }, into: "Comment")
+        let url = try XCTUnwrap(Self.server).url
+        let reader = try PostgreSQLReadConnection(url: url, lanes: 1, statementTimeoutMilliseconds: 0)
+        defer { reader.closeNow() }
+        let page = ACLRule.restricting(Query(className: "Comment", condition: Condition(.compare("url", .equal, .value(.string("/p/1/")))),
+                                             order: [OrderKey("n", descending: true)], limit: .value(.int(4))), to: [])
+        let alone = described(run(page, on: reader))
+        XCTAssertTrue(alone.contains("s019"), alone)
+        let before = reader.coalescing
+        let together = whileTheLaneIsBusy(reader) {
+            await Self.allAtOnce(6) { _ in await Self.answer(page, on: reader) }
+        }
+        for answer in together { XCTAssertEqual(described(answer), alone) }
+        XCTAssertEqual(reader.coalescing.runs - before.runs, 6)
+        XCTAssertEqual(reader.coalescing.statements - before.statements, 1)
+    }
 }
