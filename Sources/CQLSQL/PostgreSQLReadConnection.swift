@@ -166,7 +166,7 @@ public final class PostgreSQLReadConnection: Sendable {
 
     func remember(_ answer: Preflight, for question: SQLRunner.PreflightQuestion) { guesses.set(answer, for: question) }
 
-    /// `statement` with the preflight's columns joined (``rowsWithPreflight(_:_:_:)``),
+    /// `statement` with the preflight's columns joined (``rowsWithPreflight(_:_:)``),
     /// and how to read them (nil: the question asks nothing).
     static func carrying(_ statement: SQLStatement, select: String, _ question: SQLRunner.PreflightQuestion)
         throws(QueryError) -> Carried
@@ -186,13 +186,13 @@ public final class PostgreSQLReadConnection: Sendable {
     /// A statement with the preflight's columns joined: its call (bindings
     /// made, key hashed) and how to read the columns.
     struct Carried: Sendable {
-        var statement: SQLStatement
         var call: PreparedCall
+        var arguments: [Value]
         var preflight: PostgreSQLDatabase.PreflightStatement?
 
         init(_ statement: SQLStatement, preflight: PostgreSQLDatabase.PreflightStatement?) {
-            self.statement = statement
             call = PreparedCall(statement.sql, statement.arguments)
+            arguments = statement.arguments
             self.preflight = preflight
         }
     }
@@ -203,7 +203,7 @@ public final class PostgreSQLReadConnection: Sendable {
     func rowsWithPreflight(_ carried: Carried, _ question: SQLRunner.PreflightQuestion)
         async throws(QueryError) -> (rows: [PostgresRow], answer: Preflight?)
     {
-        let found = try await rows(carried.call, carried.statement.arguments)
+        let found = try await rows(carried.call, carried.arguments)
         guard let preflight = carried.preflight else { return (found, Preflight(arrayFreeKeys: [], requiresRecheck: false)) }
         guard let first = found.first else { return (found, nil) }
         let answer = preflight.answer(first, from: 1)
@@ -282,15 +282,7 @@ extension SQLRunner {
     public static func run(_ query: Query, on db: PostgreSQLReadConnection, countOnly: Bool = false, source: String? = nil,
                            storedText: Bool = false, memo: ReadMemo? = nil) async throws(QueryError) -> Result?
     {
-        let begun: ReadMemo.Begun
-        if let known = memo?.begun(countOnly: countOnly) {
-            begun = known
-        } else {
-            let q = try begin(query, countOnly: countOnly, source: source)
-            begun = ReadMemo.Begun(query: q, countOnly: countOnly,
-                                   question: preflightQuestion(q, dialect: .postgres, recheckConcernsOnlyDateColumns: true))
-            memo?.setBegun(begun)
-        }
+        let begun = try begin(query, countOnly: countOnly, source: source, dialect: .postgres, recheckConcernsOnlyDateColumns: true, memo: memo)
         let q = begun.query, question = begun.question
         if !q.includes.isEmpty { return nil }
         var known: Preflight?

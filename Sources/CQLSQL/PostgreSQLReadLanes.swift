@@ -71,9 +71,13 @@ extension PostgreSQLReadConnection {
         }
         for key in order {
             let runs = groups[key]!
-            let shared = runs.count > 1 && argumentSharing.on
+            if runs.count == 1 {
+                await runAlone(runs[0], on: connection)
+                continue
+            }
+            let shared = argumentSharing.on
                 ? CoalescedStatement.shared(runs.map(\.arguments)) : [Bool](repeating: false, count: runs[0].arguments.count)
-            if runs.count > 1, !shared.isEmpty, !shared.contains(false) {
+            if !shared.isEmpty, !shared.contains(false) {
                 // The same statement with the same arguments (readers of one
                 // page at once): run once, each caller gets its rows, as if
                 // each had run it at that instant.
@@ -86,7 +90,7 @@ extension PostgreSQLReadConnection {
                 }
                 continue
             }
-            if runs.count > 1, let coalesced = coalescedStatements.coalesced(key, types: runs[0].call.types, shared: shared) {
+            if let coalesced = coalescedStatements.coalesced(key, types: runs[0].call.types, shared: shared) {
                 let call = PreparedCall(coalesced.sql, types: coalesced.types,
                                         bindings: CoalescedStatement.bindings(runs.map(\.arguments), types: runs[0].call.types, shared: shared))
                 if let found = try? await execute(call, on: connection) {
@@ -301,7 +305,7 @@ final class LaneQueue: @unchecked Sendable {
     }
 }
 
-/// ``CoalescedStatement/coalesced(_:types:)`` of the statements a
+/// ``CoalescedStatement/coalesced(_:types:shared:)`` of the statements a
 /// connection ran lately, by key: the same few statements coalesce batch
 /// after batch, and rewriting a page's 2 KB of SQL each time cost about 1%
 /// of its server CPU. Bounded as ``PreparedStatementNames`` is.

@@ -107,9 +107,19 @@ extension SQLExecutor {
     /// registers `cql_match`, so the conjuncts no index serves go to it
     /// (``SQLContext/residualMatch``).
     func pushdown(_ query: Query, _ preflight: Preflight) throws(QueryError) -> SQLTranslation {
+        try pushdown(query, preflight, indexedKeys: try pushdownIndexedKeys(query.className))
+    }
+
+    /// The pushdown given the indexed keys ``pushdownIndexedKeys(_:)`` found.
+    func pushdown(_ query: Query, _ preflight: Preflight, indexedKeys: Set<String>) throws(QueryError) -> SQLTranslation {
         let residual = (self as? SQLiteDatabase)?.residualMatch ?? false
-        return try SQLRunner.pushdown(query, preflight, dialect: dialect, residualMatch: residual,
-                                      indexedKeys: residual ? try indexedKeys(query.className) : [])
+        return try SQLRunner.pushdown(query, preflight, dialect: dialect, residualMatch: residual, indexedKeys: indexedKeys)
+    }
+
+    /// The indexed keys the pushdown keeps as SQL: SQLite's with
+    /// `residualMatch`, none elsewhere.
+    func pushdownIndexedKeys(_ className: String) throws(QueryError) -> Set<String> {
+        (self as? SQLiteDatabase)?.residualMatch == true ? try indexedKeys(className) : []
     }
 
     /// Whether any table of the database defeats the generated SQL.

@@ -82,15 +82,8 @@ public enum SQLRunner {
     ) throws(QueryError) -> Result {
         // PostgreSQL's memo is its asynchronous reads' (this path is their fallback).
         let memo = db.dialect == .sqlite ? memo : nil
-        let begun: ReadMemo.Begun
-        if let known = memo?.begun(countOnly: countOnly) {
-            begun = known
-        } else {
-            let q = try begin(query, countOnly: countOnly, source: source)
-            begun = ReadMemo.Begun(query: q, countOnly: countOnly, question: preflightQuestion(
-                q, dialect: db.dialect, recheckConcernsOnlyDateColumns: db.recheckConcernsOnlyDateColumns))
-            memo?.setBegun(begun)
-        }
+        let begun = try begin(query, countOnly: countOnly, source: source, dialect: db.dialect,
+                              recheckConcernsOnlyDateColumns: db.recheckConcernsOnlyDateColumns, memo: memo)
         let q = begun.query
         try prepareTables(q, db, present: presentTables)
         let preflight = try db.preflight(begun.question)
@@ -190,6 +183,18 @@ public enum SQLRunner {
         return q
     }
 
+    /// ``begin(_:countOnly:source:)`` and the query's preflight question,
+    /// from the memo when it holds them.
+    static func begin(_ query: Query, countOnly: Bool, source: String?, dialect: SQLDialectName, recheckConcernsOnlyDateColumns: Bool,
+                      memo: ReadMemo?) throws(QueryError) -> ReadMemo.Begun {
+        if let known = memo?.begun(countOnly: countOnly) { return known }
+        let q = try begin(query, countOnly: countOnly, source: source)
+        let begun = ReadMemo.Begun(query: q, countOnly: countOnly, question: preflightQuestion(
+            q, dialect: dialect, recheckConcernsOnlyDateColumns: recheckConcernsOnlyDateColumns))
+        memo?.setBegun(begun)
+        return begun
+    }
+
     static func preflightQuestion(_ q: Query, dialect: SQLDialectName, recheckConcernsOnlyDateColumns: Bool) -> PreflightQuestion {
         // A get by id on PostgreSQL then asks nothing before its statement.
         let marksMatter = !recheckConcernsOnlyDateColumns || namesDateKeys(q)
@@ -201,10 +206,9 @@ public enum SQLRunner {
     /// that answer and of the same indexed keys.
     static func pushdown(_ q: Query, _ preflight: Preflight, on db: some SQLExecutor, memo: ReadMemo?) throws(QueryError) -> SQLTranslation {
         guard let memo else { return try db.pushdown(q, preflight) }
-        let residual = (db as? SQLiteDatabase)?.residualMatch ?? false
-        let indexed = residual ? try db.indexedKeys(q.className) : []
+        let indexed = try db.pushdownIndexedKeys(q.className)
         if let known = memo.generated(for: preflight, indexedKeys: indexed) { return known.translation }
-        let translation = try pushdown(q, preflight, dialect: db.dialect, residualMatch: residual, indexedKeys: indexed)
+        let translation = try db.pushdown(q, preflight, indexedKeys: indexed)
         memo.setGenerated(ReadMemo.Generated(preflight: preflight, indexedKeys: indexed, translation: translation))
         return translation
     }
