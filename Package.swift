@@ -132,6 +132,7 @@ let package = Package(
                 "CQLServer", "CQLSQL", "CQLEval", "CQLKit", "CorpusSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -168,19 +168,39 @@ public final class PostgreSQLReadConnection: Sendable {
 
     /// `statement` with the preflight's columns joined (``rowsWithPreflight(_:_:)``),
     /// and how to read them (nil: the question asks nothing).
-    static func carrying(_ statement: SQLStatement, select: String, _ question: SQLRunner.PreflightQuestion)
+    ///
+    /// `aggregated`: the documents come as one row holding them all, in
+    /// order, as one `text[]` (``Carried/aggregated``), with the preflight's
+    /// columns once. Only for a statement whose `LIMIT` bounds its rows (a
+    /// server's find: at most 1,000), so the array stays small.
+    ///
+    /// Why: each row crosses the protocol as a message of its own, and
+    /// postgres-nio's decoding of a row (its state machine, its row and cell
+    /// values) cost more of a Valine page's server CPU than anything of the
+    /// server's own (perf, under wrk: about 10% for ten rows a page). One
+    /// row a page, whatever its length, also always carries the preflight's
+    /// answer, so an empty page no longer needs a second statement.
+    static func carrying(_ statement: SQLStatement, select: String, _ question: SQLRunner.PreflightQuestion, aggregated: Bool = false)
         throws(QueryError) -> Carried
     {
+        // A plain aggregate over a sorted subquery with nothing else at its
+        // level (no join) takes the rows in the subquery's order
+        // (PostgreSQL's manual, "Aggregate Functions"); the differential
+        // suites check every order.
+        let rows = aggregated ? "(SELECT array_agg(\(select)) FROM (\(statement.sql)) AS q)" : nil
         guard let preflight = try PostgreSQLDatabase.preflightStatement(question, firstParameter: statement.arguments.count + 1) else {
-            return Carried(SQLStatement(sql: "SELECT \(select) FROM (\(statement.sql)) AS q", arguments: statement.arguments), preflight: nil)
+            let sql = rows.map { "SELECT \($0)" } ?? "SELECT \(select) FROM (\(statement.sql)) AS q"
+            return Carried(SQLStatement(sql: sql, arguments: statement.arguments), preflight: nil, aggregated: aggregated)
         }
         // The preflight's columns in a one-row subquery joined to the rows:
         // in the select list they were evaluated for every row (their
         // to_regclass calls and probes), in a coalesced page once per run
         // of each row's page: 28 µs of PostgreSQL's CPU a page against
         // 16 (EXPLAIN ANALYZE of 32 coalesced pages over 1,000,000 comments).
-        let sql = "SELECT \(select), \"cql_p\".* FROM (\(statement.sql)) AS q CROSS JOIN (SELECT \(preflight.columns.joined(separator: ", "))) AS \"cql_p\""
-        return Carried(SQLStatement(sql: sql, arguments: statement.arguments + preflight.arguments), preflight: preflight)
+        let columns = preflight.columns.joined(separator: ", ")
+        let sql = rows.map { "SELECT \($0), \"cql_p\".* FROM (SELECT \(columns)) AS \"cql_p\"" }
+            ?? "SELECT \(select), \"cql_p\".* FROM (\(statement.sql)) AS q CROSS JOIN (SELECT \(columns)) AS \"cql_p\""
+        return Carried(SQLStatement(sql: sql, arguments: statement.arguments + preflight.arguments), preflight: preflight, aggregated: aggregated)
     }
 
     /// A statement with the preflight's columns joined: its call (bindings
@@ -189,11 +209,15 @@ public final class PostgreSQLReadConnection: Sendable {
         var call: PreparedCall
         var arguments: [Value]
         var preflight: PostgreSQLDatabase.PreflightStatement?
+        /// Whether its one row holds the documents as an array
+        /// (``PostgresRow/aggregatedTexts``), not a row each.
+        var aggregated: Bool
 
-        init(_ statement: SQLStatement, preflight: PostgreSQLDatabase.PreflightStatement?) {
+        init(_ statement: SQLStatement, preflight: PostgreSQLDatabase.PreflightStatement?, aggregated: Bool = false) {
             call = PreparedCall(statement.sql, statement.arguments)
             arguments = statement.arguments
             self.preflight = preflight
+            self.aggregated = aggregated
         }
     }
 
@@ -301,7 +325,8 @@ extension SQLRunner {
                     if q.count == .only {
                         return Result(objects: [], count: PostgreSQLReadConnection.integer(found.rows), translation: translation)
                     }
-                    return try await finish(q, translation, rows: found.rows, on: db, source: source, storedText: storedText)
+                    return try await finish(q, translation, rows: found.rows, aggregated: carried.aggregated, on: db, source: source,
+                                            storedText: storedText)
                 }
                 // No row to check the guess by, or a wrong guess: the
                 // preflight's own answer, if the statement carried it.
@@ -321,7 +346,7 @@ extension SQLRunner {
         } catch where isOrderFailure(error) {
             return nil
         }
-        return try await finish(q, translation, rows: found, on: db, source: source, storedText: storedText)
+        return try await finish(q, translation, rows: found, aggregated: false, on: db, source: source, storedText: storedText)
     }
 
     /// The SQL for `q` under the guessed `preflight`, from the memo when it
@@ -334,21 +359,39 @@ extension SQLRunner {
         let translation = try pushdown(q, preflight, dialect: .postgres)
         var generated = ReadMemo.Generated(preflight: preflight, translation: translation)
         if translation.isExact, let statement = q.count == .only ? translation.count : translation.select {
-            generated.carried = try PostgreSQLReadConnection.carrying(statement, select: q.count == .only ? "q.*" : "q.\"doc\"", question)
+            if q.count == .only {
+                generated.carried = try PostgreSQLReadConnection.carrying(statement, select: "q.*", question)
+            } else {
+                // A bounded page comes as one row (see carrying(_:select:_:aggregated:)).
+                var bounded = false
+                if case .value(.int(let n))? = q.limit, n >= 0, n <= maximumAggregatedRows { bounded = true }
+                generated.carried = try PostgreSQLReadConnection.carrying(statement, select: "q.\"doc\"", question, aggregated: bounded)
+            }
         }
         memo?.setGenerated(generated)
         return generated
     }
 
-    /// The objects of rows whose first column is the document, shaped, with
-    /// the count when asked for.
-    private static func finish(_ q: Query, _ translation: SQLTranslation, rows: [PostgresRow], on db: PostgreSQLReadConnection,
+    /// The largest `LIMIT` whose rows come as one array (a server's largest page).
+    static let maximumAggregatedRows: Int64 = 1000
+
+    /// The objects of rows whose first column is the document (`aggregated`:
+    /// of the one row whose first column holds them all), shaped, with the
+    /// count when asked for.
+    private static func finish(_ q: Query, _ translation: SQLTranslation, rows: [PostgresRow], aggregated: Bool, on db: PostgreSQLReadConnection,
                                source: String?, storedText: Bool) async throws(QueryError) -> Result {
         var texts: [String] = []
-        texts.reserveCapacity(rows.count)
-        for row in rows {
-            guard let d = row.firstData?.string else { throw QueryError(.data, "postgres: expected text") }
-            texts.append(d)
+        if aggregated {
+            for row in rows {
+                guard let all = row.aggregatedTexts else { throw QueryError(.data, "postgres: expected an array of text") }
+                texts.append(contentsOf: all)
+            }
+        } else {
+            texts.reserveCapacity(rows.count)
+            for row in rows {
+                guard let d = row.firstData?.string else { throw QueryError(.data, "postgres: expected text") }
+                texts.append(d)
+            }
         }
         var count: Int?
         if q.count != .none, let c = translation.count { count = try await db.integer(c) }

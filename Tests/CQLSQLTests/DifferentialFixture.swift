@@ -73,6 +73,8 @@ struct Differential {
     /// Queries the asynchronous path answered (and agreed on), and those it
     /// handed back to the synchronous one.
     nonisolated(unsafe) static var asyncAnswered = 0, asyncHandedBack = 0
+    /// Queries also run with a limit added (their rows as one array).
+    nonisolated(unsafe) static var asyncBounded = 0
 
     /// A description of how the asynchronous path disagrees, or nil.
     ///
@@ -80,7 +82,10 @@ struct Differential {
     /// first run takes the lane and the other two wait for it, then run as
     /// one coalesced statement (``PostgreSQLReadConnection``), so every
     /// query of the corpus is also answered coalesced, and each of its runs
-    /// must get the synchronous answer.
+    /// must get the synchronous answer. A query without a limit also runs
+    /// twice at once with `limit 1000` added, when its answer is no longer
+    /// (the same answer; its rows come as one array: ``PostgreSQLReadConnection``'s
+    /// aggregated form).
     static func asyncDisagreement(_ query: Query, _ reader: PostgreSQLReadConnection, built: [String], count: Int?) -> String? {
         final class Box: @unchecked Sendable { var answers: [Result<SQLRunner.Result?, QueryError>] = [] }
         let box = Box()
@@ -90,10 +95,20 @@ struct Differential {
                 // It reads only tables that exist (a server checks first):
                 // the synchronous run's stand-ins are its own session's.
                 if SQLRunner.tablesRead(by: query).isSubset(of: try await reader.tableNames()) {
+                    // A query without a limit also runs with one above its
+                    // answer's size, which means the same: its rows then
+                    // come as one array (a bounded page, as a server's finds).
+                    var bounded: Query?
+                    if query.limit == nil, built.count <= 1000 {
+                        var q = query
+                        q.limit = .value(.int(1000))
+                        bounded = q
+                    }
+                    if bounded != nil { asyncBounded += 1 }
                     box.answers = await withTaskGroup(of: Result<SQLRunner.Result?, QueryError>.self) { group in
-                        for _ in 0..<3 {
+                        for q in [query, query, query] + (bounded.map { [$0, $0] } ?? []) {
                             group.addTask {
-                                do throws(QueryError) { return .success(try await SQLRunner.run(query, on: reader)) } catch { return .failure(error) }
+                                do throws(QueryError) { return .success(try await SQLRunner.run(q, on: reader)) } catch { return .failure(error) }
                             }
                         }
                         var all: [Result<SQLRunner.Result?, QueryError>] = []

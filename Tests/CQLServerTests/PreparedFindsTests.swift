@@ -89,6 +89,67 @@ final class PreparedFindsTests: XCTestCase {
         }
     }
 
+    /// A request as HTTP makes it: its query string as sent, decoded only
+    /// when a route reads it (``APIRequest/rawQuery``).
+    func callRaw(_ api: API, _ identity: Identity, _ path: String, _ rawQuery: String) async -> (status: Int, body: Value) {
+        var r = APIRequest(method: "GET", segments: path.split(separator: "/").map(String.init), identity: identity)
+        r.rawQuery = rawQuery
+        do {
+            let answer = try await api.handle(r)
+            return (answer.status, answer.body)
+        } catch {
+            return (error.status, error.body)
+        }
+    }
+
+    /// Finds keyed by their query string as sent answer as finds made from
+    /// their parameters; the same parameters spelled otherwise make a query
+    /// of their own with the same answer; other routes decode the string.
+    func testFindsKeyedByTheirQueryStringAnswerAsByParameters() async throws {
+        for database in ServerHarness.Database.allCases {
+            let storage = try await ACLHostileAccessTests.storage(database)
+            let api = API(storage: storage)
+            var ids: [String] = []
+            for n in 0..<6 {
+                let made = await call(api, Self.master, "POST", "classes/Comment",
+                                      body: ["url": .string("/p/\(n % 2)/"), "n": .int(Int64(n)), "ACL": ["*": ["read": true]]])
+                ids.append(made.body["objectId"]?.string ?? "")
+            }
+            let anonymous = Identity(isMaster: false)
+            let expected = await call(api, anonymous, "GET", "classes/Comment", page(0))
+            XCTAssertEqual(numbers(expected), [0, 2, 4], "\(database)")
+            let sent = "where=%7B%22url%22%3A%22%2Fp%2F0%2F%22%7D&order=n"
+            let before = api.finds.outcomes
+            for _ in 0..<2 {
+                let answer = await callRaw(api, anonymous, "classes/Comment", sent)
+                XCTAssertEqual(JSONWriter.string(answer.body), JSONWriter.string(expected.body), "\(database)")
+            }
+            XCTAssertEqual(api.finds.outcomes.misses - before.misses, 1, "\(database)")
+            XCTAssertEqual(api.finds.outcomes.hits - before.hits, 1, "\(database)")
+            let reordered = await callRaw(api, anonymous, "classes/Comment", "order=n&_ApplicationId=x&where=%7B%22url%22%3A%22%2Fp%2F0%2F%22%7D")
+            XCTAssertEqual(JSONWriter.string(reordered.body), JSONWriter.string(expected.body), "\(database)")
+            XCTAssertEqual(api.finds.outcomes.misses - before.misses, 2, "\(database)")
+            // Another caller with the same string: a query of its own.
+            let master = await callRaw(api, Self.master, "classes/Comment", sent)
+            XCTAssertEqual(numbers(master), [0, 2, 4], "\(database)")
+            XCTAssertEqual(api.finds.outcomes.misses - before.misses, 3, "\(database)")
+            // A malformed where fails alike each time, and is not kept.
+            for _ in 0..<2 {
+                let answer = await callRaw(api, anonymous, "classes/Comment", "where=%7B%22url%22")
+                XCTAssertEqual(answer.body["code"]?.int, 107, "\(database): \(JSONWriter.string(answer.body))")
+            }
+            XCTAssertEqual(api.finds.outcomes.misses - before.misses, 5, "\(database)")
+            // A get reads its decoded parameters (keys), and so does a count.
+            let got = await callRaw(api, anonymous, "classes/Comment/\(ids[1])", "keys=n")
+            XCTAssertEqual(got.body["n"]?.int, 1, "\(database): \(JSONWriter.string(got.body))")
+            XCTAssertNil(got.body["url"], "\(database): \(JSONWriter.string(got.body))")
+            let counted = await callRaw(api, anonymous, "classes/Comment", "where=%7B%22url%22%3A%22%2Fp%2F1%2F%22%7D&count=1&limit=0")
+            XCTAssertEqual(counted.body["count"]?.int, 3, "\(database): \(JSONWriter.string(counted.body))")
+            XCTAssertEqual(counted.body["results"]?.array.count, 0, "\(database)")
+            await storage.shutdown()
+        }
+    }
+
     /// Past its capacity the cache starts again, and answers stay right.
     func testTheCacheIsBounded() throws {
         let finds = PreparedFinds()

@@ -1,5 +1,7 @@
 import Foundation
 import XCTest
+import Crypto
+import HTTPTypes
 import CQLKit
 @testable import CQLServer
 
@@ -42,8 +44,9 @@ final class WireDecodingTests: XCTestCase {
         XCTAssertFalse(holds(#""__type":"Fil"#))
     }
 
-    /// The responder makes `HTTPField.Name`s once for `Authenticator.headerNames`:
-    /// every name `identify` asks, whatever the headers, is in that list.
+    /// The responder reads the headers `Authenticator.headerNames` lists in
+    /// one pass (``APIResponder/credentials(_:)``): every name `identify`
+    /// asks, whatever the headers, is in that list.
     func testEveryHeaderIdentifyAsksIsListed() {
         let auth = Authenticator(keys: AppKeys(appId: "app", appKey: "k", masterKey: "m"))
         let now = String(Int64(Date().timeIntervalSince1970 * 1000))
@@ -58,5 +61,39 @@ final class WireDecodingTests: XCTestCase {
         for headers in forms { _ = auth.identify { asked.insert($0); return headers[$0] } }
         XCTAssertEqual(asked.subtracting(Authenticator.headerNames), [])
         XCTAssertEqual(asked, Set(Authenticator.headerNames))
+    }
+
+    /// One pass over the headers answers `identify` as asking `HTTPFields`
+    /// each name would: names in any case, other headers ignored, a header
+    /// sent twice joined by `, ` (and then refused as a key).
+    func testCredentialsReadInOnePassAnswerAsHTTPFields() {
+        let auth = Authenticator(keys: AppKeys(appId: "app", appKey: "k", masterKey: "m"))
+        let now = String(Int64(Date().timeIntervalSince1970 * 1000))
+        let sign = Insecure.MD5.hash(data: Data((now + "k").utf8)).map { String(format: "%02x", $0) }.joined()
+        let forms: [[(String, String)]] = [
+            [], [("Host", "x"), ("X-LC-Id", "app"), ("X-LC-Key", "k")], [("x-lc-id", "app"), ("X-LC-KEY", "m,master"), ("Origin", "o")],
+            [("X-LC-Id", "app"), ("X-LC-Key", "k"), ("X-LC-Key", "k")], [("X-LC-Id", "app"), ("X-LC-Sign", "\(sign),\(now)")],
+            [("X-AVOSCloud-Application-Id", "app"), ("X-AVOSCloud-Master-Key", "m"), ("X-AVOSCloud-Session-Token", "t")],
+            [("X-LC-Id", "app"), ("X-LC-Key", "wrong")], [("X-LC-Id", "other"), ("X-LC-Key", "k")], [("X-LC-Key", "k")],
+            [("X-LC-Id", "app"), ("X-LC-Key", "k"), ("X-LC-Session", "s1"), ("X-Other", "k")],
+        ]
+        var identified = 0
+        for form in forms {
+            var headers = HTTPFields()
+            for (name, value) in form { headers.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
+            let credentials = APIResponder.credentials(headers)
+            let fast = auth.identify(headers: { credentials[$0.rawValue] })
+            let asked = auth.identify { headers[HTTPField.Name($0)!] }
+            XCTAssertEqual(fast, asked, "\(form)")
+            if fast != nil { identified += 1 }
+        }
+        XCTAssertEqual(identified, 5)
+        var twice = HTTPFields()
+        twice.append(HTTPField(name: HTTPField.Name("X-LC-Key")!, value: "k"))
+        twice.append(HTTPField(name: HTTPField.Name("x-lc-key")!, value: "k"))
+        XCTAssertEqual(APIResponder.credentials(twice)[Authenticator.Header.key.rawValue], "k, k")
+        XCTAssertEqual(Authenticator.Header(name: "x-lc-sign"), .sign)
+        XCTAssertNil(Authenticator.Header(name: "host"))
+        XCTAssertEqual(Authenticator.Header.allCases.map(\.name), Authenticator.headerNames)
     }
 }

@@ -32,7 +32,7 @@ public struct Authenticator: Sendable {
     public init(keys: AppKeys) { self.keys = keys }
 
     /// Every header name ``identify(_:)`` asks for, lowercased (the server
-    /// makes their `HTTPField.Name`s once).
+    /// makes their `HTTPField.Name`s once), in ``Header`` order.
     ///
     /// ```swift
     /// Authenticator.headerNames.contains("x-lc-sign")   // true
@@ -42,18 +42,46 @@ public struct Authenticator: Sendable {
         "x-avoscloud-master-key", "x-lc-key", "x-avoscloud-application-key",
     ]
 
+    /// The headers ``identify(_:)`` reads (``headerNames``, in order).
+    public enum Header: Int, CaseIterable, Sendable {
+        case id, legacyId, session, legacySession, sign, legacySign, legacyMasterKey, key, legacyKey
+
+        /// Its lowercased name.
+        public var name: String { Authenticator.headerNames[rawValue] }
+
+        /// The header of a lowercased name, if ``identify(_:)`` reads it.
+        ///
+        /// ```swift
+        /// Authenticator.Header(name: "x-lc-key")   // .key
+        /// Authenticator.Header(name: "host")       // nil
+        /// ```
+        public init?(name: String) {
+            guard let header = Self.byName[name] else { return nil }
+            self = header
+        }
+
+        private static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.name, $0) })
+    }
+
     /// The identity the headers prove, or nil (401). `header` answers a
     /// lowercased header name with its value.
     public func identify(_ header: (String) -> String?) -> Identity? {
-        guard let id = header("x-lc-id") ?? header("x-avoscloud-application-id"), equal(id, keys.appId) else { return nil }
-        let session = header("x-lc-session") ?? header("x-avoscloud-session-token")
-        if let sign = header("x-lc-sign") ?? header("x-avoscloud-request-sign") {
+        identify(headers: { header($0.name) })
+    }
+
+    /// ``identify(_:)`` with the headers asked by role: a server that has
+    /// read a request's headers once (``Header/init(name:)``) answers each
+    /// from what it kept.
+    public func identify(headers header: (Header) -> String?) -> Identity? {
+        guard let id = header(.id) ?? header(.legacyId), equal(id, keys.appId) else { return nil }
+        let session = header(.session) ?? header(.legacySession)
+        if let sign = header(.sign) ?? header(.legacySign) {
             return verify(signature: sign).map { Identity(isMaster: $0, sessionToken: session) }
         }
-        if let master = header("x-avoscloud-master-key") {
+        if let master = header(.legacyMasterKey) {
             return equal(master, keys.masterKey) ? Identity(isMaster: true, sessionToken: session) : nil
         }
-        guard let key = header("x-lc-key") ?? header("x-avoscloud-application-key") else { return nil }
+        guard let key = header(.key) ?? header(.legacyKey) else { return nil }
         if key.hasSuffix(",master") {
             return equal(String(key.dropLast(7)), keys.masterKey) ? Identity(isMaster: true, sessionToken: session) : nil
         }

@@ -50,6 +50,11 @@ public struct API: Sendable {
         var s = r.segments
         // `/1.1/roles[/<id>]` is `/1.1/classes/_Role[/<id>]`.
         if s.first == "roles" && s.count <= 2 { s = ["classes", "_Role"] + s.dropFirst() }
+        var r = r
+        // A find decodes its query string only when it makes its query
+        // (``find(_:className:)``); every other route reads the parameters.
+        let isFind = r.method == "GET" && ((s.first == "classes" && s.count == 2) || (s.first == "users" && s.count == 1))
+        if !isFind { r.decodeQuery() }
         switch (r.method, s.first, s.count) {
         case ("POST", "classes", 2) where s[1] == "_User", ("POST", "users", 1): return try await signUp(r)
         case ("POST", "login", 1): return try await login(r)

@@ -11,8 +11,13 @@ extension API {
 
     /// `GET /1.1/classes/<Class>`: `{"results":[...]}`, with `count=1` also `"count"`.
     func find(_ r: APIRequest, className: String) async throws -> APIResponse {
-        let key = PreparedFinds.Key(className: className, parameters: Self.cachedFindParameters.map { r.parameters[$0] }, grantees: r.grantees)
+        // Keyed by the query string as sent when there is one: the same
+        // string decodes to the same parameters.
+        let key = r.rawQuery.map { PreparedFinds.Key(className: className, rawQuery: $0, grantees: r.grantees) }
+            ?? PreparedFinds.Key(className: className, parameters: Self.cachedFindParameters.map { r.parameters[$0] }, grantees: r.grantees)
         let prepared = try finds.entry(for: key) {
+            var r = r
+            r.decodeQuery()
             let query = try Self.query(r, className: className, where: try r.json("where"), names: Self.findParameters, limit: true)
             return PreparedFinds.Made(query: try Self.prepared(query, for: r.grantees), returnACL: query.returnACL, countAsked: query.count != .none,
                                       cacheable: Binder.isUnchangedByBinding(query))

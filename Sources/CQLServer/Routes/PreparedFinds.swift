@@ -2,8 +2,8 @@ import CQLKit
 import CQLSQL
 import Foundation
 
-/// The finds a server answered lately, each as its request's parameters
-/// and caller → the query they made (read, bound, restricted to the caller,
+/// The finds a server answered lately, each as its request's query string
+/// (or parameters) and caller → the query they made (read, bound, restricted to the caller,
 /// optimized) and the SQL its runs worked out (``SQLRunner/ReadMemo``).
 ///
 /// Why: a comment system asks for the same pages again and again, and
@@ -30,10 +30,27 @@ final class PreparedFinds: @unchecked Sendable {
 
     struct Key: Hashable {
         var className: String
-        /// The find's parameters, in ``API/cachedFindParameters`` order, as sent.
+        /// The URL query string as sent (``APIRequest/rawQuery``); nil for
+        /// a request with parameters only (a batch's sub-request).
+        var rawQuery: String?
+        /// The find's parameters, in ``API/cachedFindParameters`` order, as
+        /// sent (empty when ``rawQuery`` holds them).
         var parameters: [Value?]
         /// The caller in ACLs (nil: the master key).
         var grantees: [String]?
+
+        init(className: String, parameters: [Value?], grantees: [String]?) {
+            self.className = className
+            self.parameters = parameters
+            self.grantees = grantees
+        }
+
+        init(className: String, rawQuery: String, grantees: [String]?) {
+            self.className = className
+            self.rawQuery = rawQuery
+            parameters = []
+            self.grantees = grantees
+        }
     }
 
     /// What a request made: the query ready for the storage, what its

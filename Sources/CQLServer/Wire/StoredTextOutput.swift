@@ -18,23 +18,31 @@ import CQLSQL
 /// whole answer down the object path. Debug builds (the tests) also take
 /// the object path every time and check that both wrote the same bytes.
 extension API {
-    /// The objects, comma-separated, or nil when one needs the object path.
-    static func writtenFromStoredText(_ texts: [String], className: String, returnACL: Bool) -> [UInt8]? {
-        if className == "_User" { return nil }
+    /// The objects, comma-separated, appended to `out`; false (and `out`
+    /// as it was) when one needs the object path.
+    static func writtenFromStoredText(_ texts: [String], className: String, returnACL: Bool, into out: inout [UInt8]) -> Bool {
+        if className == "_User" { return false }
+        let start = out.count
+        // Room for them all at once (the written form is never longer).
+        var room = texts.count
+        for t in texts { room += t.utf8.count }
+        out.reserveCapacity(start + room + 2)
         let scan = JSONLineScan()
-        var out: [UInt8] = []
         for var text in texts {
             let written = text.withUTF8 { bytes -> Bool in
                 // In an accepted line every typed value is in the writer's
                 // spelling, so a File or Object shows these bytes (inside a
                 // string its quotes would be escaped).
                 guard !bytes.holdsFileOrObject, scan.scan(bytes) else { return false }
-                if !out.isEmpty { out.append(UInt8(ascii: ",")) }
+                if out.count > start { out.append(UInt8(ascii: ",")) }
                 return scan.writeSorted(to: &out, omitting: returnACL ? nil : "ACL")
             }
-            if !written { return nil }
+            if !written {
+                out.removeSubrange(start...)
+                return false
+            }
         }
-        return out
+        return true
     }
 
     /// A find's or get's body from a result that holds stored text: written
@@ -48,16 +56,17 @@ extension API {
                                         single: single, countAsked: countAsked)
         }
         var objects: [[String: Value]] = []
-        if let written = Self.writtenFromStoredText(texts, className: className, returnACL: returnACL) {
-            var bytes: [UInt8] = []
+        var bytes: [UInt8] = []
+        if !single {
+            // JSONWriter's key order: "count" before "results".
+            bytes.append(contentsOf: "{".utf8)
+            if countAsked { bytes.append(contentsOf: "\"count\":\(result.count ?? 0),".utf8) }
+            bytes.append(contentsOf: "\"results\":[".utf8)
+        }
+        if Self.writtenFromStoredText(texts, className: className, returnACL: returnACL, into: &bytes) {
             if single {
-                bytes = written.isEmpty ? Array("{}".utf8) : written
+                if bytes.isEmpty { bytes = Array("{}".utf8) }
             } else {
-                // JSONWriter's key order: "count" before "results".
-                bytes.append(contentsOf: "{".utf8)
-                if countAsked { bytes.append(contentsOf: "\"count\":\(result.count ?? 0),".utf8) }
-                bytes.append(contentsOf: "\"results\":[".utf8)
-                bytes.append(contentsOf: written)
                 bytes.append(contentsOf: "]}".utf8)
             }
             #if DEBUG
