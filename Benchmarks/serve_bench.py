@@ -278,8 +278,10 @@ kept prepared"), and the bench's 2,000 pages all fit, so after the warm-up a pag
 where-JSON reader, binder, optimizer and SQL generation, as a blog's repeated pages do; a get
 names its own object and is never kept. On PostgreSQL each request is one prepared statement: a page's or count's
 preflight rides in the statement that reads the rows and checks the SQL it was generated for (a
-second statement only when that guess was wrong; pgbench's statement has no such columns), and
-the objects are copied from their stored bytes (Server.md). Under load, the server's concurrent
+second statement only when that guess was wrong; pgbench's statement has no such columns), a
+page's documents come as one row, one `text[]` in order (`array_agg` over the same statement:
+Server.md, "A page as one row"; pgbench reads its ten rows), and the objects are copied from their
+stored bytes (Server.md). Under load, the server's concurrent
 runs of one statement that wait for a busy connection go to PostgreSQL as one coalesced statement
 (arguments as arrays, joined laterally; each caller gets its own rows: Server.md, "Coalesced
 reads"), so its PostgreSQL's CPU per request is below pgbench's, which runs one statement per
