@@ -91,10 +91,11 @@ def free_port():
     return p
 
 
-def start_serve(db_args):
+def start_serve(db_args, readers):
+    """`cql serve` on the database; `readers`: its `--readers` (None: the default)."""
     port = free_port()
     env = dict(os.environ, **KEYS)
-    p = subprocess.Popen([cql, "serve", "--port", str(port), "--readers", "8"] + db_args, env=env,
+    p = subprocess.Popen([cql, "serve", "--port", str(port)] + (["--readers", str(readers)] if readers else []) + db_args, env=env,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     line = b""
     while b"listening on" not in line:
@@ -263,7 +264,10 @@ Written by `scripts/bench --serve` (Benchmarks/serve_bench.py; figures also in
 `Benchmarks/serve-results.json`): {results['objects']:,} comments shaped like a Valine
 site's LeanCloud export (Chinese text, `url` among 2,000 pages, `createdAt`, an `ACL` granting
 public read), loaded with `cql load --index url`; `wrk -t2 -c{results['connections']}`, {results['seconds']} s per
-figure after 3 s of the same requests unmeasured (statements prepared, pages read in), the app key and no session (so every request carries the ACL read condition). pgbench
+figure after 3 s of the same requests unmeasured (statements prepared, pages read in), the app key and no session (so every request carries the ACL read condition);
+`cql serve --readers 8` on PostgreSQL (its reads wait on the network without a thread: four lanes a loop
+to coalesce on), the default 4 on SQLite (each read is CPU work on a thread: eight on two cores gave
+more pages a second but a p99 of 18–24 ms against 16–19 ms, alternating runs). pgbench
 (`-M prepared`, the same {results['connections']} connections) runs the SQL the server runs for
 those requests (`cql run --grantees '*' --explain`), on the same PostgreSQL.
 
@@ -318,12 +322,17 @@ def main():
     ids = generate(os.path.join(data, "Comment.0.json"), OBJECTS)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True).stdout.strip()
     results = {"objects": OBJECTS, "connections": CONNECTIONS, "seconds": SECONDS, "commit": commit, "rows": []}
-    targets = [("SQLite", ["--sqlite", os.path.join(work, "serve.db")])]
+    # Readers: SQLite's default (4): each of its reads is CPU work on a
+    # thread of its own, and eight on two cores only interleave them (a
+    # page's p99 18-24 ms against 16-19 ms at four, alternating wrk runs;
+    # more pages a second at eight). PostgreSQL's reads wait on the network
+    # without a thread: eight connections, four lanes a loop to coalesce on.
+    targets = [("SQLite", ["--sqlite", os.path.join(work, "serve.db")], None)]
     pg = bench_postgres.start()
     if pg:
-        targets.append(("PostgreSQL", ["--postgres", pg[0]]))
+        targets.append(("PostgreSQL", ["--postgres", pg[0]], 8))
     try:
-        for label, db_args in targets:
+        for label, db_args, readers in targets:
             t0 = time.time()
             subprocess.run([cql, "load"] + db_args + ["--index", "url", data], check=True, stdout=subprocess.DEVNULL)
             print("  %s: loaded in %.1f s" % (label, time.time() - t0), flush=True)
@@ -331,7 +340,7 @@ def main():
                                ("page", "select * from Comment where url = '/p/1/' order by -createdAt limit 10")):
                 plan = subprocess.run([cql, "run"] + db_args + ["--explain", text], capture_output=True, text=True).stdout
                 results.setdefault("plans", {}).setdefault(label, {})[name] = plan
-            server, port = start_serve(db_args)
+            server, port = start_serve(db_args, readers)
             try:
                 for kind in ("get", "page", "count"):
                     # Warm-up, not measured: the server's connections prepare

@@ -68,6 +68,16 @@ extension SQLiteDatabase {
     /// The one-step keys with the value index `cql load --index` makes
     /// (`"<Class>:<key>:value"`).
     public func indexedKeys(_ className: String) throws(QueryError) -> Set<String> {
+        if keepsSchemaAnswers {
+            if !keptAnswers.checkedInSnapshot { try checkKeptAnswers() }
+            if let kept = keptAnswers.indexedKeys[className] { return kept }
+        }
+        let keys = try findIndexedKeys(className)
+        if keepsSchemaAnswers { keptAnswers.keep(keys, for: className) }
+        return keys
+    }
+
+    private func findIndexedKeys(_ className: String) throws(QueryError) -> Set<String> {
         let prefix = className + ":", suffix = ":value"
         return try read { db in
             let names = try String.fetchAll(

@@ -36,6 +36,19 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
     /// default). Off: the SQL `translate --to sql` writes, leaf by leaf —
     /// what the differential tests also compare with the evaluator.
     public var residualMatch = true
+    /// Whether the preflight's answers and the indexed keys
+    /// (``preflight(_:keys:tables:documentIndex:)``, ``indexedKeys(_:)``)
+    /// are kept while no other connection has committed (SQLite's
+    /// `PRAGMA data_version` is unchanged). Only for a connection that
+    /// itself never writes or changes the schema — a server's readers: its
+    /// own changes do not move `data_version`.
+    ///
+    /// Why: a server asks them on every request, three statements (an
+    /// index's name in the catalog, a probe of it for an array, the mark),
+    /// 7% of a Valine page's server CPU on SQLite (perf, under wrk), for
+    /// answers that change only when the schema or the data does.
+    public var keepsSchemaAnswers = false
+    var keptAnswers = KeptSchemaAnswers()
 
     /// Opens (creating if needed) the database file at `path`; `nil`: in memory.
     ///
@@ -217,16 +230,44 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
     /// page and count, and the index probe that shaped their SQL
     /// (``arrayFreeKeys(_:among:)``), agree with each other.
     public func inReadSnapshot<T>(_ body: () throws(QueryError) -> T) throws(QueryError) -> T {
-        try read { db in try db.execute(sql: "BEGIN DEFERRED") }
+        try read { db in try cachedStatement(db, "BEGIN DEFERRED").execute() }
         let value: T
         do {
+            // The snapshot starts here: the kept answers are checked against it once.
+            if keepsSchemaAnswers { try checkKeptAnswers() }
+            keptAnswers.checkedInSnapshot = keepsSchemaAnswers
+            defer { keptAnswers.checkedInSnapshot = false }
             value = try body()
         } catch {
             try? read { db in try db.execute(sql: "ROLLBACK") }
             throw error
         }
-        try read { db in try db.execute(sql: "COMMIT") }
+        try read { db in try cachedStatement(db, "COMMIT").execute() }
         return value
+    }
+
+    /// The preflight's answer: ``arrayFreeKeys(_:among:)`` and
+    /// ``requiresRecheck(tables:)``, kept when ``keepsSchemaAnswers``.
+    public func preflight(_ className: String, keys: Set<String>, tables: Set<String>, documentIndex: Bool) throws(QueryError) -> Preflight {
+        let key = KeptSchemaAnswers.Question(className: className, keys: keys, tables: tables)
+        if keepsSchemaAnswers {
+            if !keptAnswers.checkedInSnapshot { try checkKeptAnswers() }
+            if let kept = keptAnswers.preflights[key] { return kept }
+        }
+        let answer = Preflight(arrayFreeKeys: try arrayFreeKeys(className, among: keys), requiresRecheck: try requiresRecheck(tables: tables))
+        if keepsSchemaAnswers { keptAnswers.keep(answer, for: key) }
+        return answer
+    }
+
+    /// Drops the kept answers when another connection has committed since
+    /// they were found (`PRAGMA data_version`, read in the current
+    /// transaction's snapshot when there is one).
+    func checkKeptAnswers() throws(QueryError) {
+        let version = try read { db in try Int64.fetchOne(try cachedStatement(db, "PRAGMA data_version")) }
+        if version != keptAnswers.version || version == nil {
+            keptAnswers = KeptSchemaAnswers()
+            keptAnswers.version = version
+        }
     }
 
     /// What `PRAGMA user_version` marks (bits): data holding a string with
@@ -378,5 +419,34 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
         for c in classes { statements.append(SQLiteDatabase.classTable(try d.quote(c), temporary: true)) }
         for j in joins { statements.append("CREATE TEMP TABLE IF NOT EXISTS \(try d.quote(j)) (\"owningId\" TEXT, \"relatedId\" TEXT)") }
         try read { db in for s in statements { try db.execute(sql: s) } }
+    }
+}
+
+/// The answers a reader connection keeps (``SQLiteDatabase/keepsSchemaAnswers``),
+/// found while `PRAGMA data_version` was ``version``.
+struct KeptSchemaAnswers {
+    struct Question: Hashable {
+        var className: String
+        var keys: Set<String>
+        var tables: Set<String>
+    }
+
+    /// At most this many of each (a client sending ever new query shapes
+    /// cannot grow the memory: past it, all are dropped at once).
+    static let capacity = 256
+    var version: Int64?
+    var preflights: [Question: Preflight] = [:]
+    var indexedKeys: [String: Set<String>] = [:]
+    /// Whether ``version`` was checked in the current read snapshot.
+    var checkedInSnapshot = false
+
+    mutating func keep(_ answer: Preflight, for question: Question) {
+        if preflights.count >= Self.capacity { preflights.removeAll() }
+        preflights[question] = answer
+    }
+
+    mutating func keep(_ keys: Set<String>, for className: String) {
+        if indexedKeys.count >= Self.capacity { indexedKeys.removeAll() }
+        indexedKeys[className] = keys
     }
 }

@@ -58,7 +58,13 @@ public final class ServerStorage: @unchecked Sendable {
         self.readerCount = max(1, readerCount)
         self.requestTimeout = requestTimeout
         var pool: [Connection] = []
-        for _ in 0..<self.readerCount { pool.append(try Connection(location, timeout: requestTimeout)) }
+        for _ in 0..<self.readerCount {
+            let reader = try Connection(location, timeout: requestTimeout)
+            // Readers never write: they keep what the schema says while no
+            // other connection commits (``SQLiteDatabase/keepsSchemaAnswers``).
+            reader.sqlite?.keepsSchemaAnswers = true
+            pool.append(reader)
+        }
         readers = ConnectionPool(pool)
         writer = try Connection(location, timeout: requestTimeout)
         if case .postgres(let url) = location {
