@@ -35,7 +35,8 @@ struct APIResponder: HTTPResponder {
     /// mostly lacks each cost a search of every header, 2% of a Valine
     /// page's server CPU (perf, under wrk).
     static func credentials(_ headers: HTTPFields) -> [String?] {
-        var values = [String?](repeating: nil, count: Authenticator.Header.allCases.count)
+        // headerNames, a stored array: `allCases` would build one per request.
+        var values = [String?](repeating: nil, count: Authenticator.headerNames.count)
         for field in headers {
             guard let header = Authenticator.Header(name: field.name.canonicalName) else { continue }
             if let earlier = values[header.rawValue] {

@@ -1,6 +1,6 @@
 import CQLEval
 import CQLKit
-import CQLSQL
+@testable import CQLSQL
 import CorpusSupport
 import Foundation
 import XCTest
@@ -99,9 +99,10 @@ struct Differential {
                     // answer's size, which means the same: its rows then
                     // come as one array (a bounded page, as a server's finds).
                     var bounded: Query?
-                    if query.limit == nil, built.count <= 1000 {
+                    let bound = SQLRunner.maximumAggregatedRows
+                    if query.limit == nil, built.count <= bound {
                         var q = query
-                        q.limit = .value(.int(1000))
+                        q.limit = .value(.int(bound))
                         bounded = q
                     }
                     if bounded != nil { asyncBounded += 1 }
