@@ -27,7 +27,11 @@ struct Planner {
             return .constant(b)
         case .and(let items):
             var nodes: [Node] = []
-            for c in items { nodes.append(try plan(c, depth: depth + 1)) }
+            // ACL grants first: `and` stops at the first false, so no other
+            // test (a regex over its budget fails the query) runs on an
+            // object the caller may not read.
+            for c in items where c.isACLGrant { nodes.append(try plan(c, depth: depth + 1)) }
+            for c in items where !c.isACLGrant { nodes.append(try plan(c, depth: depth + 1)) }
             return Planner.and(nodes)
         case .or(let items):
             var nodes: [Node] = []

@@ -76,26 +76,44 @@ public enum ACLRule {
     /// // .and([done = true, .aclGrants(.read, grantees: ["*", "u1"])])
     /// ```
     public static func restricting(_ query: Query, to grantees: [String]) -> Query {
-        let read = condition(.read, grantees: grantees)
-        func restrict(_ q: Query) -> Query {
-            var q = q
-            q.condition = Condition.and([q.condition.map(inner), read].compactMap { $0 })
-            return q
+        restrict(query, condition(.read, grantees: grantees))
+    }
+
+    /// A write's condition as `grantees` may test it: the read condition
+    /// added to every subquery in it, at any depth, as ``restricting(_:to:)``
+    /// adds it to a query's (the write's own row is the write's guard's).
+    ///
+    /// ```swift
+    /// // where owner in (select owner from Note where title like 'launch%')
+    /// ACLRule.restrictingSubqueries(c, to: ["u1"])
+    /// // ... (select owner from Note where title like 'launch%' and aclGrants(read, ["*", "u1"]))
+    /// ```
+    public static func restrictingSubqueries(_ c: Condition, to grantees: [String]) -> Condition {
+        restrictSubqueries(c, condition(.read, grantees: grantees))
+    }
+
+    static func restrict(_ q: Query, _ read: Condition) -> Query {
+        var q = q
+        q.condition = Condition.and([q.condition.map { restrictSubqueries($0, read) }, read].compactMap { $0 })
+        return q
+    }
+
+    static func restrictSubqueries(_ c: Condition, _ read: Condition) -> Condition {
+        var c = c
+        switch c.predicate {
+        case .and(let items): c.predicate = .and(items.map { restrictSubqueries($0, read) })
+        case .or(let items): c.predicate = .or(items.map { restrictSubqueries($0, read) })
+        case .not(let x): c.predicate = .not(restrictSubqueries(x, read))
+        case .elementMatch(let path, let x): c.predicate = .elementMatch(path, restrictSubqueries(x, read))
+        case .inQuery(let path, let sub, let negated): c.predicate = .inQuery(path, query: restrict(sub, read), negated: negated)
+        case .select(let path, let key, let sub, let negated):
+            c.predicate = .select(path, key: key, query: restrict(sub, read), negated: negated)
+        // Leaves: no subquery below. (`$relatedTo`'s owner is checked by
+        // the server before the query runs: it names one object, not a set.)
+        case .constant, .aclGrants, .relatedTo, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
+             .type, .modulo, .fullText, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
+            break
         }
-        func inner(_ c: Condition) -> Condition {
-            var c = c
-            switch c.predicate {
-            case .and(let items): c.predicate = .and(items.map(inner))
-            case .or(let items): c.predicate = .or(items.map(inner))
-            case .not(let x): c.predicate = .not(inner(x))
-            case .elementMatch(let path, let x): c.predicate = .elementMatch(path, inner(x))
-            case .inQuery(let path, let sub, let negated): c.predicate = .inQuery(path, query: restrict(sub), negated: negated)
-            case .select(let path, let key, let sub, let negated):
-                c.predicate = .select(path, key: key, query: restrict(sub), negated: negated)
-            default: break
-            }
-            return c
-        }
-        return restrict(query)
+        return c
     }
 }

@@ -57,6 +57,14 @@ public struct Condition: Hashable, Sendable {
         return false
     }
 
+    /// Whether this is an ACL test (``Predicate/aclGrants(_:grantees:)``):
+    /// every backend tests it before the other conjuncts of its `and` that
+    /// can fail (no error may depend on an object the caller cannot read).
+    public var isACLGrant: Bool {
+        if case .aclGrants = predicate { return true }
+        return false
+    }
+
     private var isOr: Bool {
         if case .or = predicate { return true }
         return false

@@ -97,14 +97,16 @@ public struct QueryError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String { rendered() }
 
     /// The LeanCloud REST error code of a failed write the server reports
-    /// with one: 101 (object not found) and 305 (the write's condition does
-    /// not hold). Such `.data` errors start their message with the code
+    /// with one: 101 (object not found), 305 (the write's condition does
+    /// not hold) and 103 (a class name that differs only in letter case
+    /// from an existing class's). Such `.data` errors start their message with the code
     /// ("305 No effect on updating/deleting a document: ..."). Computed, not
     /// stored: the error's size matters to the recursive parsers' frames.
     public var restCode: Int? {
         guard kind == .data else { return nil }
         if message.hasPrefix("101 Object not found") { return 101 }
         if message.hasPrefix("305 No effect on ") { return 305 }
+        if message.hasPrefix("103 Class name ") { return 103 }
         return nil
     }
 

@@ -34,6 +34,69 @@ extension API {
         try prepared(grantees.map { ACLRule.restricting(query, to: $0) } ?? query)
     }
 
+    /// A read as `grantees` may run it (`query` already ``prepared(_:for:)``
+    /// for them): every `$relatedTo` whose owner they cannot read is false,
+    /// as it is for an owner that does not exist, so a relation's members
+    /// never show through an unreadable owner. (The owner is one object: it
+    /// is checked here, by the same read condition, rather than in the SQL.)
+    func find(_ query: Query, grantees: [String]?, countOnly: Bool = false, storedText: Bool = false,
+              memo: SQLRunner.ReadMemo? = nil) async throws -> SQLRunner.Result {
+        guard let grantees else { return try await storage.find(query, countOnly: countOnly, storedText: storedText, memo: memo) }
+        var owners = Set<Pointer>()
+        Self.collectRelatedOwners(query.condition, into: &owners)
+        if owners.isEmpty { return try await storage.find(query, countOnly: countOnly, storedText: storedText, memo: memo) }
+        var unreadable = Set<Pointer>()
+        for owner in owners where try await !canRead(owner, grantees: grantees) { unreadable.insert(owner) }
+        if unreadable.isEmpty { return try await storage.find(query, countOnly: countOnly, storedText: storedText, memo: memo) }
+        var hidden = query
+        hidden.condition = query.condition.map { Self.falsifyingRelated($0, owners: unreadable) }
+        // The memo is the unchanged query's: not this one's.
+        return try await storage.find(hidden, countOnly: countOnly, storedText: storedText)
+    }
+
+    /// Whether `grantees` may read the object (false when it does not exist).
+    func canRead(_ object: Pointer, grantees: [String]?) async throws -> Bool {
+        let query = Query(className: object.className, keys: [SelectedKey("objectId")],
+                          condition: Condition(.compare("objectId", .equal, .value(.string(object.objectId)))))
+        return try await !storage.find(try Self.prepared(query, for: grantees)).objects.isEmpty
+    }
+
+    /// The owners of the `$relatedTo`s in `c`, at any depth (sub-queries too).
+    static func collectRelatedOwners(_ c: Condition?, into owners: inout Set<Pointer>) {
+        guard let c else { return }
+        switch c.predicate {
+        case .and(let items), .or(let items): for i in items { collectRelatedOwners(i, into: &owners) }
+        case .not(let inner), .elementMatch(_, let inner): collectRelatedOwners(inner, into: &owners)
+        case .inQuery(_, let sub, _), .select(_, _, let sub, _): collectRelatedOwners(sub.condition, into: &owners)
+        case .relatedTo(.value(.pointer(let owner)), _): owners.insert(owner)
+        case .relatedTo, .constant, .aclGrants, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
+             .type, .modulo, .fullText, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
+            break
+        }
+    }
+
+    /// `c` with each `$relatedTo` of one of `owners` made false.
+    static func falsifyingRelated(_ c: Condition, owners: Set<Pointer>) -> Condition {
+        var c = c
+        switch c.predicate {
+        case .and(let items): c.predicate = .and(items.map { falsifyingRelated($0, owners: owners) })
+        case .or(let items): c.predicate = .or(items.map { falsifyingRelated($0, owners: owners) })
+        case .not(let inner): c.predicate = .not(falsifyingRelated(inner, owners: owners))
+        case .elementMatch(let path, let inner): c.predicate = .elementMatch(path, falsifyingRelated(inner, owners: owners))
+        case .inQuery(let path, var sub, let negated):
+            sub.condition = sub.condition.map { falsifyingRelated($0, owners: owners) }
+            c.predicate = .inQuery(path, query: sub, negated: negated)
+        case .select(let path, let key, var sub, let negated):
+            sub.condition = sub.condition.map { falsifyingRelated($0, owners: owners) }
+            c.predicate = .select(path, key: key, query: sub, negated: negated)
+        case .relatedTo(.value(.pointer(let owner)), _) where owners.contains(owner): c.predicate = .constant(false)
+        case .relatedTo, .constant, .aclGrants, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
+             .type, .modulo, .fullText, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
+            break
+        }
+        return c
+    }
+
     /// The objects with every included object `grantees` cannot read
     /// replaced by its bare Pointer (and what it included dropped with it).
     func hidingUnreadable(_ objects: [[String: Value]], grantees: [String]?) async throws -> [[String: Value]] {
@@ -119,22 +182,38 @@ extension API {
 
     /// An update's or delete's statement for the caller: checked by
     /// ``writeCondition(_:className:objectId:verb:)`` and carrying its condition.
+    ///
+    /// The write's own condition is the caller's to test: every sub-query
+    /// in it reads only what the caller may read, and each `$relatedTo`
+    /// whose owner it cannot read is false — exactly as in a find, so a
+    /// conditional write tells nothing a find would not.
     func guarded(_ statement: Statement, _ r: APIRequest) async throws -> Statement {
-        guard r.grantees != nil else { return statement }
+        guard let grantees = r.grantees else { return statement }
+        func callers(_ c: Condition?) async throws -> Condition? {
+            guard let c else { return nil }
+            let restricted = ACLRule.restrictingSubqueries(c, to: grantees)
+            var owners = Set<Pointer>()
+            Self.collectRelatedOwners(restricted, into: &owners)
+            var unreadable = Set<Pointer>()
+            for owner in owners where try await !canRead(owner, grantees: grantees) { unreadable.insert(owner) }
+            return unreadable.isEmpty ? restricted : Self.falsifyingRelated(restricted, owners: unreadable)
+        }
         switch statement {
         case .update(var u):
-            guard case .value(.string(let id)) = u.objectId else { return statement }
+            guard case .value(.string(let id)) = u.objectId else { throw APIError.invalidQuery("an update names its object by objectId") }
+            let own = try await callers(u.condition)
             if let c = try await writeCondition(r, className: u.className, objectId: id, verb: "update") {
-                u.condition = Condition.and([u.condition, c].compactMap { $0 })
+                u.condition = Condition.and([c, own].compactMap { $0 })
             }
             return .update(u)
         case .delete(var d):
-            guard case .value(.string(let id)) = d.objectId else { return statement }
+            guard case .value(.string(let id)) = d.objectId else { throw APIError.invalidQuery("a delete names its object by objectId") }
+            let own = try await callers(d.condition)
             if let c = try await writeCondition(r, className: d.className, objectId: id, verb: "delete") {
-                d.condition = Condition.and([d.condition, c].compactMap { $0 })
+                d.condition = Condition.and([c, own].compactMap { $0 })
             }
             return .delete(d)
-        default: return statement
+        case .insert, .select: return statement
         }
     }
 

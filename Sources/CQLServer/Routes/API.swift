@@ -50,6 +50,8 @@ public struct API: Sendable {
         var s = r.segments
         // `/1.1/roles[/<id>]` is `/1.1/classes/_Role[/<id>]`.
         if s.first == "roles" && s.count <= 2 { s = ["classes", "_Role"] + s.dropFirst() }
+        // `/1.1/classes/_user` is `_User`'s, sign-up included (``ClassNames``).
+        if s.first == "classes" && s.count >= 2 { s[1] = ClassNames.canonical(s[1]) }
         var r = r
         // A find decodes its query string only when it makes its query
         // (``find(_:className:)``); every other route reads the parameters.
@@ -94,7 +96,7 @@ public struct API: Sendable {
         guard let first = bytes.first, bytes.count <= 128, first == UInt8(ascii: "_") || isLetter(first),
               bytes.allSatisfy({ isLetter($0) || ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: "_") })
         else { throw APIError.invalidClassName("invalid class name '\(name)': a class name is a letter or '_' followed by letters, digits and '_'") }
-        return name
+        return ClassNames.canonical(name)
     }
 
     /// Keys of `_User` that no write through the class API or cloudQuery may
@@ -133,7 +135,15 @@ public struct API: Sendable {
         case .inQuery(_, let sub, _), .select(_, _, let sub, _):
             _ = try className(sub.className)
             try checkSubqueryClasses(sub.condition)
-        default: break
+        case .relatedTo(.value(.pointer(let owner)), let key):
+            _ = try className(owner.className)
+            // The key names the join table: a key, not a path or a table name.
+            guard !key.isEmpty, !key.contains(":"), !key.utf8.contains(0) else {
+                throw APIError.invalidQuery("$relatedTo: '\(key)' is not a key")
+            }
+        case .relatedTo, .constant, .aclGrants, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
+             .type, .modulo, .fullText, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
+            break
         }
     }
 

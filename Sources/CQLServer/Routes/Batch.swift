@@ -19,17 +19,38 @@ extension API {
         }
         var answers: [Value] = []
         answers.reserveCapacity(requests.count)
+        var identity = r.identity, grantees = r.grantees
+        // After a sub-request that may retire a session or change a role, the
+        // next one is the caller as it is then, not as the batch began.
+        var recheck = false
         for (i, item) in requests.enumerated() {
             do throws(APIError) {
-                var sub = try Self.subRequest(item, index: i, identity: r.identity)
-                sub.grantees = r.grantees
+                if recheck, !identity.isMaster, let token = identity.sessionToken {
+                    identity.userId = try await user(ofSession: token)
+                    do { grantees = try await self.grantees(for: identity) } catch { throw APIError.internalError("\(error)") }
+                    recheck = false
+                }
+                var sub = try Self.subRequest(item, index: i, identity: identity)
+                sub.grantees = grantees
                 sub.origin = r.origin
+                recheck = recheck || Self.mayChangeCaller(sub)
                 answers.append(.object(["success": try await handle(sub).body]))
             } catch {
                 answers.append(.object(["error": error.body]))
             }
         }
         return APIResponse(body: .array(answers))
+    }
+
+    /// Whether a sub-request may end a session or change what roles hold:
+    /// a write to users, roles or through CQL.
+    static func mayChangeCaller(_ r: APIRequest) -> Bool {
+        guard r.method != "GET", let first = r.segments.first else { return false }
+        switch first {
+        case "users", "roles", "cloudQuery", "login", "logout": return true
+        case "classes": return r.segments.count > 1 && ["_User", "_Role"].contains(ClassNames.canonical(r.segments[1]))
+        default: return false
+        }
     }
 
     static func subRequest(_ item: Value, index: Int, identity: Identity) throws(APIError) -> APIRequest {

@@ -22,7 +22,7 @@ extension API {
             return PreparedFinds.Made(query: try Self.prepared(query, for: r.grantees), returnACL: query.returnACL, countAsked: query.count != .none,
                                       cacheable: Binder.isUnchangedByBinding(query))
         }
-        let result = try await storage.find(prepared.query, storedText: r.writesBody, memo: prepared.memo)
+        let result = try await find(prepared.query, grantees: r.grantees, storedText: r.writesBody, memo: prepared.memo)
         return try await body(of: result, className: className, returnACL: prepared.returnACL, grantees: r.grantees, single: false,
                               countAsked: prepared.countAsked)
     }
@@ -36,7 +36,7 @@ extension API {
     func get(_ r: APIRequest, className: String, objectId: String) async throws -> APIResponse {
         let query = try Self.query(r, className: className, where: .object(["objectId": .string(objectId)]),
                                    names: ["keys", "include", "returnACL"], limit: false)
-        let result = try await storage.find(try Self.prepared(query, for: r.grantees), storedText: r.writesBody)
+        let result = try await find(try Self.prepared(query, for: r.grantees), grantees: r.grantees, storedText: r.writesBody)
         return try await body(of: result, className: query.className, returnACL: query.returnACL, grantees: r.grantees, single: true,
                               countAsked: false)
     }
@@ -60,7 +60,7 @@ extension API {
         }
         let location = "/1.1/classes/\(className)/\(created.objectId)"
         if r.flag("fetchWhenSave") || r.flag("new") {
-            return APIResponse(status: 201, body: .object(try await output([object], className: className)[0].objectValue ?? [:]), location: location)
+            return APIResponse(status: 201, body: .object(try await output([object], className: className, grantees: r.grantees)[0].objectValue ?? [:]), location: location)
         }
         return APIResponse(status: 201, body: .object(["objectId": .string(created.objectId), "createdAt": object["createdAt"] ?? .null]),
                            location: location)
@@ -85,7 +85,7 @@ extension API {
         let result = try await guardedWrite(try Self.statement(request, now: now, identity: r.identity), r, now: now, readBack: fetch)
         var answer: [String: Value] = ["objectId": .string(objectId), "updatedAt": .string(ISODate.format(now))]
         if fetch, let after = result.changes.first?.after {
-            let shown = try await output([after], className: className, returnACL: true)[0].objectValue ?? [:]
+            let shown = try await output([after], className: className, returnACL: true, grantees: r.grantees)[0].objectValue ?? [:]
             for key in body.keys { answer[key] = shown[key] }
             answer["updatedAt"] = shown["updatedAt"] ?? answer["updatedAt"]
         }
@@ -99,12 +99,13 @@ extension API {
         if let condition { conditions.append(condition) }
         _ = try await writeCondition(r, className: className, objectId: objectId, verb: "update")
         let exists = try await storage.find(try Self.prepared(try WhereJSONReader.read(
-            .object(["className": .string(className), "where": .object(["objectId": .string(objectId)])]))))
+            .object(["className": .string(className), "where": .object(["objectId": .string(objectId)])])), for: r.grantees))
         guard let object = exists.objects.first else {
             throw APIError.notFound("101 Object not found: \(className) '\(objectId)'")
         }
-        let holds = try await storage.find(try Self.prepared(try WhereJSONReader.read(
-            .object(["className": .string(className), "where": .object(["$and": .array(conditions)])]))), countOnly: true)
+        let holds = try await find(try Self.prepared(try WhereJSONReader.read(
+            .object(["className": .string(className), "where": .object(["$and": .array(conditions)])])), for: r.grantees),
+            grantees: r.grantees, countOnly: true)
         if holds.count == 0 {
             throw APIError(code: 305, "305 No effect on updating a document: the condition does not hold for \(className) '\(objectId)'")
         }
@@ -150,6 +151,7 @@ extension API {
     /// A query ready for the storage: bound (time functions resolved) and
     /// optimized, as `cql run` prepares it.
     static func prepared(_ query: Query) throws -> Query {
+        let query = ClassNames.canonical(query)
         try checkSubqueryClasses(query.condition)
         try checkSecretKeys(query)
         return try Optimizer.optimize(try Binder.bind(query, parameters: [], now: .now))
@@ -157,9 +159,18 @@ extension API {
 
     /// A write request read by the library's REST reader and bound.
     static func statement(_ request: [String: Value], now: DateValue, identity: Identity) throws -> Statement {
-        let s = try Binder.bind(try RESTReader.read(.object(request)), parameters: [], now: now)
-        try checkWritableKeys(s, identity: identity)
+        let s = ClassNames.canonical(try Binder.bind(try RESTReader.read(.object(request)), parameters: [], now: now))
+        try checkStatement(s, identity: identity)
         return s
+    }
+
+    /// What every write is checked for before it runs, whichever route
+    /// made it: its class names, the classes its condition reads, and the
+    /// keys it writes and tests.
+    static func checkStatement(_ s: Statement, identity: Identity) throws {
+        _ = try className(s.className)
+        try checkSubqueryClasses(condition(of: s))
+        try checkWritableKeys(s, identity: identity)
     }
 
     /// The request's body, which must be a JSON object.

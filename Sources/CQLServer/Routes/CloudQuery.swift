@@ -17,27 +17,27 @@ extension API {
         let now = clock()
         let statement: Statement
         do {
-            statement = try Binder.bind(try CQLParser.parseStatement(cql), parameters: values, now: now)
+            statement = ClassNames.canonical(try Binder.bind(try CQLParser.parseStatement(cql), parameters: values, now: now))
         } catch {
             throw APIError(code: 300, "CQL syntax error. Detail: " + error.shortDescription)
         }
-        _ = try Self.className(statement.className)
-        try Self.checkWritableKeys(statement, identity: r.identity)
+        try Self.checkStatement(statement, identity: r.identity)
         var body: [String: Value] = ["className": .string(statement.className)]
         switch statement {
         case .select(let q):
             try Self.checkSubqueryClasses(q.condition)
+            try Self.checkSecretKeys(q)
             let query: Query
             let restricted = r.grantees.map { ACLRule.restricting(q, to: $0) } ?? q
             do { query = try Optimizer.optimize(restricted) } catch { throw APIError.from(error, cloudQuery: true) }
             let result: SQLRunner.Result
             do {
-                result = try await storage.find(query)
+                result = try await find(query, grantees: r.grantees)
             } catch let e as QueryError {
                 throw APIError.from(e.withSource(cql), cloudQuery: true)
             }
             let objects = try await hidingUnreadable(result.objects, grantees: r.grantees)
-            body["results"] = .array(try await output(objects, className: query.className, returnACL: query.returnACL))
+            body["results"] = .array(try await output(objects, className: query.className, returnACL: query.returnACL, grantees: r.grantees))
             if query.count != .none { body["count"] = .int(Int64(result.count ?? 0)) }
         case .insert, .update, .delete:
             try await checkRoleStatement(statement)

@@ -47,6 +47,6 @@ extension API {
             let token = scanKey == "objectId" ? (objects.last?["objectId"]?.stringValue ?? "") : String(skip + limit)
             next = .string(Data(token.utf8).base64EncodedString())
         }
-        return APIResponse(body: .object(["results": .array(try await output(objects, className: className, returnACL: r.flag("returnACL"))), "cursor": next]))
+        return APIResponse(body: .object(["results": .array(try await output(objects, className: className, returnACL: r.flag("returnACL"), grantees: r.grantees)), "cursor": next]))
     }
 }

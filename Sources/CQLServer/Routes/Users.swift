@@ -230,7 +230,8 @@ extension API {
 
     /// A user as login and `me` answer it: no secrets, with the session's token.
     func userAnswer(_ user: [String: Value], token: String) async throws -> [String: Value] {
-        var answer = try await output([user], className: "_User")[0].objectValue ?? [:]
+        let caller = try await grantees(for: Identity(isMaster: false, userId: user["objectId"]?.stringValue))
+        var answer = try await output([user], className: "_User", grantees: caller)[0].objectValue ?? [:]
         answer["sessionToken"] = .string(token)
         return answer
     }

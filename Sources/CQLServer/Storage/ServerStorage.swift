@@ -76,6 +76,7 @@ public final class ServerStorage: @unchecked Sendable {
         threads = NIOThreadPool(numberOfThreads: self.readerCount + 1)
         threads.start()
         knownTables.value = try writer.db.tableNames()
+        try Self.checkSystemSpellings(knownTables.value)
         // Set-up statements first: the request time limit is for requests.
         try prepareSessions()
         for c in pool + [writer] { try c.limitStatements() }
@@ -121,6 +122,7 @@ public final class ServerStorage: @unchecked Sendable {
             }
         }
         let missing = try await missingTables(tables)
+        if !missing.isEmpty { try Self.checkLetterCase(missing, present: knownTables.value) }
         // Known present: the runner need not ask the catalog again.
         let present: Set<String>? = missing.isEmpty ? tables : nil
         return try await read { db throws(QueryError) in
@@ -140,6 +142,16 @@ public final class ServerStorage: @unchecked Sendable {
     ///     ``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:before:)``).
     public func write(_ statement: Statement, now: DateValue, readBack: Bool = false, objectId: String? = nil,
                       before: @escaping @Sendable (any SQLWriteSession) throws(QueryError) -> Void = { _ in }) async throws -> WriteResult {
+        // A class new to this process: checked inside the write's
+        // transaction, which writes take one at a time (no two creates of
+        // `note` and `Note` both pass).
+        let named = Self.tablesNamed(by: statement)
+        let checksNames = !named.isSubset(of: knownTables.value)
+        let first = before
+        let before: @Sendable (any SQLWriteSession) throws(QueryError) -> Void = { session throws(QueryError) in
+            if checksNames { try Self.checkLetterCase(named, present: try session.tableNames()) }
+            try first(session)
+        }
         let result = try await threads.runIfActive { [self] () throws -> WriteResult in
             writeLock.lock()
             defer { writeLock.unlock() }

@@ -23,14 +23,18 @@ extension API {
     /// Keys of `_User` no answer holds.
     static let userSecrets = ["password", "salt", "sessionToken"]
 
-    func output(_ objects: [[String: Value]], className: String, returnACL: Bool = false) async throws -> [Value] {
+    ///
+    /// A File reference is expanded from its `_File` only when `grantees`
+    /// may read that `_File` (`nil`: the master key); else it keeps what it
+    /// holds, as for a `_File` that does not exist.
+    func output(_ objects: [[String: Value]], className: String, returnACL: Bool = false, grantees: [String]?) async throws -> [Value] {
         var ids = Set<String>()
         for o in objects { for v in o.values { Self.collectFileIds(v, into: &ids) } }
         var files: [String: [String: Value]] = [:]
         if !ids.isEmpty {
             let condition: Value = .object(["objectId": .object(["$in": .array(ids.sorted().map { .string($0) })])])
             let query = try WhereJSONReader.read(.object(["className": "_File", "where": condition, "limit": .int(Int64(ids.count))]))
-            for f in try await storage.find(try Self.prepared(query)).objects {
+            for f in try await storage.find(try Self.prepared(query, for: grantees)).objects {
                 if case .string(let id)? = f["objectId"] { files[id] = f }
             }
         }

@@ -4,7 +4,7 @@ import CQLKit
 import CQLSQL
 
 /// Objects written from the stored text's bytes (``JSONLineScan``), without
-/// building them: what ``output(_:className:returnACL:)`` and ``JSONWriter``
+/// building them: what ``output(_:className:returnACL:grantees:)`` and ``JSONWriter``
 /// would write, for the objects whose answer is their stored keys in the
 /// writer's form less `ACL` (unless asked for).
 ///
@@ -87,12 +87,12 @@ extension API {
     }
 
     /// The body through the object path: included objects the caller cannot
-    /// read hidden, then ``output(_:className:returnACL:)``.
+    /// read hidden, then ``output(_:className:returnACL:grantees:)``.
     func objectBody(_ found: [[String: Value]], _ count: Int?, className: String, returnACL: Bool, grantees: [String]?, single: Bool,
                     countAsked: Bool) async throws -> APIResponse
     {
         let objects = try await hidingUnreadable(found, grantees: grantees)
-        let shown = try await output(objects, className: className, returnACL: returnACL)
+        let shown = try await output(objects, className: className, returnACL: returnACL, grantees: grantees)
         if single { return APIResponse(body: .object(shown.first?.objectValue ?? [:])) }
         var body: [String: Value] = ["results": .array(shown)]
         if countAsked { body["count"] = .int(Int64(count ?? 0)) }

@@ -77,9 +77,30 @@ public protocol SQLDialect: Sendable {
     /// of `documents` (a subselect of one column, `"doc"`), or
     /// ``SQLFragment/notPushed``.
     func selectIn(path: FieldPath, key: FieldPath, documents: String, _ context: inout SQLContext) -> SQLFragment
+    /// The operands of one `AND`, in the order the database must test
+    /// them so that a test that can fail on a row (an error, not a false)
+    /// runs only on rows the ACL tests among them let through: no error may
+    /// depend on an object the caller cannot read. The default keeps them
+    /// as given: PostgreSQL's row tests that can fail are not pushed (the
+    /// evaluator tests them on the rows the SQL, ACL included, returns).
+    func orderingACLFirst(_ conjuncts: [SQLConjunct]) -> [String]
+}
+
+/// One operand of an `AND` as SQL, and whether it is an ACL test
+/// (``SQLDialect/orderingACLFirst(_:)``).
+public struct SQLConjunct: Sendable {
+    public var sql: String
+    public var isACL: Bool
+    public init(sql: String, isACL: Bool) {
+        self.sql = sql
+        self.isACL = isACL
+    }
 }
 
 extension SQLDialect {
+    public func orderingACLFirst(_ conjuncts: [SQLConjunct]) -> [String] {
+        conjuncts.map(\.sql)
+    }
     public func nearOrder(_ near: Predicate, _ context: inout SQLContext) -> [String]? { nil }
     public func selectIn(path: FieldPath, key: FieldPath, documents: String, _ context: inout SQLContext) -> SQLFragment { .notPushed }
 }

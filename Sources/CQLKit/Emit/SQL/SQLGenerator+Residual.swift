@@ -21,31 +21,32 @@
 extension SQLGenerator {
     static func whereCondition(_ c: Condition, _ ctx: inout SQLContext) throws(QueryError) -> SQLFragment {
         guard ctx.residualMatch, ctx.dialect.name == .sqlite else { return try condition(c, &ctx) }
-        let conjuncts: [Condition]
-        if case .and(let items) = c.predicate { conjuncts = items } else { conjuncts = [c] }
+        let items: [Condition]
+        if case .and(let all) = c.predicate { items = all } else { items = [c] }
         // Kept as SQL: what an index may serve, and what cql_match cannot
         // take (a conjunct whose where-JSON does not read back to itself,
         // e.g. a LIKE, which reads back as a regex).
         var kept: [Condition] = [], residual: [Condition] = []
-        for item in conjuncts {
+        for item in items {
             if keepsSQL(item, ctx) || SQLiteDialect.matchText([item]) == nil { kept.append(item) } else { residual.append(item) }
         }
         guard !residual.isEmpty, let text = SQLiteDialect.matchText(residual) else { return try condition(c, &ctx) }
-        var parts: [String] = []
+        var conjuncts: [SQLConjunct] = []
         var exact = true
         // The index-served conjuncts first: SQLite tests AND's operands in
         // order, so the function runs only on the rows they let through.
         for item in kept.filter({ keepsSQL($0, ctx) }) {
             let f = try condition(item, &ctx)
-            if let s = f.sql { parts.append(s) }
+            if let s = f.sql { conjuncts.append(SQLConjunct(sql: s, isACL: item.isACLGrant)) }
             exact = exact && f.exact
         }
-        parts.append("cql_match(\(ctx.document), \(ctx.bind(.string(text))))")
+        conjuncts.append(SQLConjunct(sql: "cql_match(\(ctx.document), \(ctx.bind(.string(text))))", isACL: false))
         for item in kept where !keepsSQL(item, ctx) {
             let f = try condition(item, &ctx)
-            if let s = f.sql { parts.append(s) }
+            if let s = f.sql { conjuncts.append(SQLConjunct(sql: s, isACL: item.isACLGrant)) }
             exact = exact && f.exact
         }
+        let parts = ctx.dialect.orderingACLFirst(conjuncts)
         return SQLFragment(sql: parts.count == 1 ? parts[0] : "(" + parts.joined(separator: " AND ") + ")", exact: exact)
     }
 

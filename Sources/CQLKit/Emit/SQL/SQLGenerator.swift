@@ -357,20 +357,20 @@ public enum SQLGenerator {
         }
         switch c.predicate {
         case .and(let items):
-            var out = SQLText(capacity: 1024)
-            out.add("(")
-            var pushed = false
+            var conjuncts: [SQLConjunct] = []
             var exact = true
             for item in items {
                 let f = try condition(item, &ctx)
-                if let s = f.sql {
-                    if pushed { out.add(" AND ") }
-                    out.add(string: s)
-                    pushed = true
-                }
+                if let s = f.sql { conjuncts.append(SQLConjunct(sql: s, isACL: item.isACLGrant)) }
                 exact = exact && f.exact
             }
-            if !pushed { return .notPushed }
+            if conjuncts.isEmpty { return .notPushed }
+            var out = SQLText(capacity: 1024)
+            out.add("(")
+            for (i, s) in ctx.dialect.orderingACLFirst(conjuncts).enumerated() {
+                if i > 0 { out.add(" AND ") }
+                out.add(string: s)
+            }
             out.add(")")
             return SQLFragment(sql: out.string, exact: exact)
         case .or(let items):

@@ -28,6 +28,24 @@ public struct SQLiteDialect: SQLDialect {
         ("cql_regexp", 3), ("cql_match", 2), ("cql_select", 3), ("cql_sort_value", 3), ("cql_sort_key", 2),
     ]
     public static let registeredCollations = ["cql_order", "cql_order_keys"]
+
+    /// The registered functions that can fail on a row (the evaluator's
+    /// regex budget): ``orderingACLFirst(_:)`` guards them.
+    static let rowFailingCalls = ["cql_regexp(", "cql_match("]
+
+    /// SQLite codes a term holding a correlated subquery — the ACL test's
+    /// `json_each` — after the others, whatever the written order, so the
+    /// terms that can fail on a row go inside `CASE WHEN <ACL> THEN ...
+    /// ELSE 0 END`, which tests the ACL first; the rest stay terms of their
+    /// own, for the indexes to serve.
+    public func orderingACLFirst(_ conjuncts: [SQLConjunct]) -> [String] {
+        let acl = conjuncts.filter(\.isACL).map(\.sql)
+        func fails(_ c: SQLConjunct) -> Bool { !c.isACL && SQLiteDialect.rowFailingCalls.contains { c.sql.contains($0) } }
+        guard !acl.isEmpty, conjuncts.contains(where: fails) else { return conjuncts.map(\.sql) }
+        let safe = conjuncts.filter { !$0.isACL && !fails($0) }.map(\.sql)
+        let risky = conjuncts.filter(fails).map(\.sql)
+        return safe + ["CASE WHEN " + acl.joined(separator: " AND ") + " THEN (" + risky.joined(separator: " AND ") + ") ELSE 0 END"]
+    }
     public func placeholder(_ index: Int) -> String {
         index > 0 && index <= SQLiteDialect.placeholders.count ? SQLiteDialect.placeholders[index - 1] : "?\(index)"
     }
