@@ -97,24 +97,25 @@ extension API {
     /// its statement (``checkPermissions(_:_:)``).
     func checkRoutePermissions(_ r: APIRequest, segments s: [String]) async throws {
         guard let grantees = r.grantees else { return }
-        let operation: ClassPermissions.Operation, className: String
+        let target: (operation: ClassPermissions.Operation, className: String)
         switch (r.method, s.first, s.count) {
-        case ("POST", "users", 1): (operation, className) = (.create, "_User")
-        case ("GET", "users", 1): (operation, className) = (.find, "_User")
+        case ("POST", "users", 1): target = (.create, "_User")
+        case ("GET", "users", 1): target = (.find, "_User")
         // `me` is the caller's own user; refreshSessionToken and updatePassword are its own session's.
-        case ("GET", "users", 2) where s[1] != "me": (operation, className) = (.get, "_User")
-        case ("PUT", "users", 2): (operation, className) = (.update, "_User")
-        case ("DELETE", "users", 2): (operation, className) = (.delete, "_User")
-        case ("POST", "files", 1), ("POST", "fileTokens", 1): (operation, className) = (.create, "_File")
-        case ("GET", "files", 2): (operation, className) = (.get, "_File")
-        case ("DELETE", "files", 2): (operation, className) = (.delete, "_File")
-        case ("GET", "classes", 2): (operation, className) = (.find, try Self.className(s[1]))
-        case ("GET", "classes", 3): (operation, className) = (.get, try Self.className(s[1]))
-        case ("POST", "classes", 2): (operation, className) = (.create, try Self.className(s[1]))
-        case ("PUT", "classes", 3): (operation, className) = (.update, try Self.className(s[1]))
-        case ("DELETE", "classes", 3): (operation, className) = (.delete, try Self.className(s[1]))
+        case ("GET", "users", 2) where s[1] != "me": target = (.get, "_User")
+        case ("PUT", "users", 2): target = (.update, "_User")
+        case ("DELETE", "users", 2): target = (.delete, "_User")
+        case ("POST", "files", 1), ("POST", "fileTokens", 1): target = (.create, "_File")
+        case ("GET", "files", 2): target = (.get, "_File")
+        case ("DELETE", "files", 2): target = (.delete, "_File")
+        case ("GET", "classes", 2): target = (.find, try Self.className(s[1]))
+        case ("GET", "classes", 3): target = (.get, try Self.className(s[1]))
+        case ("POST", "classes", 2): target = (.create, try Self.className(s[1]))
+        case ("PUT", "classes", 3): target = (.update, try Self.className(s[1]))
+        case ("DELETE", "classes", 3): target = (.delete, try Self.className(s[1]))
         default: return
         }
+        let (operation, className) = target
         let snapshot = try await permissionsSnapshot()
         try requirePermission(operation, className, grantees: grantees, snapshot: snapshot)
         // (The file routes' bodies are not the keys they store.)
@@ -218,7 +219,7 @@ extension API {
                               condition: Condition(.exists(FieldPath([key]), true)), limit: .value(.int(1)))
             let held = try await storage.find(try Optimizer.optimize(try Binder.bind(query, parameters: [])))
             guard !held.objects.isEmpty else { throw Self.notPermitted(.addFields, className) }
-            classPermissions.knownKeys.update { $0[className, default: []].insert(key) }
+            classPermissions.knownKeys.update { known in _ = known[className, default: []].insert(key) }
         }
     }
 
@@ -237,7 +238,7 @@ extension API {
         let hidden = snapshot[className].hiddenKeys(grantees: grantees, className: className)
         return objects.map { o in
             var o = o
-            if !hidden.isEmpty, !(className == "_User" && me != nil && o["objectId"] == .string(me!)) {
+            if !hidden.isEmpty, !(className == "_User" && me != nil && o["objectId"]?.stringValue == me) {
                 for k in hidden { o.removeValue(forKey: k) }
             }
             for (k, v) in o where Self.mayHoldIncluded(v) { o[k] = Self.permittedIncludes(v, snapshot, grantees, me) }
@@ -261,7 +262,7 @@ extension API {
                 return .null
             }
             let hidden = p.hiddenKeys(grantees: grantees, className: c)
-            if !hidden.isEmpty, !(c == "_User" && me != nil && fields["objectId"] == .string(me!)) {
+            if !hidden.isEmpty, !(c == "_User" && me != nil && fields["objectId"]?.stringValue == me) {
                 for k in hidden { fields.removeValue(forKey: k) }
             }
             return .typedObject(className: c, fields: fields.mapValues { permittedIncludes($0, snapshot, grantees, me) })
@@ -275,6 +276,7 @@ extension API {
     /// key of it is hidden from them), not the stored-text one.
     func hidesKeys(_ className: String, grantees: [String]?) async throws -> Bool {
         guard let grantees else { return false }
-        return !(try await permissionsSnapshot())[className].hiddenKeys(grantees: grantees, className: className).isEmpty
+        let snapshot = try await permissionsSnapshot()
+        return !snapshot[className].hiddenKeys(grantees: grantees, className: className).isEmpty
     }
 }

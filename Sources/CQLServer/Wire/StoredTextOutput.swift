@@ -64,7 +64,8 @@ extension API {
             bytes.append(contentsOf: "\"results\":[".utf8)
         }
         // (A class that hides keys from this caller takes the object path, which removes them.)
-        if try await !hidesKeys(className, grantees: grantees), Self.writtenFromStoredText(texts, className: className, returnACL: returnACL, into: &bytes) {
+        let hides = try await hidesKeys(className, grantees: grantees)
+        if !hides, Self.writtenFromStoredText(texts, className: className, returnACL: returnACL, into: &bytes) {
             if single {
                 if bytes.isEmpty { bytes = Array("{}".utf8) }
             } else {
