@@ -1,4 +1,5 @@
 import CQLKit
+import CQLSQL
 @testable import CQLServer
 import Foundation
 import NIOHTTP1
@@ -334,6 +335,47 @@ final class ClassPermissionsTests: XCTestCase {
             a = try await h.call(.GET, "/1.1/cloudQuery", query: [("cql", "insert into Fixed(a, c) values (1, 2)")], headers: H.masterHeaders)
             XCTAssertEqual(a.status, 200, "\(db) \(a.text)")
         }
+    }
+
+    /// The settings are data of the database: a second server over the same
+    /// file (another process, or this one restarted) reads them; their table
+    /// is no class any route reaches.
+    func testSettingsAreStoredWithTheDatabase() async throws {
+        let directory = NSTemporaryDirectory() + "cql-clp-store-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try ServerStorage(.sqlite(path: directory + "/app.db")), second = try ServerStorage(.sqlite(path: directory + "/app.db"))
+        let a = API(storage: first), b = API(storage: second)
+        let anonymous = Identity(isMaster: false), master = Identity(isMaster: true)
+        func find(_ api: API) async -> Int {
+            do {
+                return try await api.handle(APIRequest(method: "GET", segments: ["classes", "Memo"], identity: anonymous)).status
+            } catch {
+                return error.code
+            }
+        }
+        var status = await find(b)
+        XCTAssertEqual(status, 200)
+        _ = try await a.handle(APIRequest(method: "PUT", segments: ["schemas", "Memo"], body: ["permissions": ["find": [:]]], identity: master))
+        status = await find(a)
+        XCTAssertEqual(status, 119)
+        // The second server's copy is read again once it is stale.
+        b.classPermissions.invalidate()
+        status = await find(b)
+        XCTAssertEqual(status, 119)
+        let fresh = API(storage: second)
+        status = await find(fresh)
+        XCTAssertEqual(status, 119)
+        for segments in [["classes", ClassSettingsTable.name], ["classes", ClassSettingsTable.name, "Memo"]] {
+            do {
+                _ = try await fresh.handle(APIRequest(method: "GET", segments: segments, identity: master))
+                XCTFail("\(segments) answered")
+            } catch {
+                XCTAssertEqual(error.code, 103)
+            }
+        }
+        await first.shutdown()
+        await second.shutdown()
     }
 
     /// The cost of class-level permissions on a find, measured through
