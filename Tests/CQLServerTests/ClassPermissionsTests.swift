@@ -243,6 +243,7 @@ final class ClassPermissionsTests: XCTestCase {
                 (.PUT, "/1.1/classes/Open/\(open)", [("where", #"{"k":{"$select":{"query":{"className":"Secret","where":{"code":{"$regex":"^s"}}},"key":"code"}}}"#)], ["n": 1]),
                 (.PUT, "/1.1/classes/Open/\(open)", [("where", #"{"ref":{"$inQuery":{"className":"Secret"}}}"#)], [:]),
                 (.DELETE, "/1.1/classes/Open/\(open)", [("where", #"{"ref":{"$inQuery":{"className":"Secret"}}}"#)], .null),
+                (.GET, "/1.1/classes/Open", [("where", #"{"$relatedTo":{"object":{"__type":"Pointer","className":"Secret","objectId":"\#(secret)"},"key":"rel"}}"#)], .null),
                 (.GET, "/1.1/cloudQuery", [("cql", "select * from Secret")], .null),
                 (.GET, "/1.1/cloudQuery", [("cql", "select count(*) from Secret")], .null),
                 (.GET, "/1.1/cloudQuery", [("cql", "insert into Secret(code) values ('x')")], .null),

@@ -153,7 +153,8 @@ extension API {
 
     /// What a query reads beyond its own class's objects: every sub-query
     /// (`$inQuery`, `$select` and their negations, at any depth) is a find
-    /// on its class and needs that class's `find`; no condition, order or
+    /// on its class and needs that class's `find`; a `$relatedTo` needs its
+    /// owner's class's `get`; no condition, order or
     /// `$select` key may name a key the caller cannot see
     /// (``ClassPermissions/hiddenKeys(grantees:className:)``) — a match on
     /// a hidden key would tell its value. Refusals are 403/119, decided by
@@ -175,7 +176,10 @@ extension API {
         case .and(let items), .or(let items):
             for i in items { try checkReads(i, className: className, hidden: hidden, grantees: grantees, snapshot: snapshot) }
         case .not(let inner): try checkReads(inner, className: className, hidden: hidden, grantees: grantees, snapshot: snapshot)
-        case .constant, .relatedTo, .aclGrants: break
+        case .constant, .aclGrants: break
+        case .relatedTo(let object, _):
+            // The members of a relation are read through its owner: the owner's class must grant get.
+            if case .value(.pointer(let owner)) = object { try requirePermission(.get, owner.className, grantees: grantees, snapshot: snapshot) }
         case .select(let path, let key, let sub, _):
             try Self.refuseHidden(path, hidden, className)
             try requirePermission(.find, sub.className, grantees: grantees, snapshot: snapshot)
