@@ -16,6 +16,7 @@ import CQLKit
 /// try ClassSettingsTable.all(on: db)   // [#"{"objectId":"Post","permissions":{"create":{}}}"#]
 /// ```
 public enum ClassSettingsTable {
+    /// The table's name (a `:` in it: no class name).
     public static let name = "cql:classSettings"
 
     /// Every stored document's JSON text (each holds its class's name as

@@ -37,11 +37,16 @@ public struct ClassPermissions: Sendable, Equatable {
 
     /// Who an operation is granted to.
     public struct Grant: Sendable, Equatable {
+        /// `*`: every caller, the anonymous one included.
         public var everyone = false
+        /// Any caller with a session.
         public var signedIn = false
+        /// Users by objectId.
         public var users: Set<String> = []
+        /// Roles by name (a role's members and its child roles' members).
         public var roles: Set<String> = []
 
+        /// Everyone: what an operation no setting names is granted to.
         public static let open = Grant(everyone: true)
         /// No client: the master key only.
         public static let masterOnly = Grant()
@@ -108,6 +113,7 @@ public struct ClassPermissions: Sendable, Equatable {
     /// `nil`: the class's default.
     public var protectedFields: [String: [String]]?
 
+    /// A setting; what it leaves out takes the class's defaults.
     public init(grants: [Operation: Grant] = [:], protectedFields: [String: [String]]? = nil) {
         self.grants = grants
         self.protectedFields = protectedFields
