@@ -21,6 +21,8 @@ public struct API: Sendable {
     public let files: FileStore?
     /// Finds answered lately, kept prepared.
     let finds = PreparedFinds()
+    /// Every class's class-level permissions, kept.
+    let classPermissions = ClassPermissionsCache()
     /// The instant a request's writes stamp as createdAt/updatedAt.
     var clock: @Sendable () -> DateValue = { DateValue.now }
 
@@ -57,6 +59,7 @@ public struct API: Sendable {
         // (``find(_:className:)``); every other route reads the parameters.
         let isFind = r.method == "GET" && ((s.first == "classes" && s.count == 2) || (s.first == "users" && s.count == 1))
         if !isFind { r.decodeQuery() }
+        try await checkRoutePermissions(r, segments: s)
         switch (r.method, s.first, s.count) {
         case ("POST", "classes", 2) where s[1] == "_User", ("POST", "users", 1): return try await signUp(r)
         case ("POST", "login", 1): return try await login(r)
@@ -83,6 +86,8 @@ public struct API: Sendable {
         case ("GET", "date", 1): return APIResponse(body: .date(clock()).restJSON)
         case ("GET", "schemas", 1): return try await schemas(r, className: nil)
         case ("GET", "schemas", 2): return try await schemas(r, className: try Self.className(s[1]))
+        case ("PUT", "schemas", 2): return try await setClassPermissions(r, className: try Self.className(s[1]))
+        case ("GET", "schemas", 3) where s[2] == "permissions": return try await getClassPermissions(r, className: try Self.className(s[1]))
         default:
             throw APIError(status: 404, code: 404, "no such API: \(r.method) /1.1/\(s.joined(separator: "/"))")
         }

@@ -22,6 +22,8 @@ extension API {
             return PreparedFinds.Made(query: try Self.prepared(query, for: r.grantees), returnACL: query.returnACL, countAsked: query.count != .none,
                                       cacheable: Binder.isUnchangedByBinding(query))
         }
+        // Class-level permissions on what the query reads (sub-queries, protected keys): per request, kept queries included.
+        if r.grantees != nil { try checkReads(prepared.query, grantees: r.grantees, snapshot: try await permissionsSnapshot()) }
         let result = try await find(prepared.query, grantees: r.grantees, storedText: r.writesBody, memo: prepared.memo)
         return try await body(of: result, className: className, returnACL: prepared.returnACL, grantees: r.grantees, single: false,
                               countAsked: prepared.countAsked)

@@ -22,6 +22,7 @@ extension API {
             throw APIError(code: 300, "CQL syntax error. Detail: " + error.shortDescription)
         }
         try Self.checkStatement(statement, identity: r.identity)
+        try await checkPermissions(statement, r)
         var body: [String: Value] = ["className": .string(statement.className)]
         switch statement {
         case .select(let q):
@@ -36,7 +37,8 @@ extension API {
             } catch let e as QueryError {
                 throw APIError.from(e.withSource(cql), cloudQuery: true)
             }
-            let objects = try await hidingUnreadable(result.objects, grantees: r.grantees)
+            let objects = try await hidingUnreadable(try await permitted(result.objects, className: query.className, grantees: r.grantees),
+                                                     grantees: r.grantees)
             body["results"] = .array(try await output(objects, className: query.className, returnACL: query.returnACL, grantees: r.grantees))
             if query.count != .none { body["count"] = .int(Int64(result.count ?? 0)) }
         case .insert, .update, .delete:

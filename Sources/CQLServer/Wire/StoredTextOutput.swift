@@ -63,7 +63,9 @@ extension API {
             if countAsked { bytes.append(contentsOf: "\"count\":\(result.count ?? 0),".utf8) }
             bytes.append(contentsOf: "\"results\":[".utf8)
         }
-        if Self.writtenFromStoredText(texts, className: className, returnACL: returnACL, into: &bytes) {
+        // (A class that hides keys from this caller takes the object path, which removes them.)
+        let hides = try await hidesKeys(className, grantees: grantees)
+        if !hides, Self.writtenFromStoredText(texts, className: className, returnACL: returnACL, into: &bytes) {
             if single {
                 if bytes.isEmpty { bytes = Array("{}".utf8) }
             } else {
@@ -91,7 +93,7 @@ extension API {
     func objectBody(_ found: [[String: Value]], _ count: Int?, className: String, returnACL: Bool, grantees: [String]?, single: Bool,
                     countAsked: Bool) async throws -> APIResponse
     {
-        let objects = try await hidingUnreadable(found, grantees: grantees)
+        let objects = try await hidingUnreadable(try await permitted(found, className: className, grantees: grantees), grantees: grantees)
         let shown = try await output(objects, className: className, returnACL: returnACL, grantees: grantees)
         if single { return APIResponse(body: .object(shown.first?.objectValue ?? [:])) }
         var body: [String: Value] = ["results": .array(shown)]
