@@ -25,13 +25,15 @@ extension API {
 
     ///
     /// A File reference is expanded from its `_File` only when `grantees`
-    /// may read that `_File` (`nil`: the master key); else it keeps what it
-    /// holds, as for a `_File` that does not exist.
+    /// may read that `_File` (`nil`: the master key) — its ACL and `_File`'s
+    /// `get` permission; else it keeps what it holds, as for a `_File` that
+    /// does not exist.
     func output(_ objects: [[String: Value]], className: String, returnACL: Bool = false, grantees: [String]?) async throws -> [Value] {
         var ids = Set<String>()
         for o in objects { for v in o.values { Self.collectFileIds(v, into: &ids) } }
         var files: [String: [String: Value]] = [:]
-        if !ids.isEmpty {
+        // A caller whose class-level permissions deny getting a `_File` learns none from a reference.
+        if !ids.isEmpty, try await permissionsSnapshot()["_File"].allows(.get, grantees: grantees) {
             let condition: Value = .object(["objectId": .object(["$in": .array(ids.sorted().map { .string($0) })])])
             let query = try WhereJSONReader.read(.object(["className": "_File", "where": condition, "limit": .int(Int64(ids.count))]))
             for f in try await storage.find(try Self.prepared(query, for: grantees)).objects {
