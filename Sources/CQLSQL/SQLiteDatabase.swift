@@ -72,6 +72,7 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
             SQLiteDatabase.registerFunctions(db)
             SQLiteDatabase.installProgressHandler(db, deadline)
         }
+        if let path { SQLiteDatabase.createOwnerOnly(path) }
         do {
             queue = try path.map { try DatabaseQueue(path: $0, configuration: config) } ?? DatabaseQueue(configuration: config)
         } catch {
@@ -82,6 +83,18 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
         } catch {
             throw QueryError(.data, "\(path ?? ":memory:"): cannot add the date columns: \(SQLiteDatabase.message(error))")
         }
+    }
+
+    /// Creates the database file, empty, readable and writable by its owner
+    /// only (0600) when it does not exist: SQLite gives its WAL, shared
+    /// memory and journal files the mode of the database file, so none of
+    /// them is readable by others whatever the umask (the file holds
+    /// password hashes and session hashes). An existing file keeps its mode.
+    static func createOwnerOnly(_ path: String) {
+        guard path != ":memory:", !path.hasPrefix("file:") else { return }
+        // O_EXCL: a file made meanwhile by another process is left as it is.
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd >= 0 { close(fd) }
     }
 
     /// When the statements of this connection must stop: checked by SQLite

@@ -60,8 +60,17 @@ struct APIResponder: HTTPResponder {
         let elapsed = ContinuousClock.now - start
         // Tenths of a millisecond, by integer arithmetic (no C formatter per request).
         let tenths = elapsed.components.seconds * 10_000 + (elapsed.components.attoseconds + 50_000_000_000_000) / 100_000_000_000_000
-        logger.info("\(request.method.rawValue) \(request.uri.path) \(response.status.code) \(tenths / 10).\(tenths % 10)ms")
+        logger.info("\(request.method.rawValue) \(Self.loggedPath(request.uri.path)) \(response.status.code) \(tenths / 10).\(tenths % 10)ms")
         return response
+    }
+
+    /// The path as the access log shows it: an upload's token
+    /// (`/uploads/<token>`) and a file's key (`/files/<key>`) are
+    /// credentials — the token uploads or, through `fileCallback`, deletes;
+    /// the key reads the bytes — so they become `…`.
+    static func loggedPath(_ path: String) -> String {
+        for prefix in ["/uploads/", "/files/"] where path.hasPrefix(prefix) { return prefix + "…" }
+        return path
     }
 
     func answer(_ request: Request) async -> Response {
@@ -128,7 +137,8 @@ struct APIResponder: HTTPResponder {
                     throw APIError.malformedJSON("cannot read the upload")
                 }
                 do { try files.store(Data(buffer.readableBytesView), key: upload.key) } catch {
-                    throw APIError.internalError("cannot store the file: \(error)")
+                    // (Logged: the key, which reads the bytes, stays out.)
+                    throw APIError.internalError("cannot store the file: \("\(error)".replacingOccurrences(of: upload.key, with: "…"))")
                 }
                 return Self.json(.object([:]), status: 200)
             }

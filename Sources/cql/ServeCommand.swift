@@ -82,6 +82,8 @@ struct Serve: ParsableCommand {
     }
 
     func run() throws {
+        // Whatever the server creates (database, WAL, keys, files) is its owner's alone.
+        umask(0o077)
         let location: ServerStorage.Location = postgres.map { .postgres(url: $0) } ?? .sqlite(path: sqlite ?? "cql.db")
         let keys = try resolveKeys(location)
         var configuration = CQLServer.Configuration(storage: location, host: host, port: port, keys: keys)

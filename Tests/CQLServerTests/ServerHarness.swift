@@ -49,7 +49,7 @@ final class ServerHarness: @unchecked Sendable {
     ///     default, for speed (one test runs the server's default).
     ///   - configure: any other setting.
     static func start(_ database: Database, readers: Int = 4, timeout: Double = 10, maximumBody: Int? = nil,
-                      seed: [String: [[String: Value]]] = [:], load: String? = nil, passwordIterations: Int = 1000,
+                      seed: [String: [[String: Value]]] = [:], load: String? = nil, passwordIterations: Int = 1000, logger given: Logger? = nil,
                       configure: (inout CQLServer.Configuration) -> Void = { _ in }) async throws -> ServerHarness {
         let directory = NSTemporaryDirectory() + "cql-serve-test-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -83,7 +83,7 @@ final class ServerHarness: @unchecked Sendable {
         // logs the cancellation as an error; access lines would drown the log.
         var logger = Logger(label: "cql.serve.test")
         logger.logLevel = .critical
-        let server = try CQLServer(configuration: configuration, logger: logger)
+        let server = try CQLServer(configuration: configuration, logger: given ?? logger)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task { try await server.run(handleSignals: false) { port in continuation.yield(port) } }
         var port = 0

@@ -59,6 +59,15 @@ public struct Passwords: Sendable {
         return try await NIOThreadPool.singleton.runIfActive { try Self.verifyNow(password, stored: stored, salt: salt, iterations: iterations) }
     }
 
+    /// A stored form no password matches, at today's ``iterations``: what
+    /// a login for an unknown user is checked against, so that it takes
+    /// the time a wrong password takes (the answer must not tell which
+    /// names exist by its speed).
+    public var unmatchableHash: String {
+        // An all-zero key: PBKDF2's output equals it for no known password.
+        "\(Self.scheme)$\(iterations)$\(Data(repeating: 0x5a, count: 16).base64EncodedString())$\(Data(count: 32).base64EncodedString())"
+    }
+
     static func verifyNow(_ password: String, stored: String, salt: String?, iterations: Int) throws -> Verdict {
         let parts = stored.split(separator: "$", omittingEmptySubsequences: false)
         if parts.count == 4, parts[0] == scheme {

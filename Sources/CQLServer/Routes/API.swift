@@ -115,6 +115,7 @@ public struct API: Sendable {
     /// keys its conditions read (`checkSecretKeys`).
     static func checkWritableKeys(_ statement: Statement, identity: Identity) throws(APIError) {
         try checkSecretKeys(statement)
+        try checkFileKeys(statement, identity: identity)
         guard statement.className == "_User" else { return }
         var keys: [String] = []
         switch statement {

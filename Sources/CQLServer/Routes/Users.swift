@@ -9,9 +9,13 @@ import Foundation
 /// ``checkUserTarget(_:identity:)``).
 ///
 /// Sign-up (also `POST /1.1/classes/_User`, which is how the SDKs save a
-/// new user) checks that the username, email and phone number are free and
-/// inserts the user and its first session in one write transaction, so two
-/// sign-ups at once cannot both take a name.
+/// new user) inserts the user and its first session in one write
+/// transaction; the username, email and phone number are unique by the
+/// database's own indexes (``ServerStorage/uniqueKeys``), on this path and
+/// every other that sets them, so neither two sign-ups at once nor a rename
+/// can take a used name. Login finds the user by the same comparison (NFC;
+/// the email without ASCII case), and an unknown name costs the time of a
+/// wrong password.
 ///
 /// ```
 /// POST /1.1/users {"username":"ann","password":"s3cret"}
@@ -20,14 +24,6 @@ import Foundation
 /// → 400 {"code":210,"error":"The username and password mismatch."}
 /// ```
 extension API {
-    /// The keys that name a user at login and must be unique, with the
-    /// code of a sign-up that takes a used one.
-    static let uniqueUserKeys: [(key: String, code: Int, message: String)] = [
-        ("username", 202, "Username has already been taken."),
-        ("email", 203, "This email address has already been taken."),
-        ("mobilePhoneNumber", 214, "Mobile phone number has already been taken."),
-    ]
-
     static let invalidSession = APIError(code: 211, "Invalid session token.")
     static let noSuchUser = APIError(code: 211, "Could not find user.")
     static let passwordMismatch = APIError(code: 210, "The username and password mismatch.")
@@ -57,31 +53,12 @@ extension API {
         if values["ACL"] == nil { values["ACL"] = Self.defaultUserACL(id) }
         let insert = try Binder.bind(try RESTReader.read(.object(["method": "POST", "path": "/1.1/classes/_User", "body": .object(values)])),
                                      parameters: [], now: now)
-        // The uniqueness checks' SQL, run inside the insert's transaction.
-        var checks: [(SQLStatement, APIError)] = []
-        for u in Self.uniqueUserKeys {
-            guard let v = values[u.key], v != .null else { continue }
-            checks.append((try userLookup(u.key, v).select, APIError(code: u.code, u.message)))
+        // The storage keeps the names unique (202, 203, 214: ServerStorage.uniqueKeys).
+        let outcome = LockedValue("")
+        let result = try await storage.write(insert, now: now, objectId: id) { session throws(QueryError) in
+            outcome.value = try ServerStorage.addSession(for: id, now: now, in: session)
         }
-        let outcome = LockedValue<(token: String, conflict: APIError?)>(("", nil))
-        let result: WriteResult
-        do {
-            result = try await storage.write(insert, now: now, objectId: id) { [checks] session throws(QueryError) in
-                if try session.tableNames().contains("_User") {
-                    for (statement, error) in checks {
-                        guard try session.documents(statement).isEmpty else {
-                            outcome.value.conflict = error
-                            throw QueryError(.data, error.message)
-                        }
-                    }
-                }
-                outcome.value.token = try ServerStorage.addSession(for: id, now: now, in: session)
-            }
-        } catch {
-            if let conflict = outcome.value.conflict { throw conflict }
-            throw error
-        }
-        let token = outcome.value.token
+        let token = outcome.value
         guard var object = result.changes.first?.after else { throw APIError.internalError("the sign-up created no user") }
         if !body.relationOps.isEmpty {
             // Relations are rows of their own, added once the user exists (by the user).
@@ -111,7 +88,9 @@ extension API {
             return (k, s)
         }
         guard let login = given.first else { throw APIError(code: 200, "Username is missing or empty.") }
-        guard let user = try await user(where: login.key, is: .string(login.name)), let id = user["objectId"]?.stringValue else {
+        guard let user = try await storage.user(byUniqueKey: login.key, login.name), let id = user["objectId"]?.stringValue else {
+            // As long as a wrong password: the time must not tell which names exist.
+            _ = try await passwords.verify(password, stored: passwords.unmatchableHash, salt: nil)
             throw Self.noSuchUser
         }
         let rehash = try await checkPassword(password, of: user, id: id)
@@ -180,6 +159,8 @@ extension API {
         if case .string(let stored)? = user["password"] {
             verdict = try await passwords.verify(password, stored: stored, salt: user["salt"]?.stringValue)
         } else {
+            // No password (a user of authData only): as slow as a wrong one.
+            _ = try await passwords.verify(password, stored: passwords.unmatchableHash, salt: nil)
             verdict = .mismatch
         }
         guard case .match(let rehash) = verdict else {
@@ -212,16 +193,6 @@ extension API {
     func user(where key: String, is value: Value) async throws -> [String: Value]? {
         let query = try Optimizer.optimize(try Binder.bind(try userQuery(key, value), parameters: []))
         return try await storage.find(query).objects.first
-    }
-
-    /// The SQL that finds a `_User` by one key, for checks inside a write.
-    func userLookup(_ key: String, _ value: Value) throws -> SQLTranslation {
-        let dialect: SQLDialectName
-        switch storage.location {
-        case .sqlite: dialect = .sqlite
-        case .postgres: dialect = .postgres
-        }
-        return try SQLGenerator.translate(try Binder.bind(try userQuery(key, value), parameters: []), dialect: dialect)
     }
 
     func userQuery(_ key: String, _ value: Value) throws -> Query {

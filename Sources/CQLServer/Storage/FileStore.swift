@@ -41,7 +41,9 @@ public final class FileStore: @unchecked Sendable {
     public init(directory: String, maximumSize: Int = 100 << 20) throws {
         self.directory = directory
         self.maximumSize = maximumSize
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // Its owner's only (0700), as its files are (0600): an uploaded file
+        // may be private (its ACL), and its key is what serves it.
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
     /// A new key for a file called `name`.
@@ -92,10 +94,30 @@ public final class FileStore: @unchecked Sendable {
     func path(_ key: String) -> String? { Self.isKey(key) ? directory + "/" + key : nil }
 
     /// Stores the bytes of `key` (written aside, then renamed: a reader
-    /// never sees half a file).
+    /// never sees half a file), readable by the owner only (0600) from the
+    /// moment the file exists.
     func store(_ bytes: Data, key: String) throws {
         guard let path = path(key) else { throw ServerSetupError("not a file key: \(key)") }
-        try bytes.write(to: URL(fileURLWithPath: path), options: .atomic)
+        let aside = path + ".upload-" + AppKeys.random(8)
+        let fd = open(aside, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw ServerSetupError("cannot create a file in \(directory): errno \(errno)") }
+        var failure: Int32 = 0
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { failure = errno; break }
+                offset += n
+            }
+        }
+        if failure == 0 && fsync(fd) != 0 { failure = errno }
+        close(fd)
+        if failure == 0 && rename(aside, path) != 0 { failure = errno }
+        if failure != 0 {
+            unlink(aside)
+            throw ServerSetupError("cannot write a file in \(directory): errno \(failure)")
+        }
     }
 
     func read(_ key: String) -> Data? { path(key).flatMap { FileManager.default.contents(atPath: $0) } }

@@ -50,6 +50,9 @@ public final class ServerStorage: @unchecked Sendable {
     /// The tables known to exist (a query naming another gets temporary
     /// stand-ins, dropped after it: see ``read(_:)``).
     let knownTables = LockedValue<Set<String>>([])
+    /// The unique indexes known to exist (``UniqueIndex``; see
+    /// ``prepareUniqueKeys(on:location:)``).
+    let uniqueIndexed = LockedValue<Set<String>>([])
 
     /// Opens the database (creating the SQLite file if needed) and starts the
     /// threads.
@@ -67,6 +70,9 @@ public final class ServerStorage: @unchecked Sendable {
         }
         readers = ConnectionPool(pool)
         writer = try Connection(location, timeout: requestTimeout)
+        // Before the threads and event-loop connections: a refusal leaves nothing running.
+        try Self.checkSystemSpellings(try writer.db.tableNames())
+        let indexed = try Self.prepareUniqueKeys(on: writer.db, location: location)
         if case .postgres(let url) = location {
             eventLoopReaders = try EventLoopReaders(url: url, count: self.readerCount, executors: .singleton,
                                                     statementTimeoutMilliseconds: Int((requestTimeout * 1000).rounded(.up)))
@@ -76,7 +82,7 @@ public final class ServerStorage: @unchecked Sendable {
         threads = NIOThreadPool(numberOfThreads: self.readerCount + 1)
         threads.start()
         knownTables.value = try writer.db.tableNames()
-        try Self.checkSystemSpellings(knownTables.value)
+        uniqueIndexed.value = indexed
         // Set-up statements first: the request time limit is for requests.
         try prepareSessions()
         for c in pool + [writer] { try c.limitStatements() }
@@ -140,6 +146,11 @@ public final class ServerStorage: @unchecked Sendable {
     ///   - objectId: the objectId an insert gives its object (else a random one).
     ///   - before: runs first in the same transaction (see
     ///     ``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:before:)``).
+    ///
+    /// `_User`'s username, email and phone number, `_Role`'s name and
+    /// `_File`'s key stay unique (``keepingKeysUnique(_:before:_:)``): a
+    /// write that takes a used one fails with LeanCloud's code (202, 203,
+    /// 214, 137).
     public func write(_ statement: Statement, now: DateValue, readBack: Bool = false, objectId: String? = nil,
                       before: @escaping @Sendable (any SQLWriteSession) throws(QueryError) -> Void = { _ in }) async throws -> WriteResult {
         // A class new to this process: checked inside the write's
@@ -152,12 +163,15 @@ public final class ServerStorage: @unchecked Sendable {
             if checksNames { try Self.checkLetterCase(named, present: try session.tableNames()) }
             try first(session)
         }
-        let result = try await threads.runIfActive { [self] () throws -> WriteResult in
-            writeLock.lock()
-            defer { writeLock.unlock() }
-            return try writer.timed { db throws(QueryError) in
-                try SQLWriteRunner.apply(statement, on: db, now: now, newObjectId: { objectId ?? StatementExecutor.randomObjectId() },
-                                         readBack: readBack, before: before)
+        let statement = try Self.normalisingUniqueKeys(statement)
+        let result = try await keepingKeysUnique(statement, before: before) { before in
+            try await threads.runIfActive { [self] () throws -> WriteResult in
+                writeLock.lock()
+                defer { writeLock.unlock() }
+                return try writer.timed { db throws(QueryError) in
+                    try SQLWriteRunner.apply(statement, on: db, now: now, newObjectId: { objectId ?? StatementExecutor.randomObjectId() },
+                                             readBack: readBack, before: before)
+                }
             }
         }
         if !result.changedClasses.isSubset(of: knownTables.value) {
