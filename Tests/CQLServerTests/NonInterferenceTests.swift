@@ -1,0 +1,182 @@
+import CQLKit
+import CQLSQL
+@testable import CQLServer
+import Foundation
+import XCTest
+
+/// The non-interference suite (issue 45, "What to build" 6): an object the
+/// attacker may not read leaves no trace in anything the attacker sees.
+///
+/// For each of three attackers — the anonymous caller (app key), an
+/// unrelated user, a user of an unrelated role — a generated run of about
+/// a thousand requests (``NIRequestGenerator``: find, count, get, `keys`,
+/// `order`, `include`, sub-queries at depth 1–3, `$relatedTo`, expensive
+/// `$regex`, conditional and empty-body PUTs and DELETEs with `?where=`,
+/// batches with `params.where`, cloudQuery selects and updates/deletes with
+/// `in (select ...)`, File values with `fetchWhenSave`, class names in
+/// every letter case) runs against two worlds (``NIWorld``) that differ only
+/// in what the attacker may not read. Every answer must be the same in
+/// both — status, code and body once the objectIds the attacker's own
+/// creates got and session tokens are placeholders (timestamps are one
+/// fixed instant: ``API/clock``) — and so must, at the end, everything the
+/// attacker may read (each readable object and the readable members of each
+/// readable relation). Also, in each world, no object the attacker may not
+/// write changed. Through ``API/handle(_:)``, on SQLite and PostgreSQL.
+final class NonInterferenceTests: XCTestCase {
+    struct Answer {
+        var status: Int
+        var body: Value
+    }
+
+    static func call(_ api: API, _ identity: Identity, _ method: String, _ path: String, _ parameters: [String: Value] = [:],
+                     body: Value? = nil) async -> Answer {
+        do {
+            let r = try await api.handle(APIRequest(method: method, segments: path.split(separator: "/").map(String.init),
+                                                    parameters: parameters, body: body, identity: identity))
+            return Answer(status: r.status, body: r.body)
+        } catch {
+            return Answer(status: error.status, body: error.body)
+        }
+    }
+
+    /// What differs between the worlds by construction, as placeholders:
+    /// each objectId a create made (24 hex digits: the seeded ids have none)
+    /// as `<id N>` in order of first appearance, and session tokens.
+    final class Placeholders {
+        var ids: [Substring: String] = [:]
+
+        func canonical(_ v: Value) -> String {
+            let text = JSONWriter.string(Self.maskingTokens(v))
+            var out = "", run = text.startIndex
+            var i = text.startIndex
+            func isHex(_ c: Character) -> Bool { c.isASCII && (c.isNumber || ("a"..."f").contains(c)) }
+            func isWord(_ c: Character) -> Bool { c.isASCII && (c.isLetter || c.isNumber) }
+            while i < text.endIndex {
+                guard isHex(text[i]), i == text.startIndex || !isWord(text[text.index(before: i)]) else { i = text.index(after: i); continue }
+                var j = i
+                while j < text.endIndex, isHex(text[j]) { j = text.index(after: j) }
+                if text.distance(from: i, to: j) == 24, j == text.endIndex || !isWord(text[j]) {
+                    let id = text[i..<j]
+                    let label = ids[id] ?? "<id \(ids.count + 1)>"
+                    ids[id] = label
+                    out += String(text[run..<i]) + label
+                    run = j
+                }
+                i = j
+            }
+            return out + String(text[run...])
+        }
+
+        static func maskingTokens(_ v: Value) -> Value {
+            switch v {
+            case .object(let o):
+                return .object(Dictionary(uniqueKeysWithValues: o.map { k, v in (k, k == "sessionToken" || k == "token" ? .string("<token>") : maskingTokens(v)) }))
+            case .array(let items): return .array(items.map(maskingTokens))
+            default: return v
+            }
+        }
+    }
+
+    struct Difference {
+        var database: ServerHarness.Database
+        var attacker: String
+        var request: NIRequest
+        var answers: [String]
+    }
+
+    static func shortened(_ s: String, _ n: Int = 360) -> String { s.count <= n ? s : s.prefix(n) + "…" }
+
+    func testAnUnreadableObjectLeavesNoTrace() async throws {
+        let started = Date()
+        var requests = 0, perFamily: [String: Int] = [:]
+        var differences: [Difference] = []
+        var stateDifferences: [String] = []
+        for database in ServerHarness.Database.allCases {
+            for (n, attacker) in NIWorld.attackers.enumerated() {
+                let storages = try NIWorld.storages(database)
+                var apis: [API] = []
+                for (side, storage) in zip(NIWorld.Side.allCases, storages) { apis.append(try await NIWorld.api(storage, side, for: attacker)) }
+                let maps = apis.map { _ in Placeholders() }
+                var grantees: [[String]] = []
+                for api in apis { grantees.append(try await api.grantees(for: attacker.identity) ?? []) }
+                XCTAssertEqual(grantees[0], grantees[1], "\(database) \(attacker.name): the attacker's grantees differ before the run")
+                var unwritable: [[String: Value]] = []
+                for (api, g) in zip(apis, grantees) { unwritable.append(await NIWorld.unwritable(api, grantees: g)) }
+
+                var generator = NIRequestGenerator(seed: 0x4E49_4E54_0000 + UInt64(n), attacker: attacker)
+                for r in generator.requests() {
+                    var answers: [String] = []
+                    for (api, map) in zip(apis, maps) {
+                        let a = await Self.call(api, attacker.identity, r.method, r.path, r.parameters, body: r.body)
+                        answers.append("\(a.status) \(map.canonical(a.body))")
+                    }
+                    requests += 1
+                    perFamily["\(database) \(r.family)", default: 0] += 1
+                    if answers[0] != answers[1] {
+                        differences.append(Difference(database: database, attacker: attacker.name, request: r, answers: answers))
+                    }
+                }
+
+                // Effects: everything the attacker may read, in both worlds.
+                var after: [[String]] = []
+                for api in apis { after.append(try await api.grantees(for: attacker.identity) ?? []) }
+                if after[0] != after[1] {
+                    stateDifferences.append("\(database) \(attacker.name): grantees after the run: A \(after[0]) | B \(after[1])")
+                }
+                var seen: [[String: Value]] = []
+                for (api, g) in zip(apis, after) { seen.append(await NIWorld.visible(api, grantees: g)) }
+                for key in Set(seen[0].keys).union(seen[1].keys).sorted() {
+                    let a = seen[0][key].map { maps[0].canonical($0) } ?? "-", b = seen[1][key].map { maps[1].canonical($0) } ?? "-"
+                    if a != b {
+                        stateDifferences.append("\(database) \(attacker.name): what it reads of \(key) after the run: A \(Self.shortened(a, 600)) | B \(Self.shortened(b, 600))")
+                    }
+                }
+                // Integrity, in each world: nothing it may not write changed.
+                for (k, api) in apis.enumerated() {
+                    let now = await NIWorld.unwritable(api, grantees: grantees[k])
+                    for (id, before) in unwritable[k].sorted(by: { $0.key < $1.key }) where now[id] != before {
+                        stateDifferences.append("\(database) \(attacker.name): world \(NIWorld.Side.allCases[k].rawValue): \(id), which it may not write, "
+                            + "changed: \(Self.shortened(JSONWriter.string(before), 300)) → \(now[id].map { Self.shortened(JSONWriter.string($0), 300) } ?? "deleted")")
+                    }
+                }
+                for s in storages { await s.shutdown() }
+            }
+        }
+        let seconds = Date().timeIntervalSince(started)
+        report(differences, stateDifferences, requests: requests, perFamily: perFamily, seconds: seconds)
+        XCTAssertGreaterThan(requests, 5000)
+    }
+
+    /// One failure per database and route family, with how many requests
+    /// of it answered differently, the features every one of them has, and
+    /// the shortest of them with both answers.
+    func report(_ differences: [Difference], _ stateDifferences: [String], requests: Int, perFamily: [String: Int], seconds: Double) {
+        var lines = ["Non-interference suite: \(requests) attacker requests, each run as a pair (world A, world B) on its database: "
+                     + "\(requests) pairs, \(requests * 2) answers, \(differences.count) pairs differing; \(String(format: "%.1f", seconds)) s"]
+        let groups = Dictionary(grouping: differences) { "\($0.database) \($0.request.family)" }
+        for key in groups.keys.sorted() {
+            let group = groups[key]!
+            let common = group.dropFirst().reduce(group[0].request.features) { $0.intersection($1.request.features) }
+            let shortest = group.min { ($0.request.text.count, $0.attacker) < ($1.request.text.count, $1.attacker) }!
+            let attackers = Set(group.map(\.attacker)).sorted().joined(separator: ", ")
+            let message = "[\(key)] \(group.count) of \(perFamily[key] ?? 0) requests answered differently (attackers: \(attackers); "
+                + "every one has: \(common.isEmpty ? "-" : common.sorted().joined(separator: ", "))). Shortest, as \(shortest.attacker): "
+                + "\(Self.shortened(shortest.request.text, 500))\n  A: \(Self.shortened(shortest.answers[0]))\n  B: \(Self.shortened(shortest.answers[1]))"
+            lines.append(message)
+            XCTFail(message)
+        }
+        for s in stateDifferences.prefix(60) {
+            lines.append(s)
+            XCTFail(s)
+        }
+        if stateDifferences.count > 60 { XCTFail("... and \(stateDifferences.count - 60) more differences of state") }
+        print(lines.joined(separator: "\n"))
+        // Every differing pair, for a closer look: NI_REPORT=<file>.
+        if let path = ProcessInfo.processInfo.environment["NI_REPORT"] {
+            let all = differences.map { d in
+                "\(d.database)\t\(d.attacker)\t\(d.request.family)\t\(d.request.features.sorted().joined(separator: ","))\t\(d.request.text)\n\tA: \(d.answers[0])\n\tB: \(d.answers[1])"
+            }
+            try? (lines + stateDifferences + all).joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        }
+    }
+}
