@@ -4,7 +4,7 @@ import Foundation
 
 /// One attacker request, the same in both worlds: its route family and
 /// the features it exercises (what a failure report groups by).
-struct NIRequest {
+struct NIRequest: Sendable {
     var family: String
     var features: Set<String>
     var method: String
@@ -413,7 +413,7 @@ struct NIRequestGenerator {
     /// SQLite they may change what the attacker holds).
     func classCaseWrites() -> [NIRequest] {
         func r(_ m: String, _ path: String, _ body: Value?, _ p: [String: Value] = [:]) -> NIRequest {
-            NIRequest(family: "class-case write", features: ["class \(path.split(separator: "/")[1])"], method: m, path: path, parameters: p, body: body)
+            NIRequest(family: "class-case write", features: [path.split(separator: "/").dropFirst().first.map { "class \($0)" } ?? "cql insert"], method: m, path: path, parameters: p, body: body)
         }
         var out = [
             r("POST", "classes/_user", ["x": 1]),
@@ -445,18 +445,41 @@ struct NIRequestGenerator {
         return out
     }
 
+    /// Reads through other spellings of the reserved classes, of their
+    /// secrets above all (also in the generated reads, but not every time).
+    func classCaseReads() -> [NIRequest] {
+        func r(_ path: String, _ p: [String: Value] = [:]) -> NIRequest {
+            NIRequest(family: "class-case read", features: [path.split(separator: "/").dropFirst().first.map { "class \($0)" } ?? "cql"],
+                      method: "GET", path: path, parameters: p)
+        }
+        var out: [NIRequest] = []
+        for c in ["_User", "_user", "_USER"] {
+            out += [
+                r("classes/\(c)", ["where": #"{"username":"victim"}"#]),
+                r("classes/\(c)", ["keys": "username,password,salt", "limit": "3"]),
+                r("classes/\(c)", ["order": "password", "keys": "username"]),
+                r("classes/\(c)", ["where": #"{"password":{"$regex":"^pbkdf2-sha256.1000.a"}}"#, "keys": "username"]),
+                r("classes/\(c)/userGhost"),
+                r("cloudQuery", ["cql": .string("select username, password, salt from \(c)")]),
+            ]
+        }
+        for c in ["_Role", "_role"] { out += [r("classes/\(c)", ["where": #"{"name":"board"}"#]), r("classes/\(c)/roleBoard")] }
+        for c in ["_File", "_file"] { out += [r("classes/\(c)", ["where": #"{"name":{"$regex":"^sal"}}"#]), r("classes/\(c)/fileVic")] }
+        return out
+    }
+
     /// The attacker's whole run: reads, then writes, then the class-case writes, then the final reads.
     mutating func requests() -> [NIRequest] {
-        var reads: [NIRequest] = []
-        for _ in 0..<300 { reads.append(find(count: false)) }
-        for _ in 0..<70 { reads.append(find(count: true)) }
-        for _ in 0..<90 { reads.append(get()) }
-        for _ in 0..<130 { reads.append(cqlSelect()) }
+        var reads: [NIRequest] = classCaseReads()
+        for _ in 0..<170 { reads.append(find(count: false)) }
+        for _ in 0..<40 { reads.append(find(count: true)) }
+        for _ in 0..<50 { reads.append(get()) }
+        for _ in 0..<75 { reads.append(cqlSelect()) }
         var writes: [NIRequest] = []
-        for _ in 0..<220 { writes.append(conditionalWrite()) }
-        for _ in 0..<50 { writes.append(batch()) }
-        for _ in 0..<70 { writes.append(cqlWrite()) }
-        for _ in 0..<25 { writes.append(fileValue()) }
+        for _ in 0..<120 { writes.append(conditionalWrite()) }
+        for _ in 0..<30 { writes.append(batch()) }
+        for _ in 0..<40 { writes.append(cqlWrite()) }
+        for _ in 0..<15 { writes.append(fileValue()) }
         reads.shuffle(using: &rng)
         writes.shuffle(using: &rng)
         return reads + writes + classCaseWrites() + coda()
