@@ -184,38 +184,41 @@ enum NIWorld {
 
     // MARK: Storage
 
-    /// Two fresh storages on `database`: SQLite files, or two PostgreSQL
-    /// databases of the harness's server (made once, emptied each time).
-    static func storages(_ database: ServerHarness.Database) throws -> [ServerStorage] {
+    /// Two fresh storages on `database` for attacker number `run`: SQLite
+    /// files, or two PostgreSQL databases of the harness's server (made
+    /// once, one pair per attacker so that the runs go at once).
+    static func storages(_ database: ServerHarness.Database, run: Int) throws -> [ServerStorage] {
         switch database {
         case .sqlite:
             let directory = NSTemporaryDirectory() + "cql-ni-test-\(UUID().uuidString)"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             return try Side.allCases.map { try ServerStorage(.sqlite(path: "\(directory)/\($0.rawValue).db"), readers: 1) }
         case .postgres:
-            return try postgresURLs().map { url in
+            return try postgresURLs()[run].map { url in
                 try PostgreSQLDatabase(url: url).reset()
                 return try ServerStorage(.postgres(url: url), readers: 1)
             }
         }
     }
 
-    nonisolated(unsafe) static var databases: [String]?
+    nonisolated(unsafe) static var databases: [[String]]?
     static let databasesLock = NSLock()
 
-    static func postgresURLs() throws -> [String] {
+    static func postgresURLs() throws -> [[String]] {
         databasesLock.lock()
         defer { databasesLock.unlock() }
         if let databases { return databases }
         let url = try ServerHarness.postgresURL()
         let server = try PostgreSQLDatabase(url: url)
         guard let slash = url.lastIndex(of: "/") else { throw QueryError(.data, "\(url): no database") }
-        var made: [String] = []
-        for side in Side.allCases {
-            let name = "cql_ni_\(side.rawValue.lowercased())"
-            try server.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
-            try server.execute("CREATE DATABASE \(name)")
-            made.append(String(url[...slash]) + name)
+        var made: [[String]] = []
+        for run in attackers.indices {
+            made.append(try Side.allCases.map { side in
+                let name = "cql_ni_\(run)_\(side.rawValue.lowercased())"
+                try server.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+                try server.execute("CREATE DATABASE \(name)")
+                return String(url[...slash]) + name
+            })
         }
         databases = made
         return made
