@@ -238,7 +238,7 @@ enum NIWorld {
             seen[c] = .array(readable.map { o in
                 guard case .object(var fields) = o else { return o }
                 for k in API.userSecrets { fields.removeValue(forKey: k) }
-                return .object(fields)
+                return storedFiles(.object(fields))
             })
             if a.status != 200 { seen[c] = .string("\(a.status) \(JSONWriter.string(a.body))") }
         }
@@ -252,6 +252,18 @@ enum NIWorld {
                 .filter { ACLRule.grants($0["ACL"], .read, to: grantees) }.map { $0["objectId"] ?? .null } ?? [])
         }
         return seen
+    }
+
+    /// `v` with each File as it is stored (`{"__type":"File","id"}`), not as
+    /// the master key's answer expands it: what the attacker may read of a
+    /// File reference is its id.
+    static func storedFiles(_ v: Value) -> Value {
+        switch v {
+        case .object(let o) where o["__type"] == "File": return ["__type": "File", "id": o["id"] ?? .null]
+        case .object(let o): return .object(o.mapValues(storedFiles))
+        case .array(let items): return .array(items.map(storedFiles))
+        default: return v
+        }
     }
 
     /// Every object the attacker may not write, as the master key reads it
