@@ -96,6 +96,20 @@ final class NonInterferenceTests: XCTestCase {
 
     static func shortened(_ s: String, _ n: Int = 360) -> String { s.count <= n ? s : s.prefix(n) + "…" }
 
+    /// Two long texts shortened to where they first differ (with some
+    /// context before it), so that a message shows the difference.
+    static func excerpts(_ a: String, _ b: String, _ n: Int = 360) -> (String, String) {
+        let x = Array(a), y = Array(b)
+        var i = 0
+        while i < min(x.count, y.count), x[i] == y[i] { i += 1 }
+        let start = max(0, i - 120)
+        func cut(_ c: [Character]) -> String {
+            let end = min(c.count, start + n)
+            return (start > 0 ? "…" : "") + String(c[start..<end]) + (end < c.count ? "…" : "")
+        }
+        return (cut(x), cut(y))
+    }
+
     func testAnUnreadableObjectLeavesNoTrace() async throws {
         let started = Date()
         // Every (database, attacker) run at once; each run's two worlds answer each request at once too.
@@ -157,8 +171,8 @@ final class NonInterferenceTests: XCTestCase {
             for key in Set(seen[0].keys).union(seen[1].keys).sorted() {
                 let a = seen[0][key].map { maps[0].canonical($0) } ?? "-", b = seen[1][key].map { maps[1].canonical($0) } ?? "-"
                 if a != b {
-                    outcome.stateDifferences.append("\(database) \(attacker.name): what it reads of \(key) after the run: "
-                        + "A \(shortened(a, 600)) | B \(shortened(b, 600))")
+                    let (x, y) = excerpts(a, b)
+                    outcome.stateDifferences.append("\(database) \(attacker.name): what it reads of \(key) after the run:\n  A: \(x)\n  B: \(y)")
                 }
             }
             // Integrity, in each world: nothing it may not write changed.
@@ -186,9 +200,10 @@ final class NonInterferenceTests: XCTestCase {
             let common = group.dropFirst().reduce(group[0].request.features) { $0.intersection($1.request.features) }
             let shortest = group.min { ($0.request.text.count, $0.attacker) < ($1.request.text.count, $1.attacker) }!
             let attackers = Set(group.map(\.attacker)).sorted().joined(separator: ", ")
+            let answers = Self.excerpts(shortest.answers[0], shortest.answers[1])
             let message = "[\(key)] \(group.count) of \(perFamily[key] ?? 0) requests answered differently (attackers: \(attackers); "
                 + "every one has: \(common.isEmpty ? "-" : common.sorted().joined(separator: ", "))). Shortest, as \(shortest.attacker): "
-                + "\(Self.shortened(shortest.request.text, 500))\n  A: \(Self.shortened(shortest.answers[0]))\n  B: \(Self.shortened(shortest.answers[1]))"
+                + "\(Self.shortened(shortest.request.text, 500))\n  A: \(answers.0)\n  B: \(answers.1)"
             lines.append(message)
             XCTFail(message)
         }
