@@ -8,8 +8,8 @@ import XCTest
 /// attacker may not read leaves no trace in anything the attacker sees.
 ///
 /// For each of three attackers — the anonymous caller (app key), an
-/// unrelated user, a user of an unrelated role — a generated run of about
-/// a thousand requests (``NIRequestGenerator``: find, count, get, `keys`,
+/// unrelated user, a user of an unrelated role — a generated run of 600
+/// requests (``NIRequestGenerator``: find, count, get, `keys`,
 /// `order`, `include`, sub-queries at depth 1–3, `$relatedTo`, expensive
 /// `$regex`, conditional and empty-body PUTs and DELETEs with `?where=`,
 /// batches with `params.where`, cloudQuery selects and updates/deletes with
