@@ -378,68 +378,6 @@ final class ClassPermissionsTests: XCTestCase {
         await first.shutdown()
         await second.shutdown()
     }
-
-    /// The cost of class-level permissions on a find, measured through
-    /// ``API/handle(_:)`` (no HTTP): the same find, as a logged-in user,
-    /// before and after a setting on its class (SQLite).
-    func testFindCostWithAndWithoutPermissions() async throws {
-        let directory = NSTemporaryDirectory() + "cql-clp-cost-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let storage = try ServerStorage(.sqlite(path: directory + "/app.db"))
-        let api = API(storage: storage)
-        let master = Identity(isMaster: true)
-        for i in 0..<20 {
-            _ = try await api.handle(APIRequest(method: "POST", segments: ["classes", "Item"], body: ["n": .int(Int64(i))], identity: master))
-        }
-        let caller = Identity(isMaster: false, userId: "u1")
-        func loop(_ n: Int) async throws -> Double {
-            let start = DispatchTime.now().uptimeNanoseconds
-            for _ in 0..<n {
-                var r = APIRequest(method: "GET", segments: ["classes", "Item"], identity: caller)
-                r.rawQuery = "where=%7B%22n%22%3A%7B%22%24gte%22%3A5%7D%7D&limit=10"
-                // As over HTTP: the answer may be written from the stored text.
-                r.writesBody = true
-                _ = try await api.handle(r)
-            }
-            return Double(DispatchTime.now().uptimeNanoseconds - start) / Double(n) / 1000
-        }
-        func set(_ body: Value) async throws {
-            _ = try await api.handle(APIRequest(method: "PUT", segments: ["schemas", "Item"], body: body, identity: master))
-        }
-        let settings: [(name: String, body: Value)] = [
-            ("no setting", [:]),
-            ("find granted to logged-in users", ["permissions": ["find": ["onlySignInUsers": true], "add_fields": [:]]]),
-            // A protected key sends every answer down the object path.
-            ("a protected field", ["permissions": ["find": ["onlySignInUsers": true]], "protectedFields": ["*": ["secret"]]]),
-        ]
-        // Interleaved rounds, the median of each: the machine is shared.
-        var times: [[Double]] = Array(repeating: [], count: settings.count)
-        for _ in 0..<9 {
-            for (i, setting) in settings.enumerated() {
-                try await set(setting.body)
-                _ = try await loop(20)
-                times[i].append(try await loop(200))
-            }
-        }
-        for (i, setting) in settings.enumerated() {
-            let sorted = times[i].sorted()
-            print(String(format: "class-level permissions cost: find %.1f µs (median of 9 × 200) with %@", sorted[sorted.count / 2], setting.name))
-        }
-        // The checks alone, as a find runs them: the route's, the query's, the answer's.
-        try await set(settings[1].body)
-        var r = APIRequest(method: "GET", segments: ["classes", "Item"], identity: caller)
-        r.grantees = ["*", "u1"]
-        let query = try API.prepared(try WhereJSONReader.read(["className": "Item", "where": ["n": ["$gte": 5]], "limit": 10]), for: r.grantees)
-        let n = 20000, start = DispatchTime.now().uptimeNanoseconds
-        for _ in 0..<n {
-            try await api.checkRoutePermissions(r, segments: r.segments)
-            try api.checkReads(query, grantees: r.grantees, snapshot: try await api.permissionsSnapshot())
-            _ = try await api.hidesKeys("Item", grantees: r.grantees)
-        }
-        print(String(format: "class-level permissions cost: the checks alone %.2f µs a find", Double(DispatchTime.now().uptimeNanoseconds - start) / Double(n) / 1000))
-        await storage.shutdown()
-    }
 }
 
 /// The methods the tests name, as HTTP's.
