@@ -41,17 +41,23 @@ extension API {
     /// is checked here, by the same read condition, rather than in the SQL.)
     func find(_ query: Query, grantees: [String]?, countOnly: Bool = false, storedText: Bool = false,
               memo: SQLRunner.ReadMemo? = nil) async throws -> SQLRunner.Result {
-        guard let grantees else { return try await storage.find(query, countOnly: countOnly, storedText: storedText, memo: memo) }
+        guard let grantees, let condition = query.condition,
+              let hidden = try await hidingUnreadableOwners(condition, grantees: grantees)
+        else { return try await storage.find(query, countOnly: countOnly, storedText: storedText, memo: memo) }
+        var changed = query
+        changed.condition = hidden
+        // The memo is the unchanged query's: not this one's.
+        return try await storage.find(changed, countOnly: countOnly, storedText: storedText)
+    }
+
+    /// `c` with each `$relatedTo` whose owner `grantees` cannot read made
+    /// false; nil when every owner is readable (or there is none).
+    func hidingUnreadableOwners(_ c: Condition, grantees: [String]) async throws -> Condition? {
         var owners = Set<Pointer>()
-        Self.collectRelatedOwners(query.condition, into: &owners)
-        if owners.isEmpty { return try await storage.find(query, countOnly: countOnly, storedText: storedText, memo: memo) }
+        Self.collectRelatedOwners(c, into: &owners)
         var unreadable = Set<Pointer>()
         for owner in owners where try await !canRead(owner, grantees: grantees) { unreadable.insert(owner) }
-        if unreadable.isEmpty { return try await storage.find(query, countOnly: countOnly, storedText: storedText, memo: memo) }
-        var hidden = query
-        hidden.condition = query.condition.map { Self.falsifyingRelated($0, owners: unreadable) }
-        // The memo is the unchanged query's: not this one's.
-        return try await storage.find(hidden, countOnly: countOnly, storedText: storedText)
+        return unreadable.isEmpty ? nil : Self.falsifyingRelated(c, owners: unreadable)
     }
 
     /// Whether `grantees` may read the object (false when it does not exist).
@@ -192,11 +198,7 @@ extension API {
         func callers(_ c: Condition?) async throws -> Condition? {
             guard let c else { return nil }
             let restricted = ACLRule.restrictingSubqueries(c, to: grantees)
-            var owners = Set<Pointer>()
-            Self.collectRelatedOwners(restricted, into: &owners)
-            var unreadable = Set<Pointer>()
-            for owner in owners where try await !canRead(owner, grantees: grantees) { unreadable.insert(owner) }
-            return unreadable.isEmpty ? restricted : Self.falsifyingRelated(restricted, owners: unreadable)
+            return try await hidingUnreadableOwners(restricted, grantees: grantees) ?? restricted
         }
         switch statement {
         case .update(var u):
