@@ -10,9 +10,7 @@ final class UniqueKeysTests: XCTestCase {
     typealias H = ServerHarness
 
     static func signUp(_ h: ServerHarness, _ body: Value) async throws -> (id: String, token: String) {
-        let a = try await h.call(.POST, "/1.1/users", body: body)
-        XCTAssertEqual(a.status, 201, a.text)
-        return (a.body["objectId"]?.string ?? "", a.body["sessionToken"]?.string ?? "")
+        try await UsersTests.signUp(h, body)
     }
 
     /// Finding 5: a rename to another user's username, email or phone is
