@@ -94,12 +94,17 @@ struct APIResponder: HTTPResponder {
             guard var identity = authenticator.identify(headers: { credentials[$0.rawValue] })
                 ?? (isDate ? Identity(isMaster: false) : nil)
             else {
+                if let minutes = authenticator.clockSkew(headers: { credentials[$0.rawValue] }) {
+                    logger.notice("401: a signature \(minutes) minutes off the server's clock (the client's clock is wrong)")
+                    throw APIError(status: 401, code: 401,
+                                   "Unauthorized: the request's signature (X-LC-Sign) is \(minutes) minutes off the server's clock; check this device's date and time")
+                }
                 throw APIError.unauthorized
             }
             // A session is verified once per request (a batch's sub-requests
-            // share it): an unknown or retired token is 211, never anonymous.
+            // share it); an unknown or retired token makes the caller anonymous.
             if identity.sessionToken?.isEmpty == true { identity.sessionToken = nil }
-            if let token = identity.sessionToken, !isDate { identity.userId = try await api.user(ofSession: token) }
+            if !isDate { try await api.resolveSession(&identity) }
             let body = try await readBody(request)
             var api = APIRequest(method: request.method.rawValue, segments: segments, body: body, identity: identity)
             // Decoded by the API when a route reads it (a kept find does not).

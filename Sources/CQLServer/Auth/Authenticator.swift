@@ -99,9 +99,27 @@ public struct Authenticator: Sendable {
         let digest = parts[0].lowercased(), timestamp = String(parts[1])
         guard let ms = Double(timestamp), abs(ms - now()) <= signatureWindow * 1000 else { return nil }
         let master = parts.count == 3
-        let expected = Insecure.MD5.hash(data: Data((timestamp + (master ? keys.masterKey : keys.appKey)).utf8))
-            .map { String(format: "%02x", $0) }.joined()
-        return equal(digest, expected) ? master : nil
+        return equal(digest, digestSigning(timestamp, master: master)) ? master : nil
+    }
+
+    /// The MD5 (hex) an SDK signs `timestamp` with: of the timestamp and the app or master key.
+    func digestSigning(_ timestamp: String, master: Bool) -> String {
+        Insecure.MD5.hash(data: Data((timestamp + (master ? keys.masterKey : keys.appKey)).utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Why ``identify(headers:)`` refused a request, when the reason is the
+    /// caller's clock: a signature right for its key but timestamped more
+    /// than ``signatureWindow`` from the server's clock (a visitor's device
+    /// set to the wrong time), as minutes off; nil for any other refusal,
+    /// which tells nothing (a wrong key looks like a missing one).
+    public func clockSkew(headers header: (Header) -> String?) -> Int? {
+        guard let id = header(.id) ?? header(.legacyId), equal(id, keys.appId),
+              let sign = header(.sign) ?? header(.legacySign) else { return nil }
+        let parts = sign.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2 || (parts.count == 3 && parts[2] == "master"), let ms = Double(parts[1]) else { return nil }
+        guard equal(parts[0].lowercased(), digestSigning(String(parts[1]), master: parts.count == 3)) else { return nil }
+        let off = abs(ms - now()) / 60_000
+        return off * 60 > signatureWindow ? Int(off.rounded()) : nil
     }
 
     /// Constant-time equality of two strings' UTF-8 bytes (the length is not

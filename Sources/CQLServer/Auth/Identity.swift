@@ -14,6 +14,12 @@ public struct Identity: Sendable, Equatable {
     /// `nil` is the anonymous caller (only `*` grants of an ACL apply).
     /// Set by the users layer once it has checked ``sessionToken``.
     public var userId: String?
+    /// The request carried a session token the server does not know (never
+    /// issued, expired, retired by a password change or refresh, or its user
+    /// deleted). Such a request is anonymous, as on LeanCloud: only where a
+    /// session is the point (`/1.1/users/me`, refreshing a token, changing a
+    /// password) is it answered 211 ("Invalid session token.").
+    public var presentedUnknownSession = false
 
     public init(isMaster: Bool, sessionToken: String? = nil, userId: String? = nil) {
         self.isMaster = isMaster

@@ -25,8 +25,8 @@ extension API {
         var recheck = false
         for (i, item) in requests.enumerated() {
             do throws(APIError) {
-                if recheck, !identity.isMaster, let token = identity.sessionToken {
-                    identity.userId = try await user(ofSession: token)
+                if recheck, !identity.isMaster, identity.sessionToken != nil {
+                    try await resolveSession(&identity)
                     do { grantees = try await self.grantees(for: identity) } catch { throw APIError.internalError("\(error)") }
                     recheck = false
                 }
@@ -34,12 +34,39 @@ extension API {
                 sub.grantees = grantees
                 sub.origin = r.origin
                 recheck = recheck || Self.mayChangeCaller(sub)
-                answers.append(.object(["success": try await handle(sub).body]))
+                answers.append(.object(["success": try await batchAnswer(sub)]))
             } catch {
                 answers.append(.object(["error": error.body]))
             }
         }
         return APIResponse(body: .array(answers))
+    }
+
+    /// A sub-request's `success` value. A get of an object that does not
+    /// exist (or that the caller may not read: the two look alike) is
+    /// `null`, and one in a class that does not exist is error 101, as
+    /// LeanCloud answered (the JavaScript SDK's `fetchAll` tells a missing
+    /// object by that `null`); a get over HTTP answers `{}` for both.
+    func batchAnswer(_ sub: APIRequest) async throws(APIError) -> Value {
+        let body = try await handle(sub).body
+        guard sub.method == "GET", body == .object([:]), let className = Self.gotClass(sub.segments) else { return body }
+        let exists: Bool
+        do { exists = try await storage.classNames().contains(className) } catch { throw APIError.internalError("\(error)") }
+        guard exists else { throw APIError.notFound("101 Class or object doesn't exist: \(className)") }
+        return .null
+    }
+
+    /// The class of a get's path (`classes/<C>/<id>`, `users/<id>`,
+    /// `roles/<id>`, `files/<id>`), nil for any other.
+    static func gotClass(_ s: [String]) -> String? {
+        guard s.count == (s.first == "classes" ? 3 : 2) else { return nil }
+        switch s[0] {
+        case "classes": return ClassNames.canonical(s[1])
+        case "users": return s[1] == "me" ? nil : "_User"
+        case "roles": return "_Role"
+        case "files": return "_File"
+        default: return nil
+        }
     }
 
     /// Whether a sub-request may end a session or change what roles hold:
@@ -66,7 +93,7 @@ extension API {
         if pathOnly.count == 2 { parameters = HTTPQuery.parameters(pathOnly[1]) }
         if case .object(let p)? = o["params"] { parameters.merge(p) { $1 } }
         var body = o["body"]
-        if case .object(var b)? = body { b.removeValue(forKey: "__ignore_hooks"); body = .object(b) }
+        if case .object(var b)? = body { b.removeValue(forKey: CreateBody.ignoreHooks); body = .object(b) }
         return APIRequest(method: method.uppercased(), segments: segments, parameters: parameters,
                           body: body == .null ? nil : body, identity: identity)
     }

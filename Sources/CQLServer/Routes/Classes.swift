@@ -11,6 +11,7 @@ extension API {
 
     /// `GET /1.1/classes/<Class>`: `{"results":[...]}`, with `count=1` also `"count"`.
     func find(_ r: APIRequest, className: String) async throws -> APIResponse {
+        if Self.asksRedirect(r) { return try await redirectedFind(r, className: className) }
         // Keyed by the query string as sent when there is one: the same
         // string decodes to the same parameters.
         let key = r.rawQuery.map { PreparedFinds.Key(className: className, rawQuery: $0, grantees: r.grantees) }
@@ -73,7 +74,8 @@ extension API {
     /// that does not hold: 305; no such object: 101.
     func update(_ r: APIRequest, className: String, objectId: String) async throws -> APIResponse {
         var body = try Self.objectBody(r)
-        for key in CreateBody.serverKeys { body.removeValue(forKey: key) }
+        for key in CreateBody.serverKeys + [CreateBody.ignoreHooks] { body.removeValue(forKey: key) }
+        try CreateBody.checkOperationNames(body)
         if className == "_Role" { try Self.checkRoleUpdate(body) }
         let now = clock()
         let condition = try r.json("where")
@@ -81,10 +83,14 @@ extension API {
             // Nothing to change: the object must exist (and the condition hold).
             return try await touch(r, className: className, objectId: objectId, condition: condition)
         }
+        // A user setting its own password (an anonymous user registering): stored hashed.
+        let settingPassword = className == "_User" && body["password"] != nil
+        if settingPassword { body = try await withHashedPassword(body, r, objectId: objectId) }
         var request: [String: Value] = ["method": "PUT", "path": .string("/1.1/classes/\(className)/\(objectId)"), "body": .object(body)]
         if let condition { request["where"] = condition }
         let fetch = r.flag("fetchWhenSave") || r.flag("new")
-        let result = try await guardedWrite(try Self.statement(request, now: now, identity: r.identity), r, now: now, readBack: fetch)
+        let statement = try Self.statement(request, now: now, identity: r.identity, settingPassword: settingPassword)
+        let result = try await guardedWrite(statement, r, now: now, readBack: fetch)
         var answer: [String: Value] = ["objectId": .string(objectId), "updatedAt": .string(ISODate.format(now))]
         if fetch, let after = result.changes.first?.after {
             let shown = try await output([after], className: className, returnACL: true, grantees: r.grantees)[0].objectValue ?? [:]
@@ -117,8 +123,8 @@ extension API {
     /// `DELETE /1.1/classes/<Class>/<id>[,<id>...]`: `{}`. Each id is its own
     /// write (atomic on its own); the first failure is the answer.
     func delete(_ r: APIRequest, className: String, objectIds: String) async throws -> APIResponse {
-        if let body = r.body, body != .null, body != .object([:]) {
-            throw APIError.malformedJSON("a DELETE request has no body (or {} or null)")
+        if let body = r.body, body != .null, body != .object([:]), body.objectValue?.keys.elementsEqual([CreateBody.ignoreHooks]) != true {
+            throw APIError.malformedJSON("a DELETE request has no body (or {}, null or {\"__ignore_hooks\": ...})")
         }
         let condition = try r.json("where")
         let now = clock()
@@ -160,9 +166,17 @@ extension API {
     }
 
     /// A write request read by the library's REST reader and bound.
-    static func statement(_ request: [String: Value], now: DateValue, identity: Identity) throws -> Statement {
+    /// `settingPassword`: the update's `password` and `salt` were set by
+    /// ``withHashedPassword(_:_:objectId:passwords:)``, and are not checked
+    /// as a client's.
+    static func statement(_ request: [String: Value], now: DateValue, identity: Identity, settingPassword: Bool = false) throws -> Statement {
         let s = ClassNames.canonical(try Binder.bind(try RESTReader.read(.object(request)), parameters: [], now: now))
-        try checkStatement(s, identity: identity)
+        guard settingPassword, case .update(var checked) = s else {
+            try checkStatement(s, identity: identity)
+            return s
+        }
+        checked.assignments.removeAll { $0.key.name == "password" || $0.key.name == "salt" }
+        try checkStatement(.update(checked), identity: identity)
         return s
     }
 

@@ -3,7 +3,9 @@ import CQLKit
 import CQLSQL
 
 /// `GET /1.1/cloudQuery?cql=...&pvalues=[...]`: a CQL statement, read by
-/// the same parser and binder as `cql run` and `cql exec`.
+/// the same parser and binder as `cql run` and `cql exec` — except that
+/// `pvalues` past the statement's placeholders are ignored, as LeanCloud
+/// ignored them (the command line refuses them).
 extension API {
     /// A select answers `{"results":[...],"className":"<C>"}` (`count(*)`:
     /// `"count":N` and no results); a write answers as LeanCloud does, with
@@ -17,7 +19,10 @@ extension API {
         let now = clock()
         let statement: Statement
         do {
-            statement = ClassNames.canonical(try Binder.bind(try CQLParser.parseStatement(cql), parameters: values, now: now))
+            let parsed = try CQLParser.parseStatement(cql)
+            // Values past the statement's placeholders are ignored, as LeanCloud
+            // ignored them (the Python SDK's own tests send one with none); too few is an error.
+            statement = ClassNames.canonical(try Binder.bind(parsed, parameters: Array(values.prefix(parsed.placeholderCount)), now: now))
         } catch {
             throw APIError(code: 300, "CQL syntax error. Detail: " + error.shortDescription)
         }

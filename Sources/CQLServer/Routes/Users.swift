@@ -19,7 +19,8 @@ import Foundation
 ///
 /// ```
 /// POST /1.1/users {"username":"ann","password":"s3cret"}
-/// → 201 {"objectId":"65f0...","createdAt":"2026-11-27T17:00:00.000Z","sessionToken":"Jq4..."}
+/// → 201 {"createdAt":"2026-11-27T17:00:00.000Z","emailVerified":false,"mobilePhoneVerified":false,"objectId":"65f0...",
+///        "sessionToken":"Jq4...","updatedAt":"2026-11-27T17:00:00.000Z","username":"ann"}
 /// POST /1.1/login {"username":"ann","password":"wrong"}
 /// → 400 {"code":210,"error":"The username and password mismatch."}
 /// ```
@@ -30,16 +31,27 @@ extension API {
     static let tooManyAttempts = APIError(
         code: 219, "Too many failed login attempts for this account: try again later (15 minutes by default).")
 
-    /// `POST /1.1/users`: 201 `{"objectId","createdAt","sessionToken"}`.
+    /// `POST /1.1/users`: 201 and the whole user as LeanCloud answered it
+    /// (its keys, `updatedAt`, `emailVerified`/`mobilePhoneVerified`, the
+    /// `sessionToken`; never the password). With `authData`: the anonymous
+    /// or third-party login of ``authDataLogin(_:body:)``.
     func signUp(_ r: APIRequest) async throws -> APIResponse {
         let body = try CreateBody(try Self.objectBody(r))
-        var values = body.values
-        guard case .string(let username)? = values["username"], !username.isEmpty else {
+        if let authData = body.values["authData"] { return try await authDataLogin(r, body: body, authData: authData) }
+        guard case .string(let name)? = body.values["username"], !name.isEmpty else {
             throw APIError(code: 200, "Username is missing or empty.")
         }
-        guard case .string(let password)? = values["password"], !password.isEmpty else {
+        guard case .string(let password)? = body.values["password"], !password.isEmpty else {
             throw APIError(code: 201, "Password is missing or empty.")
         }
+        return try await createUser(r, body: body, password: password)
+    }
+
+    /// Inserts a new user (its password hashed, `emailVerified` and
+    /// `mobilePhoneVerified` false unless the master key sets them, the
+    /// default ACL) and its first session in one write transaction: 201.
+    func createUser(_ r: APIRequest, body: CreateBody, password: String?) async throws -> APIResponse {
+        var values = body.values
         for key in values.keys where key == "salt" || key == "sessionToken" || (!r.identity.isMaster && Self.verifiedUserKeys.contains(key)) {
             throw APIError(code: 105, "_User's '\(key)' cannot be written here\(key == "salt" || key == "sessionToken" ? "" : " without the master key")")
         }
@@ -49,7 +61,8 @@ extension API {
             }
         }
         let id = StatementExecutor.randomObjectId(), now = clock()
-        values["password"] = .string(try await passwords.hash(password))
+        if let password { values["password"] = .string(try await passwords.hash(password)) }
+        for key in Self.verifiedUserKeys where values[key] == nil { values[key] = false }
         if values["ACL"] == nil { values["ACL"] = Self.defaultUserACL(id) }
         let insert = try Binder.bind(try RESTReader.read(.object(["method": "POST", "path": "/1.1/classes/_User", "body": .object(values)])),
                                      parameters: [], now: now)
@@ -66,12 +79,7 @@ extension API {
                                             now: now, identity: Identity(isMaster: r.identity.isMaster, userId: id))
             object = try await storage.write(update, now: now, readBack: true).changes.first?.after ?? object
         }
-        let location = "/1.1/users/\(id)"
-        if r.flag("fetchWhenSave") || r.flag("new") {
-            return APIResponse(status: 201, body: .object(try await userAnswer(object, token: token)), location: location)
-        }
-        return APIResponse(status: 201, body: .object(["objectId": .string(id), "createdAt": object["createdAt"] ?? .null, "sessionToken": .string(token)]),
-                           location: location)
+        return APIResponse(status: 201, body: .object(try await userAnswer(object, token: token)), location: "/1.1/users/\(id)")
     }
 
     /// `POST /1.1/login`: by `username`, else `email`, else
@@ -105,13 +113,14 @@ extension API {
     func me(_ r: APIRequest) async throws -> APIResponse {
         guard let token = r.text("session_token") ?? r.identity.sessionToken, !token.isEmpty,
               let id = try await storage.sessionUser(token), let user = try await user(where: "objectId", is: .string(id))
-        else { throw Self.invalidSession }
+        else { throw Self.noSuchUser }
         return APIResponse(body: .object(try await userAnswer(user, token: token)))
     }
 
     /// `PUT /1.1/users/<id>/refreshSessionToken`: a new token; every older
     /// one of the user stops working.
     func refreshSessionToken(_ r: APIRequest, userId: String) async throws -> APIResponse {
+        try Self.requireKnownSession(r)
         guard r.identity.isMaster || r.identity.userId == userId else { throw Self.userCannotBeAltered }
         guard let user = try await user(where: "objectId", is: .string(userId)) else { throw Self.noSuchUser }
         let token = try await newSession(for: userId, now: clock(), retiringOthers: true, newPassword: nil)
@@ -122,6 +131,7 @@ extension API {
     /// with that user's session: the user with a new `sessionToken` (every
     /// other session ends: whoever knew the old password is logged out).
     func updatePassword(_ r: APIRequest, userId: String) async throws -> APIResponse {
+        try Self.requireKnownSession(r)
         guard r.identity.isMaster || r.identity.userId == userId else { throw Self.userCannotBeAltered }
         let body = try Self.objectBody(r)
         guard case .string(let old)? = body["old_password"], case .string(let new)? = body["new_password"] else {
@@ -130,23 +140,33 @@ extension API {
         guard !new.isEmpty else { throw APIError(code: 201, "Password is missing or empty.") }
         guard let user = try await user(where: "objectId", is: .string(userId)) else { throw Self.noSuchUser }
         _ = try await checkPassword(old, of: user, id: userId)
-        let token = try await newSession(for: userId, now: clock(), retiringOthers: true, newPassword: new)
-        var answer = try await userAnswer(user, token: token)
-        answer["updatedAt"] = .string(ISODate.format(clock()))
-        return APIResponse(body: .object(answer))
+        let now = clock()
+        let token = try await newSession(for: userId, now: now, retiringOthers: true, newPassword: new)
+        // LeanCloud's answer: the user's id, its new updatedAt and token.
+        return APIResponse(body: .object(["objectId": .string(userId), "updatedAt": .string(ISODate.format(now)), "sessionToken": .string(token)]))
     }
 
-    /// The user a verified session token belongs to (the responder sets
-    /// ``Identity/userId`` from it); an unknown or retired token: 211.
-    public func user(ofSession token: String) async throws(APIError) -> String {
-        do {
-            guard let id = try await storage.sessionUser(token) else { throw Self.invalidSession }
-            return id
-        } catch let e as APIError {
-            throw e
-        } catch {
+    /// Verifies `identity`'s session token: its user becomes
+    /// ``Identity/userId``. A token the server does not know makes the
+    /// caller anonymous (``Identity/presentedUnknownSession``), as LeanCloud
+    /// treated it: an app whose cached session went stale can still log in,
+    /// sign up or read public data.
+    public func resolveSession(_ identity: inout Identity) async throws(APIError) {
+        guard let token = identity.sessionToken else { return }
+        let id: String?
+        do { id = try await storage.sessionUser(token) } catch let e as QueryError { throw APIError.from(e) } catch {
             throw APIError.internalError("\(error)")
         }
+        identity.userId = id
+        if id == nil {
+            identity.sessionToken = nil
+            identity.presentedUnknownSession = true
+        }
+    }
+
+    /// 211 where a session is the point and the request's was unknown.
+    static func requireKnownSession(_ r: APIRequest) throws(APIError) {
+        if r.identity.presentedUnknownSession, !r.identity.isMaster { throw invalidSession }
     }
 
     // MARK: Helpers

@@ -19,12 +19,15 @@ import CQLKit
 struct CreateBody {
     /// Keys only the server writes.
     static let serverKeys = ["createdAt", "updatedAt", "objectId"]
+    /// LeanCloud's flag that a write skips the app's hooks: accepted in any
+    /// write's body and never stored.
+    static let ignoreHooks = "__ignore_hooks"
 
     var values: [String: Value] = [:]
     var relationOps: [String: Value] = [:]
 
     init(_ body: [String: Value]) throws(APIError) {
-        for (key, value) in body where !Self.serverKeys.contains(key) && key != "__ignore_hooks" {
+        for (key, value) in body where !Self.serverKeys.contains(key) && key != Self.ignoreHooks {
             guard case .object(let o) = value, case .string(let op)? = o["__op"] else {
                 values[key] = value
                 continue
@@ -50,6 +53,17 @@ struct CreateBody {
             case "Delete": break
             case "AddRelation", "RemoveRelation", "Batch": relationOps[key] = value
             default: throw APIError(code: 111, "\(key): unknown operation '\(op)'")
+            }
+        }
+    }
+
+    /// 111 for an update's operation whose `__op` names none (LeanCloud's
+    /// code; the reader's own error for it would be 102).
+    static func checkOperationNames(_ body: [String: Value]) throws(APIError) {
+        for (key, value) in body {
+            guard case .object(let o) = value, let op = o["__op"] else { continue }
+            guard case .string(let name) = op, FieldOperation.Kind.named(name) != nil else {
+                throw APIError(code: 111, "\(key): unknown operation \(op.stringValue.map { "'\($0)'" } ?? "(not a string)")")
             }
         }
     }

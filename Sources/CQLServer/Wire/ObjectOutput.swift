@@ -42,7 +42,7 @@ extension API {
         }
         return objects.map { o in
             var shown = o
-            if !returnACL { shown.removeValue(forKey: "ACL") }
+            Self.showACL(&shown, returnACL)
             if className == "_User" { for k in Self.userSecrets { shown.removeValue(forKey: k) } }
             return Self.expandingFiles(.object(shown), files, returnACL: returnACL)
         }
@@ -59,6 +59,20 @@ extension API {
         }
     }
 
+    /// An object's `ACL` as an answer shows it: removed unless asked for;
+    /// asked for on an object stored without one, the ACL it has — public
+    /// read and write, LeanCloud's default (an SDK reads it back as the
+    /// object's ACL).
+    static func showACL(_ o: inout [String: Value], _ returnACL: Bool) {
+        if !returnACL {
+            o.removeValue(forKey: "ACL")
+        } else if o["ACL"] == nil || o["ACL"] == .null {
+            o["ACL"] = publicACL
+        }
+    }
+
+    static let publicACL: Value = .object(["*": .object(["read": true, "write": true])])
+
     static func expandingFiles(_ v: Value, _ files: [String: [String: Value]], returnACL: Bool) -> Value {
         switch v {
         case .file(let f):
@@ -73,7 +87,7 @@ extension API {
         case .object(let o): return .object(o.mapValues { expandingFiles($0, files, returnACL: returnACL) })
         case .typedObject(let c, let fields):
             var o = fields.mapValues { expandingFiles($0, files, returnACL: returnACL) }
-            if !returnACL { o.removeValue(forKey: "ACL") }
+            showACL(&o, returnACL)
             if c == "_User" { for k in userSecrets { o.removeValue(forKey: k) } }
             o["__type"] = "Pointer"
             o["className"] = .string(c)

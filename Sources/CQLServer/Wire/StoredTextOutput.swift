@@ -21,7 +21,8 @@ extension API {
     /// The objects, comma-separated, appended to `out`; false (and `out`
     /// as it was) when one needs the object path.
     static func writtenFromStoredText(_ texts: [String], className: String, returnACL: Bool, into out: inout [UInt8]) -> Bool {
-        if className == "_User" { return false }
+        // (`returnACL`: an object stored without an ACL shows the default, ``showACL(_:_:)``.)
+        if className == "_User" || returnACL { return false }
         let start = out.count
         // Room for them all at once (the written form is never longer).
         var room = texts.count
