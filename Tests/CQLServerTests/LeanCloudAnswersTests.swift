@@ -191,4 +191,38 @@ final class LeanCloudAnswersTests: XCTestCase {
             XCTAssertEqual(a.status, 200, "\(db) \(a.text)")
         }
     }
+
+    /// What the Python SDK's `test_matches_key_in_query` does, in its order
+    /// on a fresh database — counts and finds of classes that do not exist
+    /// yet, creates, then sub-queries, then more writes — each answer
+    /// checked: no kept answer, statement or stand-in table outlives a write.
+    func testSubQueriesSeeEveryWriteOnFreshClasses() async throws {
+        try await onEachDatabase { h, db in
+            let matches = #"{"work_year":{"$select":{"query":{"className":"A","where":{"age":1}},"key":"age"}}}"#
+            let misses = #"{"work_year":{"$dontSelect":{"query":{"className":"A","where":{"age":1}},"key":"age"}}}"#
+            func count(_ className: String, _ condition: String? = nil) async throws -> Int64? {
+                let q = [("count", "1"), ("limit", "0")] + (condition.map { [("where", $0)] } ?? [])
+                return try await h.call(.GET, "/1.1/classes/\(className)", query: q).body["count"]?.int
+            }
+            // Before the classes exist: nothing, and the sub-queries find nothing.
+            for c in ["A", "B"] { let n = try await count(c); XCTAssertEqual(n, 0, "\(db) \(c)") }
+            do { let n = try await count("B", matches); XCTAssertEqual(n, 0, "\(db)") }
+            var requests: [Value] = []
+            for _ in 0..<5 {
+                for k in 0..<10 {
+                    requests.append(["method": "POST", "path": "/1.1/classes/A", "body": ["age": .int(Int64(k))]])
+                    requests.append(["method": "POST", "path": "/1.1/classes/B", "body": ["work_year": .int(Int64(k))]])
+                }
+            }
+            _ = try await h.call(.POST, "/1.1/batch", body: ["requests": .array(requests)])
+            do { let n = try await count("B", matches); XCTAssertEqual(n, 5, "\(db)") }
+            do { let n = try await count("B", misses); XCTAssertEqual(n, 45, "\(db)") }
+            do { let n = try await count("B", matches); XCTAssertEqual(n, 5, "\(db) again") }
+            // A write to the sub-query's class changes the next answer.
+            let ones = try await h.call(.GET, "/1.1/classes/A", query: [("where", #"{"age":1}"#)]).body["results"]?.array ?? []
+            for o in ones { _ = try await h.call(.DELETE, "/1.1/classes/A/\(o["objectId"]?.string ?? "")") }
+            do { let n = try await count("B", matches); XCTAssertEqual(n, 0, "\(db) after deleting A's age 1") }
+            do { let n = try await count("B", misses); XCTAssertEqual(n, 50, "\(db) after deleting A's age 1") }
+        }
+    }
 }

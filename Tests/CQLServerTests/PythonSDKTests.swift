@@ -119,15 +119,22 @@ final class PythonSDKTests: XCTestCase {
     }
 
     static func runClient(port: Int, phase: String) throws -> (Int32, String, String) {
+        try run([root + "/Tests/Clients/leancloud_sdk_client.py", phase], port: port,
+                environment: ["CQL_APP_ID": ServerHarness.keys.appId, "CQL_APP_KEY": ServerHarness.keys.appKey,
+                              "CQL_MASTER_KEY": ServerHarness.keys.masterKey])
+    }
+
+    /// The virtualenv's Python with `arguments`, pointed at the server on
+    /// `port`: its exit status, standard output and standard error.
+    static func run(_ arguments: [String], port: Int, directory: String? = nil, environment: [String: String]) throws -> (Int32, String, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [root + "/Tests/Clients/leancloud_sdk_client.py", phase]
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         var env = ProcessInfo.processInfo.environment
         env["LEANCLOUD_API_SERVER"] = "http://127.0.0.1:\(port)"
-        env["CQL_APP_ID"] = ServerHarness.keys.appId
-        env["CQL_APP_KEY"] = ServerHarness.keys.appKey
-        env["CQL_MASTER_KEY"] = ServerHarness.keys.masterKey
         env["PYTHONIOENCODING"] = "utf-8"
+        env.merge(environment) { $1 }
         process.environment = env
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
