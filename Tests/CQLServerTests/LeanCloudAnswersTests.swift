@@ -1,6 +1,7 @@
 import CQLKit
 import CQLServer
 import Foundation
+import NIOHTTP1
 import XCTest
 
 /// Answers matched to what LeanCloud's own servers answered (as recorded
@@ -223,6 +224,44 @@ final class LeanCloudAnswersTests: XCTestCase {
             for o in ones { _ = try await h.call(.DELETE, "/1.1/classes/A/\(o["objectId"]?.string ?? "")") }
             do { let n = try await count("B", matches); XCTAssertEqual(n, 0, "\(db) after deleting A's age 1") }
             do { let n = try await count("B", misses); XCTAssertEqual(n, 50, "\(db) after deleting A's age 1") }
+        }
+    }
+
+    /// No silent wrong answer: a parameter a route does not read is an
+    /// error naming it, never ignored (a kept find included, and a batch's
+    /// `params`); the parameters the SDKs send all work.
+    func testEveryUnknownParameterIsAnError() async throws {
+        try await onEachDatabase { h, db in
+            var a = try await h.call(.POST, "/1.1/classes/Todo", query: [("fetchWhenSave", "true")], body: ["t": "x", "n": 1])
+            XCTAssertEqual(a.status, 201, "\(db) \(a.text)")
+            let id = a.body["objectId"]?.string ?? ""
+            let refused: [(HTTPMethod, String, [(String, String)], Value)] = [
+                (.GET, "/1.1/classes/Todo", [("limt", "5")], .null),
+                (.GET, "/1.1/classes/Todo", [("excludeKeys", "t")], .null),
+                (.GET, "/1.1/classes/Todo/\(id)", [("where", "{}")], .null),
+                (.POST, "/1.1/classes/Todo", [("fetchWhenSav", "true")], ["t": "y"]),
+                (.PUT, "/1.1/classes/Todo/\(id)", [("whre", #"{"n":1}"#)], ["t": "z"]),
+                (.GET, "/1.1/cloudQuery", [("cql", "select * from Todo"), ("values", "[1]")], .null),
+                (.GET, "/1.1/scan/classes/Todo", [("order", "t")], .null),
+                (.GET, "/1.1/date", [("x", "1")], .null),
+            ]
+            for (method, path, query, body) in refused {
+                for _ in 0..<2 {  // twice: the second find would be a kept one
+                    a = try await h.call(method, path, query: query, body: body, headers: H.masterHeaders)
+                    XCTAssertEqual(a.body["code"], 107, "\(db) \(method) \(path) \(query): \(a.text)")
+                    XCTAssertTrue(a.body["error"]?.string?.contains("'\(query.last?.0 ?? "")'") == true, "\(db) \(a.text)")
+                }
+            }
+            a = try await h.call(.POST, "/1.1/batch", body: ["requests": [["method": "GET", "path": "/1.1/classes/Todo", "params": ["limt": 1]]]])
+            XCTAssertEqual(a.body.array.first?["error"]?["code"], 107, "\(db) \(a.text)")
+            // The untouched object, and scan's own parameters.
+            a = try await h.call(.GET, "/1.1/classes/Todo/\(id)")
+            XCTAssertEqual(a.body["t"], "x", "\(db) \(a.text)")
+            a = try await h.call(.GET, "/1.1/scan/classes/Todo", query: [("keys", "n"), ("limit", "1")], headers: H.masterHeaders)
+            XCTAssertEqual(a.body["results"]?.array.first?["n"], 1, "\(db) \(a.text)")
+            XCTAssertNil(a.body["results"]?.array.first?["t"], "\(db) \(a.text)")
+            a = try await h.call(.GET, "/1.1/scan/classes/Todo", query: [("limit", "many")], headers: H.masterHeaders)
+            XCTAssertEqual(a.body["code"], 102, "\(db) \(a.text)")
         }
     }
 }

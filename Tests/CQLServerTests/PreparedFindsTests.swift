@@ -126,7 +126,7 @@ final class PreparedFindsTests: XCTestCase {
             }
             XCTAssertEqual(api.finds.outcomes.misses - before.misses, 1, "\(database)")
             XCTAssertEqual(api.finds.outcomes.hits - before.hits, 1, "\(database)")
-            let reordered = await callRaw(api, anonymous, "classes/Comment", "order=n&_ApplicationId=x&where=%7B%22url%22%3A%22%2Fp%2F0%2F%22%7D")
+            let reordered = await callRaw(api, anonymous, "classes/Comment", "order=n&where=%7B%22url%22%3A%22%2Fp%2F0%2F%22%7D")
             XCTAssertEqual(JSONWriter.string(reordered.body), JSONWriter.string(expected.body), "\(database)")
             XCTAssertEqual(api.finds.outcomes.misses - before.misses, 2, "\(database)")
             // Another caller with the same string: a query of its own.

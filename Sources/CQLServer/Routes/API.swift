@@ -58,7 +58,10 @@ public struct API: Sendable {
         // A find decodes its query string only when it makes its query
         // (``find(_:className:)``); every other route reads the parameters.
         let isFind = r.method == "GET" && ((s.first == "classes" && s.count == 2) || (s.first == "users" && s.count == 1))
-        if !isFind { r.decodeQuery() }
+        if !isFind {
+            r.decodeQuery()
+            try Self.checkParameterNames(r, segments: s)
+        }
         try await checkRoutePermissions(r, segments: s)
         switch (r.method, s.first, s.count) {
         case ("POST", "classes", 2) where s[1] == "_User", ("POST", "users", 1): return try await signUp(r)

@@ -3,8 +3,8 @@ import CQLKit
 
 /// `/1.1/classes/<Class>[/<objectId>]`: find, get, create, update, delete.
 extension API {
-    /// The request parameters a find reads (others, such as `_method` or
-    /// an SDK's own, are ignored as LeanCloud ignores them).
+    /// The request parameters a find reads (any other is refused:
+    /// ``checkParameterNames(_:segments:)``).
     static let findParameters = ["order", "keys", "include", "count", "returnACL", "skip"]
     /// LeanCloud's default and largest page.
     static let defaultLimit = 100, maximumLimit = 1000
@@ -19,6 +19,7 @@ extension API {
         let prepared = try finds.entry(for: key) {
             var r = r
             r.decodeQuery()
+            try Self.checkParameterNames(r, segments: ["classes", className])
             let query = try Self.query(r, className: className, where: try r.json("where"), names: Self.findParameters, limit: true)
             return PreparedFinds.Made(query: try Self.prepared(query, for: r.grantees), returnACL: query.returnACL, countAsked: query.count != .none,
                                       cacheable: Binder.isUnchangedByBinding(query))

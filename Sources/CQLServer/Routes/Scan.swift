@@ -4,7 +4,7 @@ import Foundation
 /// `GET /1.1/scan/classes/<Class>`: every matching object, page by page
 /// (master key only).
 extension API {
-    /// `limit` (default 100, at most 1000), `where`, `scan_key` (default
+    /// `limit` (default 100, at most 1000), `where`, `keys`, `include`, `scan_key` (default
     /// `objectId`; `-key` descending) and `cursor` (from the previous page;
     /// `null` on the last). On `objectId` the cursor is the last objectId
     /// seen and the next page is `objectId > cursor` (or `<`): keyset paging,
@@ -14,7 +14,11 @@ extension API {
     /// visits each object once while the class does not change.
     func scan(_ r: APIRequest, className: String) async throws -> APIResponse {
         try Self.requireMaster(r, "scan")
-        let limit = min(max(Int(r.text("limit") ?? "") ?? Self.defaultLimit, 1), Self.maximumLimit)
+        let given = r.text("limit")
+        guard let asked = given.map({ Int($0.trimmingCharacters(in: .whitespaces)) }) ?? Self.defaultLimit, asked >= 1 else {
+            throw APIError.invalidQuery("limit: expected a whole number from 1 to \(Self.maximumLimit), found '\(given ?? "")'")
+        }
+        let limit = min(asked, Self.maximumLimit)
         var scanKey = r.text("scan_key") ?? "objectId"
         let descending = scanKey.hasPrefix("-")
         if descending { scanKey.removeFirst() }
@@ -40,6 +44,7 @@ extension API {
             "className": .string(className), "limit": .int(Int64(limit)), "skip": .int(Int64(skip)),
             "order": .string(scanKey == "objectId" ? (descending ? "-objectId" : "objectId") : "\(descending ? "-" : "")\(scanKey),objectId"),
         ]
+        for name in ["keys", "include"] { if let v = r.text(name) { request[name] = .string(v) } }
         if !conditions.isEmpty { request["where"] = conditions.count == 1 ? conditions[0] : .object(["$and": .array(conditions)]) }
         let objects = try await storage.find(try Self.prepared(try WhereJSONReader.read(.object(request)))).objects
         var next: Value = .null
