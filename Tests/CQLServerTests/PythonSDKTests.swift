@@ -70,6 +70,13 @@ final class PythonSDKTests: XCTestCase {
         try await runPhase("acl", asserts: 18)
     }
 
+    /// Where LeanCloud's answers were matched (the client's `compat`
+    /// phase): a stale cached session, anonymous login then registration,
+    /// a relation's query on an object made without data.
+    func testLeanCloudPythonSDKCompatibility() async throws {
+        try await runPhase("compat", asserts: 7)
+    }
+
     /// Runs one phase of the client on each database; every assert must hold.
     func runPhase(_ phase: String, asserts expected: Int) async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.python) else {

@@ -14,7 +14,10 @@ Phases, one run each (argv[1]): `queries` saves the objects and runs
 every query (the test then reads the objects the queries saw); `writes`
 runs the ops, conditional saves, scan and destroy_all on them; `users`
 (on a fresh server) the user flows; `files` the file flows; `acl` ACLs
-and roles as the SDK sets them (users' sessions, a role with members).
+and roles as the SDK sets them (users' sessions, a role with members);
+`compat` the flows where LeanCloud's answers were matched (a stale cached
+session, anonymous login then registration, a relation's query on an
+object the SDK does not know the relation of).
 """
 import datetime
 import json
@@ -389,3 +392,49 @@ if PHASE == "acl":
 
     User.become(ann.get_session_token())
     check("nothing changed", Query(Note).get(secret.id).get("text") == "ann's secret")
+
+if PHASE == "compat":
+    import uuid
+    from leancloud import User
+
+    # A stale cached session: the current user is deleted elsewhere, and
+    # the app (still holding its token) can read, sign up and log in.
+    gone = User()
+    gone.sign_up("gone", "pw-gone")
+    leancloud.use_master_key(True)
+    Query(User).get(gone.id).destroy()
+    leancloud.use_master_key(False)
+    User.set_current(gone)
+    check("stale session: a find answers", Query(Todo).count() >= 0)
+    other = User()
+    other.sign_up("after-stale", "pw-after")
+    check("stale session: sign-up", bool(other.id))
+    User.set_current(gone)
+    again = User()
+    again.login("after-stale", "pw-after")
+    check("stale session: login", again.id == other.id)
+
+    # Anonymous login, then registration with a username and password.
+    User.set_current(None)
+    device = str(uuid.uuid4())
+    anon = User.login_with("anonymous", {"id": device})
+    check("anonymous login makes a user", bool(anon.id) and bool(anon.get_session_token()), anon.id)
+    same = User.login_with("anonymous", {"id": device})
+    check("the same device logs in as the same user", same.id == anon.id, [same.id, anon.id])
+    same.set_username("registered")
+    same.set_password("pw-registered")
+    same.save()
+    User.set_current(None)
+    registered = User()
+    registered.login("registered", "pw-registered")
+    check("the anonymous user registered", registered.id == anon.id, registered.id)
+
+    # A relation's query on an object made without data: the server finds its target class.
+    member = User()
+    member.sign_up("member", "pw-member")
+    post = Todo()
+    post.set("title", "with likes")
+    post.relation("likes").add(member)
+    post.save()
+    found = Todo.create_without_data(post.id).relation("likes").query.find()
+    check("relation query on a fresh object", [o.id for o in found] == [member.id], [o.id for o in found])
