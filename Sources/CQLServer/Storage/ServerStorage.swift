@@ -161,12 +161,17 @@ public final class ServerStorage: @unchecked Sendable {
     ///   - before: runs first in the same transaction (see
     ///     ``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:before:)``).
     ///
+    ///   - then: a second write in the same transaction, given the first's
+    ///     result (``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:before:then:)``):
+    ///     a create's relation ops, committed with the object or not at all.
+    ///
     /// `_User`'s username, email and phone number, `_Role`'s name and
     /// `_File`'s key stay unique (``keepingKeysUnique(_:before:_:)``): a
     /// write that takes a used one fails with LeanCloud's code (202, 203,
     /// 214, 137).
     public func write(_ statement: Statement, now: DateValue, readBack: Bool = false, objectId: String? = nil,
-                      before: @escaping @Sendable (any SQLWriteSession) throws(QueryError) -> Void = { _ in }) async throws -> WriteResult {
+                      before: @escaping @Sendable (any SQLWriteSession) throws(QueryError) -> Void = { _ in },
+                      then: Statement? = nil) async throws -> WriteResult {
         // A class new to this process: checked inside the write's
         // transaction, which writes take one at a time (no two creates of
         // `note` and `Note` both pass).
@@ -181,7 +186,7 @@ public final class ServerStorage: @unchecked Sendable {
         let result = try await keepingKeysUnique(statement, before: before) { before in
             try await onWriter { db throws(QueryError) in
                 try SQLWriteRunner.apply(statement, on: db, now: now, newObjectId: { objectId ?? StatementExecutor.randomObjectId() },
-                                         readBack: readBack, before: before)
+                                         readBack: readBack, before: before, then: { _ in then })
             }
         }
         if !result.changedClasses.isSubset(of: knownTables.value) {
