@@ -14,7 +14,10 @@ import PostgresNIO
 /// `"_Join:<key>:<Owner>"("owningId", "relatedId")` indexed both ways.
 ///
 /// One connection (postgres-nio), used synchronously: the `cql` command and
-/// the tests run one statement at a time.
+/// the tests run one statement at a time. It is made again when it is lost
+/// (a restart of PostgreSQL, a terminated backend: ``PostgreSQLLink``); a
+/// statement that finds PostgreSQL gone fails with an error saying so
+/// (``DatabaseFailure``), and a later one connects again.
 ///
 /// ```swift
 /// let db = try PostgreSQLDatabase(url: "postgres://postgres@127.0.0.1:5432/postgres")
@@ -23,8 +26,19 @@ import PostgresNIO
 /// ```
 public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
     public let dialect = SQLDialectName.postgres
-    let connection: PostgresConnection
+    let link: PostgreSQLLink
     let logger = Logger(label: "cql.postgres")
+    /// Whether a transaction is open (``inWriteTransaction(_:)``, the loads
+    /// and migrations): its statements must not move to a new connection.
+    var inTransaction = false
+    /// How long a statement may go unanswered before its connection is
+    /// closed (``PostgreSQLLink/watch(_:for:)``): the statement time limit
+    /// and a little more, once one is set; nil: no limit (`cql run`).
+    var watchdogLimit: TimeAmount?
+    /// The current request's deadline (``RequestDeadline``), set by the
+    /// server around a request's work: the watchdog then fires at it (and
+    /// a little more) when that comes before ``watchdogLimit``.
+    public var deadline: NIODeadline?
     /// This connection's named prepared statements (``executePrepared(_:_:)``).
     let preparedNames = PreparedStatementNames()
     /// Whether statements are kept as named prepared statements of this
@@ -37,19 +51,48 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
 
     /// Connects to `postgres://user[:password]@host[:port]/database` (no TLS).
     public init(url: String) throws(QueryError) {
-        let configuration = try Self.configuration(url: url)
-        do {
-            connection = try PostgresConnection.connect(
-                on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration, id: 1, logger: logger
-            ).wait()
-        } catch {
-            throw QueryError(.data, "\(url): cannot connect: \(PostgreSQLDatabase.message(error))")
-        }
+        link = try PostgreSQLLink(url: url, on: PostgresConnection.defaultEventLoopGroup.any(), id: 1, logger: logger)
         try migrate()
         try prepareACL()
     }
 
-    deinit { try? connection.close().wait() }
+    deinit { link.close() }
+
+    /// The connection statements run on now (made again if it was lost,
+    /// unless a transaction is open).
+    var connection: PostgresConnection {
+        get throws(QueryError) { try link.connection(reconnecting: !inTransaction, before: deadline) }
+    }
+
+    /// Waits for a statement's future, its connection watched
+    /// (``watchdogLimit``); its error worded by ``PostgreSQLLink/failure(_:on:)``.
+    func waited<T: Sendable>(_ connection: PostgresConnection, _ future: EventLoopFuture<T>) throws(QueryError) -> T {
+        let mine = connection.eventLoop.makePromise(of: T.self)
+        future.cascade(to: mine)
+        let dog = watchdog(connection) { mine.fail(PostgreSQLLink.NoAnswer()) }
+        defer { dog?.stop() }
+        do {
+            return try mine.futureResult.wait()
+        } catch {
+            throw statementFailure(error, on: connection, dog)
+        }
+    }
+
+    /// A watchdog on `connection` for the statement about to run: at
+    /// ``watchdogLimit``, or the ``deadline`` (and the grace) when sooner.
+    /// `release`: frees the waiting thread (``PostgreSQLLink/watch(_:for:release:)``).
+    func watchdog(_ connection: PostgresConnection, release: @escaping @Sendable () -> Void) -> PostgreSQLLink.Watchdog? {
+        guard var limit = watchdogLimit else { return nil }
+        if let deadline { limit = max(.milliseconds(Self.watchdogGrace), min(limit, deadline - .now() + .milliseconds(Self.watchdogGrace))) }
+        return link.watch(connection, for: limit, release: release)
+    }
+
+    func statementFailure(_ error: any Error, on connection: PostgresConnection, _ dog: PostgreSQLLink.Watchdog?) -> QueryError {
+        if let dog, dog.fired {
+            return QueryError(.data, "postgres: no answer from PostgreSQL in time (statement timeout): the connection was closed")
+        }
+        return link.failure(error, on: connection)
+    }
 
     /// How to reach `postgres://user[:password]@host[:port]/database` (no TLS).
     static func configuration(url: String) throws(QueryError) -> PostgresConnection.Configuration {
@@ -67,16 +110,37 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
     /// (PostgreSQL's `statement_timeout`; 0: no limit). A server's
     /// per-request time limit, so one hostile query cannot hold a connection.
     public func setStatementTimeout(milliseconds: Int) throws(QueryError) {
-        try execute("SET statement_timeout = \(max(0, milliseconds))")
+        try link.addSetting("SET statement_timeout = \(max(0, milliseconds))")
+        watchdogLimit = milliseconds > 0 ? .milliseconds(Int64(milliseconds) + Self.watchdogGrace) : nil
+        if milliseconds > 0 { link.limitConnecting(to: .milliseconds(Int64(milliseconds))) }
     }
 
+    /// Milliseconds past the statement time limit before an unanswered
+    /// statement's connection is closed: PostgreSQL's own cancellation
+    /// (which keeps the connection) comes first when it can.
+    static let watchdogGrace: Int64 = 250
+
+    /// Closes the connection as if PostgreSQL had dropped it (tests).
+    public func dropConnectionForTesting() { link.dropForTesting() }
+
+    /// A PostgreSQL error's message (of the current error type, or the
+    /// legacy one the EventLoopFuture API throws); with its SQLSTATE appended when
+    /// that says whose fault it is (``DatabaseFailure``: disk full, I/O,
+    /// a deadlock, too many connections...).
     static func message(_ error: any Error) -> String {
         if let e = error as? PSQLError {
-            if let m = e.serverInfo?[.message] { return m }
+            if let m = e.serverInfo?[.message] {
+                if let state = e.serverInfo?[.sqlState], DatabaseFailureText.isMarked(sqlState: state) { return m + " (SQLSTATE \(state))" }
+                return m
+            }
+            if let underlying = e.underlying { return "\(e.code): \(underlying)" }
             return "\(e.code)"
         }
         // The EventLoopFuture API throws the legacy error type.
-        if let e = error as? PostgresError, case .server(let m) = e, let text = m.fields[.message] { return text }
+        if let e = error as? PostgresError, case .server(let m) = e, let text = m.fields[.message] {
+            if let state = m.fields[.sqlState], DatabaseFailureText.isMarked(sqlState: state) { return text + " (SQLSTATE \(state))" }
+            return text
+        }
         if let e = error as? QueryError { return e.message }
         return "\(error)"
     }
@@ -94,23 +158,40 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
         }
     }
 
+    /// The error of a failed statement as this library words it: `postgres: <message>`.
+    static func queryError(_ error: any Error) -> QueryError {
+        if let e = error as? QueryError { return e }
+        return QueryError(.data, "postgres: \(message(error))")
+    }
+
     /// Runs one statement and returns its rows.
+    ///
+    /// `BEGIN` opens a transaction (``inTransaction``: until `COMMIT` or
+    /// `ROLLBACK`, a lost connection is not made again, so no statement of
+    /// the transaction runs outside it); a `COMMIT` whose connection is
+    /// lost fails as ``DatabaseFailure/commitOutcomeUnknown``.
     @discardableResult
     func execute(_ sql: String, _ arguments: [Value] = []) throws(QueryError) -> [PostgresRow] {
+        let ends = sql == "COMMIT" || sql == "ROLLBACK"
+        defer { if ends { inTransaction = false } }
+        let c = try connection
+        let rows: [PostgresRow]
         do {
-            return try connection.query(sql, PostgreSQLDatabase.binds(arguments)).wait().rows
+            rows = try waited(c, c.query(sql, PostgreSQLDatabase.binds(arguments))).rows
         } catch {
-            throw QueryError(.data, "postgres: \(PostgreSQLDatabase.message(error))")
+            if sql == "COMMIT", error.databaseFailure == .connectionLost {
+                throw QueryError(.data, "postgres: \(DatabaseFailureText.lostDuringCommit): the write may or may not have been committed")
+            }
+            throw error
         }
+        if sql == "BEGIN" { inTransaction = true }
+        return rows
     }
 
     /// Runs one statement and returns how many rows it changed.
     func affectedRows(_ sql: String, _ arguments: [Value] = []) throws(QueryError) -> Int {
-        do {
-            return try connection.query(sql, PostgreSQLDatabase.binds(arguments)).wait().metadata.rows ?? 0
-        } catch {
-            throw QueryError(.data, "postgres: \(PostgreSQLDatabase.message(error))")
-        }
+        let c = try connection
+        return try waited(c, c.query(sql, PostgreSQLDatabase.binds(arguments))).metadata.rows ?? 0
     }
 
     func strings(_ rows: [PostgresRow]) throws(QueryError) -> [String] {

@@ -161,15 +161,20 @@ extension PostgreSQLDatabase {
         }
         let text = call.text(name: name)
         let statement = RuntimeStatement(bindings: bindings)
-        let connection = self.connection
+        let connection = try self.connection
         let logger = self.logger
         let promise = connection.eventLoop.makePromise(of: Void.self)
         try withoutActuallyEscaping(eachRow) { (eachRow) throws(QueryError) in
             let caller = WaitingCaller(eachRow)
+            let dog = watchdog(connection) { promise.fail(PostgreSQLLink.NoAnswer()) }
+            defer { dog?.stop() }
+            // A released wait returns while the task may still run: it then
+            // holds nothing of the caller's.
+            defer { caller.release() }
             promise.completeWithTask {
                 // Dropped before the promise completes: when the wait returns
                 // nothing holds the closure any more.
-                defer { caller.body = nil }
+                defer { caller.release() }
                 try await RuntimeStatement.$current.withValue(text) {
                     for try await row in try await connection.execute(statement, logger: logger) { try caller.call(row) }
                 }
@@ -180,7 +185,7 @@ extension PostgreSQLDatabase {
                 throw error
             } catch {
                 preparedNames.forget(key)
-                throw QueryError(.data, "postgres: \(PostgreSQLDatabase.message(error))")
+                throw statementFailure(error, on: connection, dog)
             }
         }
     }
@@ -198,21 +203,24 @@ extension PostgreSQLDatabase {
     /// callgrind on `cql run` copying 80,000 rows, about 5,000 instructions
     /// a row, a sixth of the whole run. This callback is a plain call.
     func executeUnnamed(_ query: PostgresQuery, eachRow: (PostgresRow) throws(QueryError) -> Void) throws(QueryError) {
-        let connection = self.connection
+        let connection = try self.connection
         try withoutActuallyEscaping(eachRow) { (eachRow) throws(QueryError) in
             let caller = WaitingCaller(eachRow)
-            let done = connection.query(query, logger: logger) { row in try caller.call(row) }
+            let done = connection.eventLoop.makePromise(of: Void.self)
+            connection.query(query, logger: logger) { row in try caller.call(row) }.map { _ in }.cascade(to: done)
+            let dog = watchdog(connection) { done.fail(PostgreSQLLink.NoAnswer()) }
+            defer { dog?.stop() }
             defer {
                 // The row stream may outlive the statement holding its
                 // callback; the callback then holds nothing of the caller's.
-                caller.body = nil
+                caller.release()
             }
             do {
-                _ = try done.wait()
+                _ = try done.futureResult.wait()
             } catch let error as QueryError {
                 throw error
             } catch {
-                throw QueryError(.data, "postgres: \(PostgreSQLDatabase.message(error))")
+                throw statementFailure(error, on: connection, dog)
             }
         }
     }
@@ -226,11 +234,22 @@ extension PostgreSQLDatabase {
 /// returns, so nothing holds it afterwards (`withoutActuallyEscaping`
 /// checks that).
 private final class WaitingCaller: @unchecked Sendable {
-    var body: ((PostgresRow) throws(QueryError) -> Void)?
+    private var body: ((PostgresRow) throws(QueryError) -> Void)?
+    /// Held while the body runs, so that ``release()`` (from the waiting
+    /// thread, when a watchdog freed it) waits for a call under way.
+    private let lock = NSLock()
     init(_ body: @escaping (PostgresRow) throws(QueryError) -> Void) { self.body = body }
 
     func call(_ row: PostgresRow) throws(QueryError) {
+        lock.lock()
+        defer { lock.unlock() }
         guard let body else { return }
         try body(row)
+    }
+
+    func release() {
+        lock.lock()
+        body = nil
+        lock.unlock()
     }
 }

@@ -34,7 +34,10 @@ import PostgresNIO
 /// let r = try await SQLRunner.run(query, on: c)   // nil: run it with SQLRunner.run(_:on:) instead
 /// ```
 public final class PostgreSQLReadConnection: Sendable {
-    let lanes: [PostgresConnection]
+    /// Each lane's connection, made again when lost (``PostgreSQLLink``):
+    /// a batch that finds its lane's connection gone connects again first,
+    /// or fails at once while PostgreSQL cannot be reached.
+    let lanes: [PostgreSQLLink]
     let preparedNames = PreparedStatementNames()
     let coalescedStatements = CoalescedStatements()
     let logger = Logger(label: "cql.postgres")
@@ -44,13 +47,17 @@ public final class PostgreSQLReadConnection: Sendable {
     let queue: LaneQueue
     /// Whether a batch shares arguments (``ArgumentSharing``).
     let argumentSharing = ArgumentSharing()
+    /// How long a statement may go unanswered before its lane's connection
+    /// is closed (``PostgreSQLLink/watch(_:for:)``); nil: no limit.
+    let watchdogLimit: TimeAmount?
 
     /// The event loop the connections' reads and writes run on.
     public var eventLoop: any EventLoop { lanes[0].eventLoop }
 
-    init(_ lanes: [PostgresConnection], taskExecutor: (any TaskExecutor)?) {
+    init(_ lanes: [PostgreSQLLink], taskExecutor: (any TaskExecutor)?, watchdogLimit: TimeAmount?) {
         self.lanes = lanes
         self.taskExecutor = taskExecutor
+        self.watchdogLimit = watchdogLimit
         queue = LaneQueue(lanes: lanes.count)
     }
 
@@ -60,44 +67,43 @@ public final class PostgreSQLReadConnection: Sendable {
     /// executor).
     public convenience init(url: String, on eventLoop: any EventLoop = PostgresConnection.defaultEventLoopGroup.any(), lanes: Int = 1,
                             taskExecutor: (any TaskExecutor)? = nil, statementTimeoutMilliseconds: Int) throws(QueryError) {
-        let configuration = try PostgreSQLDatabase.configuration(url: url)
-        var made: [PostgresConnection] = []
+        var made: [PostgreSQLLink] = []
         do throws(QueryError) {
             for i in 0..<max(1, lanes) {
-                do {
-                    made.append(try PostgresConnection.connect(on: eventLoop, configuration: configuration, id: 2 + i,
-                                                               logger: Logger(label: "cql.postgres")).wait())
-                } catch {
-                    throw QueryError(.data, "\(url): cannot connect: \(PostgreSQLDatabase.message(error))")
-                }
-                do {
-                    _ = try made[i].query("SET statement_timeout = \(max(0, statementTimeoutMilliseconds))").wait()
-                    // Each prepared statement is planned once, not on every run: a
-                    // page's `LIMIT $2` makes PostgreSQL's generic plan look costlier
-                    // (it assumes a tenth of the rows) than the custom plans it
-                    // compares it with, so in `auto` mode a Valine page was planned
-                    // afresh on every request: 0.25 ms of planning against 0.014 ms,
-                    // same plan (EXPLAIN ANALYZE EXECUTE over 1,000,000 comments);
-                    // under wrk, PostgreSQL's CPU a page fell from about 1,000 to 600 us.
-                    _ = try made[i].query("SET plan_cache_mode = force_generic_plan").wait()
-                } catch {
-                    throw QueryError(.data, "postgres: \(PostgreSQLDatabase.message(error))")
-                }
+                let link = try PostgreSQLLink(url: url, on: eventLoop, id: 2 + i, logger: Logger(label: "cql.postgres"))
+                made.append(link)
+                if statementTimeoutMilliseconds > 0 { link.limitConnecting(to: .milliseconds(Int64(statementTimeoutMilliseconds))) }
+                try link.addSetting("SET statement_timeout = \(max(0, statementTimeoutMilliseconds))")
+                // Each prepared statement is planned once, not on every run: a
+                // page's `LIMIT $2` makes PostgreSQL's generic plan look costlier
+                // (it assumes a tenth of the rows) than the custom plans it
+                // compares it with, so in `auto` mode a Valine page was planned
+                // afresh on every request: 0.25 ms of planning against 0.014 ms,
+                // same plan (EXPLAIN ANALYZE EXECUTE over 1,000,000 comments);
+                // under wrk, PostgreSQL's CPU a page fell from about 1,000 to 600 us.
+                try link.addSetting("SET plan_cache_mode = force_generic_plan")
             }
         } catch {
-            for m in made { try? m.close().wait() }
+            for m in made { m.close() }
             throw error
         }
-        self.init(made, taskExecutor: taskExecutor)
+        let limit: TimeAmount? = statementTimeoutMilliseconds > 0
+            ? .milliseconds(Int64(statementTimeoutMilliseconds) + PostgreSQLDatabase.watchdogGrace) : nil
+        self.init(made, taskExecutor: taskExecutor, watchdogLimit: limit)
     }
 
     public func close() async {
-        for c in lanes { try? await c.close() }
+        for c in lanes { await c.close() }
     }
 
     /// ``close()``, blocking until closed (off the event loops).
     public func closeNow() {
-        for c in lanes { try? c.close().wait() }
+        for c in lanes { c.close() }
+    }
+
+    /// Closes every lane's connection as if PostgreSQL had dropped them (tests).
+    public func dropConnectionsForTesting() {
+        for c in lanes { c.dropForTesting() }
     }
 
     /// What coalescing did so far (``Coalescing``).

@@ -19,13 +19,23 @@ extension PostgreSQLReadConnection {
     /// the call of a statement it runs again with the same arguments).
     func rows(_ call: PreparedCall, _ arguments: [Value]) async throws(QueryError) -> [PostgresRow] {
         let run = WaitingRun(call: call, arguments: arguments)
+        // The request's deadline (RequestDeadline) bounds the wait: a lane
+        // held by a statement PostgreSQL does not answer, or one connecting
+        // again, cannot keep the caller past it.
+        let deadline = RequestDeadline.current
         let result = await withCheckedContinuation { (k: CheckedContinuation<Result<[PostgresRow], QueryError>, Never>) in
             run.continuation = k
+            if let deadline {
+                run.timer = eventLoop.scheduleTask(deadline: deadline) {
+                    run.finish(.failure(RequestDeadline.exceeded("no answer from PostgreSQL in time")))
+                }
+            }
             switch queue.submit(run, now: Self.now()) {
             case .run(let lane): startBatch([run], on: lane)
             case .queued(let armTimer): if armTimer { armSpillTimer() }
             }
         }
+        run.timer?.cancel()
         return try result.get()
     }
 
@@ -57,7 +67,7 @@ extension PostgreSQLReadConnection {
 
     /// Runs a batch: its runs grouped by statement (in the order they
     /// came), each group coalesced when it can be.
-    func runBatch(_ batch: [WaitingRun], on connection: PostgresConnection) async {
+    func runBatch(_ batch: [WaitingRun], on connection: PostgreSQLLink) async {
         if batch.count == 1 {
             await runAlone(batch[0], on: connection)
             return
@@ -125,7 +135,7 @@ extension PostgreSQLReadConnection {
     /// Runs one statement and hands its caller the rows or the error;
     /// whether it answered.
     @discardableResult
-    func runAlone(_ run: WaitingRun, on connection: PostgresConnection) async -> Bool {
+    func runAlone(_ run: WaitingRun, on connection: PostgreSQLLink) async -> Bool {
         do throws(QueryError) {
             run.finish(.success(try await execute(run.call, on: connection)))
             return true
@@ -135,10 +145,14 @@ extension PostgreSQLReadConnection {
         }
     }
 
-    /// One statement on one connection.
-    func execute(_ call: PreparedCall, on connection: PostgresConnection) async throws(QueryError) -> [PostgresRow] {
+    /// One statement on a lane's connection (made again first if it was
+    /// lost; watched when a statement time limit is set).
+    func execute(_ call: PreparedCall, on link: PostgreSQLLink) async throws(QueryError) -> [PostgresRow] {
         let (key, bindings) = (call.key, call.bindings)
         let logger = self.logger
+        let connection = try await link.connection()
+        let dog = watchdogLimit.map { link.watch(connection, for: $0) }
+        defer { dog?.stop() }
         do {
             guard let name = preparedNames.name(for: key) else {
                 var rows: [PostgresRow] = []
@@ -152,7 +166,10 @@ extension PostgreSQLReadConnection {
             }
         } catch {
             preparedNames.forget(key)
-            throw QueryError(.data, "postgres: \(PostgreSQLDatabase.message(error))")
+            if let dog, dog.fired, let limit = watchdogLimit {
+                throw QueryError(.data, "postgres: no answer from PostgreSQL within \(limit.nanoseconds / 1_000_000) ms (statement timeout): the connection was closed")
+            }
+            throw link.failure(error, on: connection)
         }
     }
 }
@@ -161,8 +178,11 @@ extension PostgreSQLReadConnection {
 final class WaitingRun: @unchecked Sendable {
     let call: PreparedCall
     let arguments: [Value]
-    /// Set before the run is queued, resumed once by the lane that ran it.
+    /// Set before the run is queued, resumed once: by the lane that ran it,
+    /// or by ``timer`` at the request's deadline, whichever comes first.
     var continuation: CheckedContinuation<Result<[PostgresRow], QueryError>, Never>?
+    var timer: Scheduled<Void>?
+    private let lock = NSLock()
 
     init(call: PreparedCall, arguments: [Value]) {
         self.call = call
@@ -170,8 +190,10 @@ final class WaitingRun: @unchecked Sendable {
     }
 
     func finish(_ result: Result<[PostgresRow], QueryError>) {
+        lock.lock()
         let k = continuation
         continuation = nil
+        lock.unlock()
         k?.resume(returning: result)
     }
 }

@@ -37,39 +37,60 @@ public enum SQLWriteRunner {
     /// - Parameter before: runs first inside the write's transaction (a
     ///   server's uniqueness check and its other rows, which must commit or
     ///   roll back with the write); throwing rolls everything back.
+    /// - Parameter then: given the write's result, a second write to apply
+    ///   in the same transaction, or nil (a server's create with relation
+    ///   ops: the object, then its relations, all or nothing); the result
+    ///   is the first write's, its object as the second left it (read back).
     public static func apply(
         _ statement: Statement, on db: some SQLExecutor, now: DateValue,
         newObjectId: @escaping () -> String = StatementExecutor.randomObjectId, strict: Bool = false,
-        readBack: Bool = false, before: (any SQLWriteSession) throws(QueryError) -> Void = { _ in }
+        readBack: Bool = false, before: (any SQLWriteSession) throws(QueryError) -> Void = { _ in },
+        then: (WriteResult) throws(QueryError) -> Statement? = { _ in nil }
     ) throws(QueryError) -> WriteResult {
         guard statement.isWrite else {
             throw QueryError(.unsupported, "exec applies insert, update and delete; run a select with run", range: statement.range)
         }
         return try db.inWriteTransaction { session throws(QueryError) -> WriteResult in
             try before(session)
-            if let write = try translated(statement, session, now: now) {
-                if try changedTheRow(write, joinTables: relationTables(statement), session) {
-                    if readBack, case .update(let u) = statement, case .value(.string(let id)) = u.objectId {
-                        let after = try objects(session, try objectById(u.className, id, session)).first
-                        return WriteResult(kind: .updated, count: 1,
-                                           changes: [ObjectChange(className: u.className, objectId: id, before: nil, after: after)],
-                                           changedClasses: [statement.className])
-                    }
-                    // (The SQL does not read the object back: `changes` is left empty.)
-                    let kind: WriteResult.Kind
-                    if case .delete = statement { kind = .deleted } else { kind = .updated }
-                    return WriteResult(kind: kind, count: 1, changes: [],
+            var result = try apply(statement, in: session, now: now, newObjectId: newObjectId, strict: strict, readBack: readBack)
+            guard let next = try then(result) else { return result }
+            guard next.isWrite else { throw QueryError(.unsupported, "a write's follow-up must be a write", range: next.range) }
+            let second = try apply(next, in: session, now: now, newObjectId: newObjectId, strict: strict, readBack: true)
+            for change in second.changes {
+                if let i = result.changes.firstIndex(where: { $0.objectId == change.objectId && $0.className == change.className }) {
+                    result.changes[i].after = change.after
+                }
+            }
+            result.changedClasses.formUnion(second.changedClasses)
+            return result
+        }
+    }
+
+    /// One write inside the transaction `session` is in.
+    static func apply(_ statement: Statement, in session: some SQLWriteSession, now: DateValue, newObjectId: @escaping () -> String,
+                      strict: Bool, readBack: Bool) throws(QueryError) -> WriteResult {
+        if let write = try translated(statement, session, now: now) {
+            if try changedTheRow(write, joinTables: relationTables(statement), session) {
+                if readBack, case .update(let u) = statement, case .value(.string(let id)) = u.objectId {
+                    let after = try objects(session, try objectById(u.className, id, session)).first
+                    return WriteResult(kind: .updated, count: 1,
+                                       changes: [ObjectChange(className: u.className, objectId: id, before: nil, after: after)],
                                        changedClasses: [statement.className])
                 }
-                // Nothing changed: the exact path says why (it throws 101, 305 or the op's error).
-                let result = try readApplyWrite(statement, session, now: now, newObjectId: newObjectId)
-                if strict {
-                    throw QueryError(.data, "the SQL of this \(statement.verb) changed no row, but it applies in memory: \(write.statements[0].sql)")
-                }
-                return result
+                // (The SQL does not read the object back: `changes` is left empty.)
+                let kind: WriteResult.Kind
+                if case .delete = statement { kind = .deleted } else { kind = .updated }
+                return WriteResult(kind: kind, count: 1, changes: [],
+                                   changedClasses: [statement.className])
             }
-            return try readApplyWrite(statement, session, now: now, newObjectId: newObjectId)
+            // Nothing changed: the exact path says why (it throws 101, 305 or the op's error).
+            let result = try readApplyWrite(statement, session, now: now, newObjectId: newObjectId)
+            if strict {
+                throw QueryError(.data, "the SQL of this \(statement.verb) changed no row, but it applies in memory: \(write.statements[0].sql)")
+            }
+            return result
         }
+        return try readApplyWrite(statement, session, now: now, newObjectId: newObjectId)
     }
 
     /// The SQL of an update or a delete, or `nil` when it has none of the

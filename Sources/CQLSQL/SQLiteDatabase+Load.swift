@@ -30,7 +30,9 @@ extension SQLiteDatabase {
         defer { meter?.finish() }
         var counts: [String: Int] = [:]
         do {
-            try queue.inTransaction { db in
+            // Immediate: the write lock first (waited for: a served file), not
+            // a read snapshot that a server's commit would then make stale.
+            try queue.inTransaction(.immediate) { db in
                 for file in files {
                     let table = try SQLiteDialect().quote(file.className)
                     let isJoin = file.className.hasPrefix("_Join:")

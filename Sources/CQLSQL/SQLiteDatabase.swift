@@ -55,19 +55,22 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
     /// - Parameter shared: for a file several connections use at once (`cql
     ///   serve` opens one writer and several readers): the journal is
     ///   write-ahead (WAL: readers go on while one writer writes, and a
-    ///   committed write survives a crash), and a connection that finds the
-    ///   file locked waits up to 10 s instead of failing.
+    ///   committed write survives a crash).
+    ///
+    /// A connection to a file that finds it locked waits up to
+    /// ``lockWait`` seconds (and not past its deadline) instead of failing
+    /// at once (SQLiteDatabase+Busy).
     public init(path: String?, shared: Bool = false) throws(QueryError) {
         var config = Configuration()
         // inReadSnapshot holds one read transaction across the accesses of a
         // query (and always ends it): GRDB would otherwise stop the process.
         config.allowsUnsafeTransactions = true
-        if shared && path != nil {
-            config.journalMode = .wal
-            config.busyMode = .timeout(10)
-        }
         let deadline = Deadline()
         self.deadline = deadline
+        if shared && path != nil { config.journalMode = .wal }
+        // A file another connection or process may lock: wait for it
+        // (bounded, and by the deadline: SQLiteDatabase+Busy).
+        if let path, path != ":memory:" { config.busyMode = .callback(SQLiteDatabase.busyHandler(path: path, deadline: deadline)) }
         config.prepareDatabase { db in
             SQLiteDatabase.registerFunctions(db)
             SQLiteDatabase.installProgressHandler(db, deadline)

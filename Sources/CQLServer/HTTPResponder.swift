@@ -1,4 +1,5 @@
 import CQLKit
+import CQLSQL
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -50,7 +51,10 @@ struct APIResponder: HTTPResponder {
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let start = ContinuousClock.now
-        var response = await answer(request)
+        // One deadline for the request's database work, whatever it does
+        // (a batch's sub-requests share it): RequestDeadline.
+        let deadline = NIODeadline.now() + ServerStorage.amount(api.storage.requestTimeout)
+        var response = await RequestDeadline.$current.withValue(deadline) { await answer(request) }
         if let origin = request.headers[.origin] {
             // Browsers call the API from any blog (Valine, Waline): any origin,
             // no cookies (the credentials are headers the page sets itself).

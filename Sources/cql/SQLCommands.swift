@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import CQLKit
 import CQLSQL
 
@@ -27,6 +28,8 @@ struct DatabaseOptions: ParsableArguments {
                 db.keepsStatementsPrepared = false
                 return .postgres(db)
             }
+            // A file a running `cql serve` writes to: say why the command waits.
+            SQLiteDatabase.lockWaitNotice = { path in LockWaitNotice.shared.say(path) }
             return .sqlite(try SQLiteDatabase(path: sqlite))
         } catch {
             throw CommandFailure("error: " + error.message)
@@ -222,5 +225,23 @@ struct Run: ParsableCommand {
             if error.kind == .data && error.range == nil { throw CommandFailure("error: " + error.message) }
             throw CommandFailure(error.withSource(text))
         }
+    }
+}
+
+/// The message `load`, `index` and `run` print (once) when the SQLite file
+/// is locked by another process, typically a running `cql serve` writing:
+/// they wait for the lock (``SQLiteDatabase/lockWait`` seconds at most),
+/// as the server does, rather than fail at once.
+final class LockWaitNotice: @unchecked Sendable {
+    static let shared = LockWaitNotice()
+    private var said = false
+    private let lock = NSLock()
+
+    func say(_ path: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !said else { return }
+        said = true
+        Output.error("cql: \(path) is locked by another process (a running cql serve?): waiting for it, up to \(Int(SQLiteDatabase.lockWait)) s")
     }
 }

@@ -40,13 +40,56 @@ public final class PostgreSQLServer: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         if getuid() == 0 { try run("/bin/chown", ["postgres:postgres", directory], asPostgres: false) }
         try run("\(Self.bin)/initdb", ["-D", "\(directory)/data", "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C"])
-        let options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        try launch()
+    }
+
+    private var options: String {
+        "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    }
+
+    /// `pg_ctl start -w` of the database made by ``start()`` (after ``halt(mode:)``).
+    public func launch() throws {
         do {
             try run("\(Self.bin)/pg_ctl", ["-D", "\(directory)/data", "-l", "\(directory)/log", "-o", options, "-w", "-t", "60", "start"])
         } catch {
             let log = (try? String(contentsOfFile: "\(directory)/log", encoding: .utf8)) ?? ""
             throw Failure(description: "\(error)\nserver log:\n\(log)")
         }
+    }
+
+    /// `pg_ctl restart -m <mode>` (`fast`: sessions are ended cleanly;
+    /// `immediate`: as a crash, recovered at start), waiting until it
+    /// accepts connections again. The fault suites' outage.
+    public func restart(mode: String) throws {
+        try run("\(Self.bin)/pg_ctl", ["-D", "\(directory)/data", "-l", "\(directory)/log", "-o", options, "-m", mode, "-w", "-t", "60", "restart"])
+    }
+
+    /// `pg_ctl stop -m <mode>`: down until ``launch()``.
+    public func halt(mode: String) throws {
+        try run("\(Self.bin)/pg_ctl", ["-D", "\(directory)/data", "-m", mode, "-w", "-t", "60", "stop"])
+    }
+
+    /// The postmaster and its children (backends, background processes),
+    /// from `postmaster.pid` and `/proc`.
+    public func processes() -> [pid_t] {
+        guard let text = try? String(contentsOfFile: "\(directory)/data/postmaster.pid", encoding: .utf8),
+              let first = text.split(separator: "\n").first, let postmaster = pid_t(first) else { return [] }
+        var found: [pid_t] = [postmaster]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            // pid (comm) state ppid ...
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, pid_t(fields[1]) == postmaster { found.append(pid) }
+        }
+        return found
+    }
+
+    /// Stops (`SIGSTOP`) or resumes (`SIGCONT`) the postmaster and all its
+    /// children: a database that accepts connections and never answers
+    /// (a host frozen, a network dropping packets).
+    public func freeze(_ frozen: Bool) {
+        for pid in processes() { kill(pid, frozen ? SIGSTOP : SIGCONT) }
     }
 
     public func stop() {

@@ -50,17 +50,16 @@ extension API {
     func create(_ r: APIRequest, className: String) async throws -> APIResponse {
         let body = try CreateBody(try Self.objectBody(r))
         if className == "_Role" { try await checkNewRole(body.values) }
-        let now = clock()
+        let now = clock(), id = StatementExecutor.randomObjectId()
         let insert = try Self.statement(["method": "POST", "path": .string("/1.1/classes/\(className)"), "body": .object(body.values)], now: now, identity: r.identity)
-        let result = try await storage.write(insert, now: now)
-        guard let created = result.changes.first, var object = created.after else {
+        // Relations are rows of their own: added once the object exists, in
+        // the same transaction (all or nothing), by an update made (and
+        // checked) before anything is written.
+        let relations = body.relationOps.isEmpty ? nil : try Self.statement(
+            ["method": "PUT", "path": .string("/1.1/classes/\(className)/\(id)"), "body": .object(body.relationOps)], now: now, identity: r.identity)
+        let result = try await storage.write(insert, now: now, objectId: id, then: relations)
+        guard let created = result.changes.first, let object = created.after else {
             throw APIError.internalError("the insert created no object")
-        }
-        if !body.relationOps.isEmpty {
-            // Relations are rows of their own: added once the object exists.
-            let update = try Self.statement(["method": "PUT", "path": .string("/1.1/classes/\(className)/\(created.objectId)"),
-                                             "body": .object(body.relationOps)], now: now, identity: r.identity)
-            object = try await storage.write(update, now: now, readBack: true).changes.first?.after ?? object
         }
         let location = "/1.1/classes/\(className)/\(created.objectId)"
         if r.flag("fetchWhenSave") || r.flag("new") {

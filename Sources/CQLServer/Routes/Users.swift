@@ -68,17 +68,16 @@ extension API {
                                      parameters: [], now: now)
         // The storage keeps the names unique (202, 203, 214: ServerStorage.uniqueKeys).
         let outcome = LockedValue("")
-        let result = try await storage.write(insert, now: now, objectId: id) { session throws(QueryError) in
+        // Relations are rows of their own, added once the user exists (by
+        // the user), in the same transaction.
+        let relations = body.relationOps.isEmpty ? nil : try Self.statement(
+            ["method": "PUT", "path": .string("/1.1/classes/_User/\(id)"), "body": .object(body.relationOps)],
+            now: now, identity: Identity(isMaster: r.identity.isMaster, userId: id))
+        let result = try await storage.write(insert, now: now, objectId: id, before: { session throws(QueryError) in
             outcome.value = try ServerStorage.addSession(for: id, now: now, in: session)
-        }
+        }, then: relations)
         let token = outcome.value
-        guard var object = result.changes.first?.after else { throw APIError.internalError("the sign-up created no user") }
-        if !body.relationOps.isEmpty {
-            // Relations are rows of their own, added once the user exists (by the user).
-            let update = try Self.statement(["method": "PUT", "path": .string("/1.1/classes/_User/\(id)"), "body": .object(body.relationOps)],
-                                            now: now, identity: Identity(isMaster: r.identity.isMaster, userId: id))
-            object = try await storage.write(update, now: now, readBack: true).changes.first?.after ?? object
-        }
+        guard let object = result.changes.first?.after else { throw APIError.internalError("the sign-up created no user") }
         return APIResponse(status: 201, body: .object(try await userAnswer(object, token: token)), location: "/1.1/users/\(id)")
     }
 

@@ -83,10 +83,6 @@ extension ServerStorage {
 
     /// `body` in one write transaction on the writer, as ``write(_:now:readBack:)``.
     func exclusiveWrite<T: Sendable>(_ body: @escaping @Sendable (any SQLWriteSession) throws(QueryError) -> T) async throws -> T {
-        try await threads.runIfActive { [self] () throws -> T in
-            writeLock.lock()
-            defer { writeLock.unlock() }
-            return try writer.timed { db throws(QueryError) in try db.inWriteTransaction(body) }
-        }
+        try await onWriter { db throws(QueryError) in try db.inWriteTransaction(body) }
     }
 }

@@ -2,6 +2,7 @@ import CQLEval
 import CQLKit
 import CQLSQL
 import Foundation
+import NIOCore
 import NIOPosix
 
 /// The server's database: SQLite (a file) or PostgreSQL, behind one
@@ -96,10 +97,12 @@ public final class ServerStorage: @unchecked Sendable {
 
     /// Runs `body` with a reader connection, on the storage's threads.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws(QueryError) -> T) async throws -> T {
-        try await threads.runIfActive { [self] () throws -> T in
-            let connection = readers.checkOut()
+        let deadline = currentDeadline()
+        return try await threads.runIfActive { [self] () throws -> T in
+            try checkTime(deadline)
+            guard let connection = readers.checkOut(before: deadline) else { throw APIError.timeout(requestTimeout) }
             defer { readers.checkIn(connection) }
-            return try connection.timed(body)
+            return try connection.timed(until: deadline, body)
         }
     }
 
@@ -118,13 +121,24 @@ public final class ServerStorage: @unchecked Sendable {
         if let eventLoopReaders, tables.isSubset(of: knownTables.value) {
             // PostgreSQL, every table there: read from this task, without
             // blocking a thread; nil when the query needs the full path below.
-            do {
-                let answer = try await eventLoopReaders.withConnection { connection in
-                    try await SQLRunner.run(query, on: connection, countOnly: countOnly, storedText: storedText, memo: memo)
+            // A lane whose connection turns out lost connects again and
+            // runs the read once more (Connection.timed does the same).
+            var again = true
+            let deadline = currentDeadline()
+            while true {
+                do {
+                    let answer = try await eventLoopReaders.withConnection { connection in
+                        try await SQLRunner.run(query, on: connection, countOnly: countOnly, storedText: storedText, memo: memo)
+                    }
+                    if let answer { return answer }
+                    break
+                } catch let error as QueryError where error.message.contains("statement timeout") {
+                    throw APIError.timeout(requestTimeout)
+                } catch let error as QueryError
+                    where again && error.databaseFailure == .connectionLost && deadline - .now() > Self.amount(min(1, requestTimeout / 2))
+                {
+                    again = false
                 }
-                if let answer { return answer }
-            } catch let error as QueryError where error.message.contains("statement timeout") {
-                throw APIError.timeout(requestTimeout)
             }
         }
         let missing = try await missingTables(tables)
@@ -147,12 +161,17 @@ public final class ServerStorage: @unchecked Sendable {
     ///   - before: runs first in the same transaction (see
     ///     ``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:before:)``).
     ///
+    ///   - then: a second write in the same transaction, given the first's
+    ///     result (``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:before:then:)``):
+    ///     a create's relation ops, committed with the object or not at all.
+    ///
     /// `_User`'s username, email and phone number, `_Role`'s name and
     /// `_File`'s key stay unique (``keepingKeysUnique(_:before:_:)``): a
     /// write that takes a used one fails with LeanCloud's code (202, 203,
     /// 214, 137).
     public func write(_ statement: Statement, now: DateValue, readBack: Bool = false, objectId: String? = nil,
-                      before: @escaping @Sendable (any SQLWriteSession) throws(QueryError) -> Void = { _ in }) async throws -> WriteResult {
+                      before: @escaping @Sendable (any SQLWriteSession) throws(QueryError) -> Void = { _ in },
+                      then: Statement? = nil) async throws -> WriteResult {
         // A class new to this process: checked inside the write's
         // transaction, which writes take one at a time (no two creates of
         // `note` and `Note` both pass).
@@ -165,13 +184,9 @@ public final class ServerStorage: @unchecked Sendable {
         }
         let statement = try Self.normalisingUniqueKeys(statement)
         let result = try await keepingKeysUnique(statement, before: before) { before in
-            try await threads.runIfActive { [self] () throws -> WriteResult in
-                writeLock.lock()
-                defer { writeLock.unlock() }
-                return try writer.timed { db throws(QueryError) in
-                    try SQLWriteRunner.apply(statement, on: db, now: now, newObjectId: { objectId ?? StatementExecutor.randomObjectId() },
-                                             readBack: readBack, before: before)
-                }
+            try await onWriter { db throws(QueryError) in
+                try SQLWriteRunner.apply(statement, on: db, now: now, newObjectId: { objectId ?? StatementExecutor.randomObjectId() },
+                                         readBack: readBack, before: before, then: { _ in then })
             }
         }
         if !result.changedClasses.isSubset(of: knownTables.value) {
@@ -225,14 +240,35 @@ final class Connection: @unchecked Sendable {
     /// Runs `body`; once it has taken ``timeout``, its statements fail
     /// (SQLite: a deadline checked by a progress handler; PostgreSQL:
     /// `statement_timeout`, per statement) and the call fails with code 124.
-    func timed<T>(_ body: (any SQLExecutor) throws(QueryError) -> T) throws -> T {
-        sqlite?.setDeadline(after: timeout)
+    ///
+    /// PostgreSQL: when the connection turns out lost before anything was
+    /// committed (a restart, a terminated backend: ``DatabaseFailure/connectionLost``),
+    /// `body` runs once more, on a new connection — a read, or a write whose
+    /// transaction PostgreSQL rolled back with the connection. (A write
+    /// whose COMMIT was under way is not run again: its outcome is unknown.)
+    ///
+    /// `deadline`: the request's (``RequestDeadline``), which the statements
+    /// are held to; nil: ``timeout`` from now.
+    func timed<T>(until deadline: NIODeadline? = nil, _ body: (any SQLExecutor) throws(QueryError) -> T) throws -> T {
+        let deadline = deadline ?? .now() + ServerStorage.amount(timeout)
+        sqlite?.setDeadline(after: max(0, Double((deadline - .now()).nanoseconds) / 1e9))
         defer { sqlite?.clearDeadline() }
-        do {
-            return try body(db)
-        } catch {
-            if error.message.hasSuffix("interrupted") || error.message.contains("statement timeout") { throw APIError.timeout(timeout) }
-            throw error
+        let postgres = db as? PostgreSQLDatabase
+        postgres?.deadline = deadline
+        defer { postgres?.deadline = nil }
+        var again = sqlite == nil
+        while true {
+            do {
+                return try body(db)
+            } catch {
+                if error.message.hasSuffix("interrupted") || error.message.contains("statement timeout") { throw APIError.timeout(timeout) }
+                // Once more only while the request has time for it.
+                if again, error.databaseFailure == .connectionLost, deadline - .now() > ServerStorage.amount(min(1, timeout / 2)) {
+                    again = false
+                    continue
+                }
+                throw error
+            }
         }
     }
 }
@@ -245,11 +281,15 @@ final class ConnectionPool: @unchecked Sendable {
     init(_ connections: [Connection]) { idle = connections }
 
     /// An idle connection, waiting for one when all are busy (the storage's
-    /// threads are one more than its readers, so a wait is short).
-    func checkOut() -> Connection {
+    /// threads are one more than its readers, so a wait is short); nil when
+    /// none was free by `deadline`.
+    func checkOut(before deadline: NIODeadline) -> Connection? {
         condition.lock()
         defer { condition.unlock() }
-        while idle.isEmpty { condition.wait() }
+        while idle.isEmpty {
+            let left = Double((deadline - .now()).nanoseconds) / 1e9
+            if left <= 0 || !condition.wait(until: Date(timeIntervalSinceNow: left)) { if idle.isEmpty { return nil } }
+        }
         return idle.removeLast()
     }
 

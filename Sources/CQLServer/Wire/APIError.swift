@@ -1,4 +1,5 @@
 import CQLKit
+import CQLSQL
 
 /// An error as LeanCloud's clients read it: an HTTP status and the body
 /// `{"code":N,"error":"message"}`.
@@ -47,6 +48,24 @@ public struct APIError: Error, Sendable, Equatable {
     static func timeout(_ seconds: Double) -> APIError {
         APIError(status: 503, code: 124, "the request took longer than the limit of \(seconds) s and was stopped")
     }
+    /// The database cannot be reached (PostgreSQL restarting or down): 503
+    /// with LeanCloud's code 100, "the connection failed" — the request may
+    /// be sent again; the server connects again by itself.
+    static func unavailable(_ m: String) -> APIError { APIError(status: 503, code: 100, "the database is unavailable, retry later: " + m) }
+
+    /// A failure of the database or its host (``DatabaseFailure``) as the
+    /// API answers it: 503 when trying again later may succeed (100: the
+    /// database cannot be reached; 124: a lock not obtained in time), 500
+    /// with code 1 when the server's host failed (disk full, I/O) or a
+    /// write's outcome is unknown; nil for any other error.
+    static func serverSide(_ error: QueryError) -> APIError? {
+        switch error.databaseFailure {
+        case .connectionLost?, .unavailable?: return unavailable(error.message)
+        case .busy?: return APIError(status: 503, code: 124, "the database is busy, retry later: " + error.message)
+        case .commitOutcomeUnknown?, .resources?: return internalError(error.message)
+        case nil: return nil
+        }
+    }
 
     /// A query or write error as the API reports it: the position (line and
     /// column) and the JSON path stay in the message, as the CLI shows them.
@@ -54,6 +73,7 @@ public struct APIError: Error, Sendable, Equatable {
     /// - Parameter cloudQuery: a CQL text was read (`/1.1/cloudQuery`): a
     ///   syntax error is code 300, `CQL syntax error. Detail: ...`.
     static func from(_ error: QueryError, cloudQuery: Bool = false) -> APIError {
+        if let failure = serverSide(error) { return failure }
         if let code = error.restCode {
             return APIError(status: code == 101 ? 404 : 400, code: code, error.message)
         }
