@@ -23,8 +23,7 @@ public enum ClassSettingsTable {
     /// `objectId`); none when the table was never made.
     public static func all(on db: some SQLExecutor) throws(QueryError) -> [String] {
         guard try db.tableNames().contains(name) else { return [] }
-        // (PostgreSQL's `doc` is jsonb: read as text.)
-        let doc = db.dialect == .postgres ? "\"doc\"::text" : "\"doc\""
+        let doc = db.dialect.storage.documentText
         return try db.documents(SQLStatement(sql: "SELECT \(doc) FROM \"\(name)\" ORDER BY \"objectId\"", arguments: []))
     }
 

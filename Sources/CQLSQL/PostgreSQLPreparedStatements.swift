@@ -32,8 +32,8 @@ import PostgresNIO
 /// ```
 final class PreparedStatementNames: @unchecked Sendable {
     /// The SQL text with its parameter types, hashed once when made: a
-    /// page's statement is about 2 KB, and each run looked it up twice (its
-    /// batch's groups, its prepared name), a tenth of a page's hashing.
+    /// page's statement is about 2 KB, and each run looks it up twice (its
+    /// batch's groups, its prepared name).
     struct Key: Hashable {
         let sql: String
         let types: [UInt32]
@@ -199,9 +199,7 @@ extension PostgreSQLDatabase {
     ///
     /// Why not the prepared path when nothing repeats: its rows come through
     /// postgres-nio's async row sequence, whose every step is a task switch
-    /// that looks up the task's executor under a lock — measured with
-    /// callgrind on `cql run` copying 80,000 rows, about 5,000 instructions
-    /// a row, a sixth of the whole run. This callback is a plain call.
+    /// that looks up the task's executor under a lock. This callback is a plain call.
     func executeUnnamed(_ query: PostgresQuery, eachRow: (PostgresRow) throws(QueryError) -> Void) throws(QueryError) {
         let connection = try self.connection
         try withoutActuallyEscaping(eachRow) { (eachRow) throws(QueryError) in

@@ -77,10 +77,7 @@ public final class PostgreSQLReadConnection: Sendable {
                 // Each prepared statement is planned once, not on every run: a
                 // page's `LIMIT $2` makes PostgreSQL's generic plan look costlier
                 // (it assumes a tenth of the rows) than the custom plans it
-                // compares it with, so in `auto` mode a Valine page was planned
-                // afresh on every request: 0.25 ms of planning against 0.014 ms,
-                // same plan (EXPLAIN ANALYZE EXECUTE over 1,000,000 comments);
-                // under wrk, PostgreSQL's CPU a page fell from about 1,000 to 600 us.
+                // compares it with, so in `auto` mode a page is planned afresh on every request.
                 try link.addSetting("SET plan_cache_mode = force_generic_plan")
             }
         } catch {
@@ -182,8 +179,8 @@ public final class PostgreSQLReadConnection: Sendable {
     ///
     /// Why: each row crosses the protocol as a message of its own, and
     /// postgres-nio's decoding of a row (its state machine, its row and cell
-    /// values) cost more of a Valine page's server CPU than anything of the
-    /// server's own (perf, under wrk: about 10% for ten rows a page). One
+    /// values) costs more of a page's server CPU than anything of the
+    /// server's own. One
     /// row a page, whatever its length, also always carries the preflight's
     /// answer, so an empty page no longer needs a second statement.
     static func carrying(_ statement: SQLStatement, select: String, _ question: SQLRunner.PreflightQuestion, aggregated: Bool = false)
@@ -201,8 +198,7 @@ public final class PostgreSQLReadConnection: Sendable {
         // The preflight's columns in a one-row subquery joined to the rows:
         // in the select list they were evaluated for every row (their
         // to_regclass calls and probes), in a coalesced page once per run
-        // of each row's page: 28 µs of PostgreSQL's CPU a page against
-        // 16 (EXPLAIN ANALYZE of 32 coalesced pages over 1,000,000 comments).
+        // of each row's page.
         let columns = preflight.columns.joined(separator: ", ")
         let sql = rows.map { "SELECT \($0), \"cql_p\".* FROM (SELECT \(columns)) AS \"cql_p\"" }
             ?? "SELECT \(select), \"cql_p\".* FROM (\(statement.sql)) AS q CROSS JOIN (SELECT \(columns)) AS \"cql_p\""
@@ -401,8 +397,7 @@ extension SQLRunner {
         }
         var count: Int?
         if q.count != .none, let c = translation.count { count = try await db.integer(c) }
-        if storedText && q.keys.isEmpty && q.includes.isEmpty {
-            // What shaped() would do to them: nothing (no keys, no include).
+        if storedText && SQLRunner.leavesObjectsAsStored(q) {
             return Result(objects: [], count: count, translation: translation, storedText: q.count == .only ? [] : texts)
         }
         var objects: [[String: Value]] = []

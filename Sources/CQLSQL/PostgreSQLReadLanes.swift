@@ -208,11 +208,8 @@ final class WaitingRun: @unchecked Sendable {
 /// wait and a lane is idle makes sure a stuck lane never holds them longer
 /// than ``stuckAfter``.
 ///
-/// Why: measured under `wrk -c64` over 1,000,000 comments (Server.md),
-/// one lane per event loop answered gets and pages about 20% faster, with a
-/// shorter tail, than two or four lanes each taking what came: more lanes
-/// made smaller batches and more PostgreSQL backends competing for the
-/// same two cores.
+/// Why: more lanes than event loops make smaller batches and more
+/// PostgreSQL backends competing for the same cores.
 final class LaneQueue: @unchecked Sendable {
     /// A lane takes at most this many waiting runs as one batch.
     static let batchLimit = 256
@@ -329,8 +326,8 @@ final class LaneQueue: @unchecked Sendable {
 
 /// ``CoalescedStatement/coalesced(_:types:shared:)`` of the statements a
 /// connection ran lately, by key: the same few statements coalesce batch
-/// after batch, and rewriting a page's 2 KB of SQL each time cost about 1%
-/// of its server CPU. Bounded as ``PreparedStatementNames`` is.
+/// after batch, and rewriting a page's 2 KB of SQL each time would cost
+/// for nothing. Bounded as ``PreparedStatementNames`` is.
 final class CoalescedStatements: @unchecked Sendable {
     private struct Shape: Hashable {
         var key: PreparedStatementNames.Key

@@ -2,8 +2,7 @@ import PostgresNIO
 
 extension PostgresRow {
     /// The first column as `PostgresData`, read by iterating the row:
-    /// `makeRandomAccess()` copies every cell into an array first (2% of a
-    /// Valine page's server CPU, at two calls a row).
+    /// `makeRandomAccess()` copies every cell into an array first.
     var firstData: PostgresData? {
         var cells = makeIterator()
         return cells.next().map(Self.data)

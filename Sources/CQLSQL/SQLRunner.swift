@@ -80,8 +80,7 @@ public enum SQLRunner {
         _ query: Query, on db: some SQLExecutor, countOnly: Bool, source: String?, presentTables: Set<String>?,
         written: UnsafeMutablePointer<[UInt8]>?, storedText: Bool, memo: ReadMemo?
     ) throws(QueryError) -> Result {
-        // PostgreSQL's memo is its asynchronous reads' (this path is their fallback).
-        let memo = db.dialect == .sqlite ? memo : nil
+        let memo = db.dialect.storage.usesReadMemo ? memo : nil
         let begun = try begin(query, countOnly: countOnly, source: source, dialect: db.dialect,
                               recheckConcernsOnlyDateColumns: db.recheckConcernsOnlyDateColumns, memo: memo)
         let q = begun.query
@@ -93,7 +92,7 @@ public enum SQLRunner {
             // counts, no object is read (an index may answer alone).
             return Result(objects: [], count: try db.integer(c), translation: translation)
         }
-        if let written, translation.isExact, q.keys.isEmpty, q.includes.isEmpty, q.count != .only {
+        if let written, translation.isExact, leavesObjectsAsStored(q), q.count != .only {
             // Nothing to shape: each document copied to the writer's form as
             // the database hands its bytes over, none kept. A statement that
             // fails part way leaves nothing written: the failures below that
@@ -130,7 +129,7 @@ public enum SQLRunner {
                                          rechecked: ["every row: an array or object at an order key"], query: q)
             docs = try db.documents(translation.select)
         }
-        if storedText, translation.isExact, q.keys.isEmpty, q.includes.isEmpty, q.count != .only {
+        if storedText, translation.isExact, leavesObjectsAsStored(q), q.count != .only {
             // What shaped() would do to them: nothing.
             var count: Int?
             if q.count != .none, let c = translation.count { count = try db.integer(c) }
@@ -199,7 +198,7 @@ public enum SQLRunner {
         // A get by id on PostgreSQL then asks nothing before its statement.
         let marksMatter = !recheckConcernsOnlyDateColumns || namesDateKeys(q)
         return PreflightQuestion(className: q.className, keys: oneStepKeys(q.condition), tables: marksMatter ? tablesRead(by: q) : [],
-                                 documentIndex: dialect == .postgres && testsKeysByValue(q.condition))
+                                 documentIndex: dialect.storage.findsDependOnDocumentIndex && testsKeysByValue(q.condition))
     }
 
     /// `db.pushdown(q, preflight)`, from the memo when it holds the SQL of
@@ -228,6 +227,13 @@ public enum SQLRunner {
         let all = try SQLGenerator.pushdown(Query(className: q.className), dialect: dialect)
         return SQLTranslation(select: all.select, count: nil, whereIsExact: false, orderIsExact: false,
                               rechecked: ["every row: the data holds strings with NUL or an array at createdAt/updatedAt"], query: q)
+    }
+
+    /// The guard every stored-text fast path shares (FastPaths.md): nothing
+    /// reshapes the objects — ``shaped(_:_:objects:count:store:source:)``
+    /// would return them as stored (no `keys`, no `include`).
+    static func leavesObjectsAsStored(_ q: Query) -> Bool {
+        q.keys.isEmpty && q.includes.isEmpty
     }
 
     /// The answer when the database filtered, ordered and paged
@@ -313,7 +319,8 @@ public enum SQLRunner {
         case .not(let inner): return oneStepKeys(inner)
         case .compare(let path, _, _), .in(let path, _, _), .regex(let path, _, _), .like(let path, _), .prefix(let path, _):
             return key(path)
-        default: return []
+        case .constant, .all, .size, .exists, .text, .containedBy, .elementMatch, .type, .modulo, .fullText, .select,
+             .inQuery, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects: return []
         }
     }
 
@@ -329,7 +336,9 @@ public enum SQLRunner {
         case .compare(let path, .equal, _), .compare(let path, .notEqual, _), .in(let path, _, _), .all(let path, _):
             guard let first = path.components.first else { return false }
             return !(path.components.count == 1 && first == "objectId") && !SQLStoredColumns.dateKeys.contains(first)
-        default: return false
+        case .constant, .compare, .size, .exists, .regex, .like, .prefix, .text, .containedBy, .elementMatch, .type,
+             .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon,
+             .withinCenterSphere, .geoIntersects: return false
         }
     }
 
@@ -364,16 +373,12 @@ public enum SQLRunner {
 
     /// The classes and join tables the condition's subqueries and relations read.
     static func collectClasses(_ c: Condition?, into names: inout Set<String>) {
-        guard let c else { return }
-        switch c.predicate {
-        case .and(let items), .or(let items): for i in items { collectClasses(i, into: &names) }
-        case .not(let inner), .elementMatch(_, let inner): collectClasses(inner, into: &names)
-        case .inQuery(_, let sub, _), .select(_, _, let sub, _):
-            names.insert(sub.className)
-            collectClasses(sub.condition, into: &names)
-        case .relatedTo(.value(.pointer(let owner)), let key):
-            names.insert("_Join:\(key):\(owner.className)")
-        default: break
+        c?.forEach(entering: .everything) { node in
+            switch node.outsideRead {
+            case .subquery(let sub)?: names.insert(sub.className)
+            case .relation(.value(.pointer(let owner)), let key)?: names.insert("_Join:\(key):\(owner.className)")
+            case .relation?, nil: break
+            }
         }
     }
 

@@ -105,8 +105,7 @@ public enum SQLWriteRunner {
         }
         guard let write = try? SQLWriteGenerator.translate(statement, dialect: session.dialect, now: now, newObjectId: { "" },
                                                            joinTables: joinTables) else { return nil }
-        // SQLite marks a database holding NUL when an object is written (see insertObject).
-        if session.dialect == .sqlite && write.statements.contains(where: { $0.arguments.contains(where: mentionsNUL) }) { return nil }
+        if session.dialect.storage.writesNULThroughObjects && write.statements.contains(where: { $0.arguments.contains(where: mentionsNUL) }) { return nil }
         return write
     }
 
@@ -133,10 +132,7 @@ public enum SQLWriteRunner {
             // The relation tables a write edits, with exec's indexes (the SQL's
             // CREATE TABLE IF NOT EXISTS then does nothing).
             for table in joinTables { try session.createTable(table) }
-            if session.dialect == .postgres {
-                // float8out prints doubles exactly from 1 on (PostgreSQL's default).
-                try session.execute(SQLStatement(sql: "SET LOCAL extra_float_digits = 1", arguments: []))
-            }
+            for setup in session.dialect.storage.writeSetup { try session.execute(SQLStatement(sql: setup, arguments: [])) }
             changed = try session.execute(write.statements[0]) == 1
             if changed { for s in write.statements.dropFirst() { try session.execute(s) } }
         } catch {
@@ -268,9 +264,6 @@ public enum SQLWriteRunner {
     }
 
     static func dialect(_ session: some SQLWriteSession) throws(QueryError) -> any SQLDialect {
-        switch session.dialect {
-        case .sqlite: return SQLiteDialect()
-        case .postgres: return PostgreSQLDialect()
-        }
+        session.dialect.dialect
     }
 }

@@ -45,8 +45,7 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
     ///
     /// Why: a server asks them on every request, three statements (an
     /// index's name in the catalog, a probe of it for an array, the mark),
-    /// 7% of a Valine page's server CPU on SQLite (perf, under wrk), for
-    /// answers that change only when the schema or the data does.
+    /// for answers that change only when the schema or the data does.
     public var keepsSchemaAnswers = false
     var keptAnswers = KeptSchemaAnswers()
 

@@ -48,44 +48,33 @@ public struct UniqueIndex: Sendable, Hashable {
 
     /// The indexed expression (of the row's `doc`).
     func expression(_ dialect: SQLDialectName) -> String {
-        switch (dialect, folding) {
-        case (.sqlite, .exact): return "json_extract(\"doc\", '$.\(key)')"
-        case (.sqlite, .asciiCase): return "lower(json_extract(\"doc\", '$.\(key)'))"
-        case (.postgres, .exact): return "(\"doc\"->>'\(key)')"
-        case (.postgres, .asciiCase): return "lower((\"doc\"->>'\(key)') COLLATE \"C\")"
+        folded(dialect.storage.textAtKey(key), dialect)
+    }
+
+    private func folded(_ e: String, _ dialect: SQLDialectName) -> String {
+        switch folding {
+        case .exact: return e
+        case .asciiCase: return dialect.storage.lowerASCII(e)
         }
     }
 
     /// The expression a given value is compared as (folded by the database,
     /// as the index folds the stored one).
     func argument(_ dialect: SQLDialectName, _ index: Int) -> String {
-        let p = dialect == .postgres ? "$\(index)::text" : "?"
-        switch (dialect, folding) {
-        case (_, .exact): return p
-        case (.sqlite, .asciiCase): return "lower(\(p))"
-        case (.postgres, .asciiCase): return "lower(\(p) COLLATE \"C\")"
-        }
+        folded(dialect.storage.textArgument(index), dialect)
     }
 
     func table(_ dialect: SQLDialectName) throws(QueryError) -> String {
-        switch dialect {
-        case .sqlite: return try SQLiteDialect().quote(className)
-        case .postgres: return try PostgreSQLDialect().quote(className)
-        }
+        try dialect.dialect.quote(className)
     }
 
     func quotedName(_ dialect: SQLDialectName) throws(QueryError) -> String {
-        switch dialect {
-        case .sqlite: return try SQLiteDialect().quote(name)
-        case .postgres: return try PostgreSQLDialect().quote(name)
-        }
+        try dialect.dialect.quote(name)
     }
 
     /// Whether the index is there (its table must be).
     public func exists(in session: any SQLWriteSession) throws(QueryError) -> Bool {
-        let sql = session.dialect == .postgres
-            ? "SELECT c.relname::text FROM pg_class c WHERE c.relkind = 'i' AND c.relname = $1 AND c.relnamespace = current_schema()::regnamespace"
-            : "SELECT name FROM sqlite_master WHERE type = 'index' AND name = ?"
+        let sql = session.dialect.storage.indexExistsQuery
         return !(try session.documents(SQLStatement(sql: sql, arguments: [.string(name)]))).isEmpty
     }
 
@@ -93,7 +82,7 @@ public struct UniqueIndex: Sendable, Hashable {
     /// message that refuses to index them.
     public func duplicates(in session: any SQLWriteSession, limit: Int = 5) throws(QueryError) -> [String] {
         let e = expression(session.dialect), t = try table(session.dialect)
-        let text = session.dialect == .postgres ? e : "CAST(\(e) AS TEXT)"
+        let text = session.dialect.storage.asText(e)
         return try session.documents(SQLStatement(
             sql: "SELECT \(text) FROM \(t) WHERE \(e) IS NOT NULL GROUP BY \(e) HAVING count(*) > 1 ORDER BY 1 LIMIT \(max(1, limit))",
             arguments: []))
@@ -120,7 +109,7 @@ public struct UniqueIndex: Sendable, Hashable {
         var sql = "SELECT \"objectId\" FROM \(try table(d)) WHERE \(expression(d)) = \(argument(d, 1))"
         var arguments: [Value] = [.string(value)]
         if let objectId {
-            sql += " AND \"objectId\" <> " + (d == .postgres ? "$2" : "?")
+            sql += " AND \"objectId\" <> " + d.storage.textArgument(2)
             arguments.append(.string(objectId))
         }
         return !(try session.documents(SQLStatement(sql: sql + " LIMIT 1", arguments: arguments))).isEmpty
@@ -130,7 +119,7 @@ public struct UniqueIndex: Sendable, Hashable {
     /// folded), for ``SQLExecutor/documents(_:)``; served by the index.
     public func lookup(_ value: String, dialect: SQLDialectName) throws(QueryError) -> SQLStatement {
         let t = try table(dialect)
-        let column = dialect == .postgres ? PostgreSQLDialect().documentColumn(t) : SQLiteDialect().documentColumn(t)
+        let column = dialect.dialect.documentColumn(t)
         return SQLStatement(sql: "SELECT \(column) FROM \(t) WHERE \(expression(dialect)) = \(argument(dialect, 1)) LIMIT 1",
                             arguments: [.string(value)])
     }

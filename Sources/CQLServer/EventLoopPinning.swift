@@ -11,10 +11,7 @@ import NIOPosix
 ///
 /// Why: by default a Hummingbird handler runs on Swift's global executor, so
 /// every request crosses threads twice (loop → task → loop), and every
-/// database answer twice more. Measured under `wrk -c64` against
-/// `cql serve --postgres` (Server.md), those hand-offs — eight context
-/// switches a request, 42% of the server's samples in the kernel's task
-/// switching — cost more than the work.
+/// database answer twice more: those hand-offs cost more than the work.
 ///
 /// Code on this executor must not block: the server's database calls that
 /// block run on the storage's thread pool (``ServerStorage/read(_:)``), and

@@ -33,8 +33,7 @@ struct APIResponder: HTTPResponder {
     /// `HTTPFields` answers for its name).
     ///
     /// Why: asked one name at a time, the nine names an app-key request
-    /// mostly lacks each cost a search of every header, 2% of a Valine
-    /// page's server CPU (perf, under wrk).
+    /// mostly lacks each cost a search of every header.
     static func credentials(_ headers: HTTPFields) -> [String?] {
         // headerNames, a stored array: `allCases` would build one per request.
         var values = [String?](repeating: nil, count: Authenticator.headerNames.count)

@@ -61,10 +61,9 @@ extension TranslateInvocation {
     ///
     /// Why: argument-parser builds a command's options by reflection, and
     /// each new (type, protocol) pair costs the Swift runtime a scan of every
-    /// protocol conformance in the binary (~8,700, with NIO, GRDB and static
-    /// Foundation): ~19M instructions, about 4 ms, 80% of a one-query
-    /// `cql translate` and the largest serial part of `--lines`. This reader
-    /// costs a few thousand. `TranslateInvocationTests` checks it against
+    /// protocol conformance in the binary (NIO, GRDB and static Foundation
+    /// included): most of a one-query `cql translate` and the largest serial
+    /// part of `--lines`. `TranslateInvocationTests` checks it against
     /// argument-parser's reading over thousands of argument lists: wherever
     /// this one gives an invocation, argument-parser gives the same.
     ///

@@ -40,7 +40,8 @@ extension Planner {
             return .geo(Accessor(path), .centerSphere(center: center, radius: radius))
         case .geoIntersects(let path, let pointTerm):
             return .geoIntersects(Accessor(path), try point(pointTerm, r))
-        default:
+        case .and, .or, .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text,
+             .containedBy, .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants:
             return .constant(false)
         }
     }

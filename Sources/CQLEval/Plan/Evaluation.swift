@@ -78,8 +78,8 @@ public enum Evaluation {
     /// The NDJSON file holding `query.className` when it can be streamed.
     private static func streamableFile(for query: Query, dataPath: String) -> String? {
         let countOnly = query.count == .only
-        guard countOnly || (query.order.isEmpty && query.includes.isEmpty && !mentionsNear(query.condition)),
-            !subqueries(query.condition, use: query.className)
+        guard countOnly || (query.order.isEmpty && query.includes.isEmpty && query.condition?.mentionsNear != true),
+            !subqueries(query, use: query.className)
         else { return nil }
         if DataLoader.isDirectory(dataPath) {
             let files = (try? DataLoader.dataFiles(inDirectory: dataPath)) ?? []
@@ -96,24 +96,10 @@ public enum Evaluation {
         DataLoader.readFormat(of: path) == .ndjson && DataLoader.header(ofFile: path) == nil
     }
 
-    private static func mentionsNear(_ c: Condition?) -> Bool {
-        guard let c else { return false }
-        switch c.predicate {
-        case .near: return true
-        case .and(let items), .or(let items): return items.contains { mentionsNear($0) }
-        case .not(let inner): return mentionsNear(inner)
-        default: return false
-        }
-    }
-
-    private static func subqueries(_ c: Condition?, use className: String) -> Bool {
-        guard let c else { return false }
-        switch c.predicate {
-        case .select(_, _, let q, _), .inQuery(_, let q, _):
-            return q.className == className || subqueries(q.condition, use: className)
-        case .and(let items), .or(let items): return items.contains { subqueries($0, use: className) }
-        case .not(let inner), .elementMatch(_, let inner): return subqueries(inner, use: className)
-        default: return false
-        }
+    /// Whether a sub-query of `q` (at any depth, inside `$elemMatch` too)
+    /// reads `className`: the file streamed would then also be loaded.
+    private static func subqueries(_ q: Query, use className: String) -> Bool {
+        guard let c = q.condition else { return false }
+        return c.contains(entering: .everything) { $0.subquery?.className == className }
     }
 }

@@ -98,22 +98,11 @@ public enum ACLRule {
         return q
     }
 
+    /// `c` with `read` added to each of its sub-queries, through `and`,
+    /// `or`, `not` and `$elemMatch`; each sub-query ``restrict(_:_:)``s its
+    /// own. (`$relatedTo`'s owner is checked by the server before the query
+    /// runs: it names one object, not a set.)
     static func restrictSubqueries(_ c: Condition, _ read: Condition) -> Condition {
-        var c = c
-        switch c.predicate {
-        case .and(let items): c.predicate = .and(items.map { restrictSubqueries($0, read) })
-        case .or(let items): c.predicate = .or(items.map { restrictSubqueries($0, read) })
-        case .not(let x): c.predicate = .not(restrictSubqueries(x, read))
-        case .elementMatch(let path, let x): c.predicate = .elementMatch(path, restrictSubqueries(x, read))
-        case .inQuery(let path, let sub, let negated): c.predicate = .inQuery(path, query: restrict(sub, read), negated: negated)
-        case .select(let path, let key, let sub, let negated):
-            c.predicate = .select(path, key: key, query: restrict(sub, read), negated: negated)
-        // Leaves: no subquery below. (`$relatedTo`'s owner is checked by
-        // the server before the query runs: it names one object, not a set.)
-        case .constant, .aclGrants, .relatedTo, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
-             .type, .modulo, .fullText, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
-            break
-        }
-        return c
+        c.transformed(entering: .elementMatch) { $0.mappingSubquery { restrict($0, read) } } ?? c
     }
 }

@@ -65,39 +65,25 @@ public enum ClassNames {
     /// The condition renamed, or nil when no name in it changes (the
     /// common case, which then copies nothing).
     static func canonicalOrNil(_ c: Condition) -> Condition? {
-        var c = c
-        switch c.predicate {
-        case .and(let items), .or(let items):
-            var changed = false
-            let renamed = items.map { item -> Condition in
-                guard let r = canonicalOrNil(item) else { return item }
-                changed = true
-                return r
+        c.transformed(entering: .elementMatch) { node in
+            switch node.predicate {
+            case .select, .inQuery:
+                return node.mappingSubquery { sub in
+                    let r = canonical(sub)
+                    return r != sub ? r : nil
+                }
+            case .relatedTo(.value(.pointer(let owner)), let key):
+                let name = canonical(owner.className)
+                guard name != owner.className else { return nil }
+                var renamed = node
+                renamed.predicate = .relatedTo(object: .value(.pointer(Pointer(className: name, objectId: owner.objectId))), key: key)
+                return renamed
+            // Entered by the traversal, or naming no class.
+            case .and, .or, .not, .elementMatch, .relatedTo, .constant, .aclGrants, .compare, .in, .all, .size, .exists, .regex,
+                 .like, .prefix, .text, .containedBy, .type, .modulo, .fullText, .near, .withinBox, .withinPolygon,
+                 .withinCenterSphere, .geoIntersects:
+                return nil
             }
-            guard changed else { return nil }
-            if case .and = c.predicate { c.predicate = .and(renamed) } else { c.predicate = .or(renamed) }
-        case .not(let inner):
-            guard let r = canonicalOrNil(inner) else { return nil }
-            c.predicate = .not(r)
-        case .elementMatch(let path, let inner):
-            guard let r = canonicalOrNil(inner) else { return nil }
-            c.predicate = .elementMatch(path, r)
-        case .inQuery(let path, let sub, let negated):
-            let r = canonical(sub)
-            guard r != sub else { return nil }
-            c.predicate = .inQuery(path, query: r, negated: negated)
-        case .select(let path, let key, let sub, let negated):
-            let r = canonical(sub)
-            guard r != sub else { return nil }
-            c.predicate = .select(path, key: key, query: r, negated: negated)
-        case .relatedTo(.value(.pointer(let owner)), let key):
-            let name = canonical(owner.className)
-            guard name != owner.className else { return nil }
-            c.predicate = .relatedTo(object: .value(.pointer(Pointer(className: name, objectId: owner.objectId))), key: key)
-        case .relatedTo, .constant, .aclGrants, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
-             .type, .modulo, .fullText, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
-            return nil
         }
-        return c
     }
 }

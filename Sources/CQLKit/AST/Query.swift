@@ -14,8 +14,7 @@ public struct Query: Hashable, @unchecked Sendable {
     // destroying it is then one retain or release, not one per field of a
     // 150-byte struct (nor a 150-byte memcpy at each call boundary).
     // A ManagedBuffer's header is read and written through a pointer, so
-    // field accesses have no run-time exclusivity check (a class's stored
-    // property would: ~70 instructions per access).
+    // field accesses have no run-time exclusivity check (a class's stored property would).
     private struct Fields {
         var className: String
         var keys: [SelectedKey]

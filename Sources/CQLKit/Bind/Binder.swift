@@ -198,7 +198,9 @@ final class BindingContext {
         case .not(let inner): return Condition(.not(try bind(inner)), range: c.range)
         case .elementMatch(let path, let inner): return Condition(.elementMatch(path, try bind(inner)), range: c.range)
         case .select, .inQuery: return Condition(try bindSubquery(c.predicate), range: c.range)
-        default: return Condition(try bindLeaf(c.predicate, range: c.range), range: c.range)
+        case .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy, .type,
+             .modulo, .fullText, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere,
+             .geoIntersects: return Condition(try bindLeaf(c.predicate, range: c.range), range: c.range)
         }
     }
 
@@ -215,7 +217,9 @@ final class BindingContext {
         switch p {
         case .select(let path, let key, let q, let negated): return .select(path, key: key, query: try bind(q), negated: negated)
         case .inQuery(let path, let q, let negated): return .inQuery(path, query: try bind(q), negated: negated)
-        default: return p
+        case .and, .or, .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text,
+             .containedBy, .elementMatch, .type, .modulo, .fullText, .relatedTo, .aclGrants, .near, .withinBox,
+             .withinPolygon, .withinCenterSphere, .geoIntersects: return p
         }
     }
 

@@ -113,15 +113,11 @@ struct NSPredicateArguments {
     }
 
     static func relocated(_ c: Condition, _ r: SourceRange) -> Condition {
-        var out = c
-        out.range = r
-        switch c.predicate {
-        case .and(let items): out.predicate = .and(items.map { relocated($0, r) })
-        case .or(let items): out.predicate = .or(items.map { relocated($0, r) })
-        case .not(let inner): out.predicate = .not(relocated(inner, r))
-        case .elementMatch(let p, let inner): out.predicate = .elementMatch(p, relocated(inner, r))
-        default: break
-        }
-        return out
+        // Every node, inside `$elemMatch` too (not in sub-queries: their own text).
+        c.transformed(entering: .elementMatch) { node in
+            var out = node
+            out.range = r
+            return out
+        } ?? c
     }
 }

@@ -1,10 +1,10 @@
 /// Finding the end of the plain run of a JSON string eight bytes at a time.
 ///
 /// Why: string bodies are most of the bytes of typical data files, and a
-/// byte-by-byte loop testing each byte for `"`, `\`, a control character and
-/// non-ASCII ran at about one byte per 2.5 instructions. A 64-bit word answers
-/// "is any of these eight bytes special?" in a dozen instructions (the
-/// classic SWAR zero-byte / less-than tests, which are exact for "any").
+/// byte-by-byte loop tests each byte for `"`, `\`, a control character and
+/// non-ASCII. A 64-bit word answers "is any of these eight bytes special?"
+/// at once (the classic SWAR zero-byte / less-than tests, which are exact
+/// for "any").
 enum JSONStringScan {
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highs: UInt64 = 0x8080_8080_8080_8080

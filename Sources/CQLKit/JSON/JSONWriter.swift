@@ -100,8 +100,7 @@ public enum JSONWriter {
 
     /// Decimal digits straight into `out` (no String per integer).
     static func appendInteger(_ i: Int64, _ out: inout [UInt8]) {
-        // Up to three digits (most limits and operands) byte by byte: the
-        // buffer append below costs some 100 instructions more.
+        // Up to three digits (most limits and operands) byte by byte: cheaper than the buffer append below.
         if i >= 0 && i < 1000 {
             if i >= 100 { out.append(UInt8(truncatingIfNeeded: i / 100) &+ 0x30) }
             if i >= 10 { out.append(UInt8(truncatingIfNeeded: i / 10 % 10) &+ 0x30) }

@@ -47,7 +47,8 @@ public enum CompileTimeChecks {
             }
         case .geoIntersects(_, let point):
             try geoPoint(point, "'$geoIntersects'", r)
-        default:
+        case .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy, .type,
+             .modulo, .fullText, .relatedTo, .aclGrants:
             break
         }
     }

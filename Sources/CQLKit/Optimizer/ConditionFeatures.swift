@@ -112,7 +112,7 @@ public struct ConditionFeatures: OptionSet, Hashable, Sendable {
         case .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects: insert(.geoOperand)
         case .select(_, _, let query, _), .inQuery(_, let query, _):
             if let inner = query.condition { _ = visit(inner) }
-        default: break
+        case .size, .exists, .prefix, .text, .containedBy, .type, .modulo, .fullText, .relatedTo, .aclGrants: break
         }
         return Operand(kind: kind)
     }
@@ -128,9 +128,8 @@ public struct ConditionFeatures: OptionSet, Hashable, Sendable {
         return false
     }
 
-    /// `false` when two integer constants differ: `==` of two Terms (their
-    /// derived equality through two boxes) cost some 200 instructions a pair,
-    /// the usual `in (2, 5, 7)` list three pairs. `true` for anything else,
+    /// `false` when two integer constants differ, without `==` of two Terms
+    /// (their derived equality through two boxes). `true` for anything else,
     /// which `==` then decides.
     private static func mayBeEqual(_ a: Term, _ b: Term) -> Bool {
         if case .value(.int(let x)) = a, case .value(.int(let y)) = b { return x == y }
@@ -140,8 +139,7 @@ public struct ConditionFeatures: OptionSet, Hashable, Sendable {
     /// Whether CanonicalPrefix may read a `like` pattern as a prefix: a
     /// string ending in `%` that starts with neither wildcard, or is all `%`
     /// (anything else fails its first character).
-    /// Over the pattern's contiguous bytes (the UTF8View's `first`, `last`
-    /// and `allSatisfy` cost some 200 instructions a pattern).
+    /// Over the pattern's contiguous bytes (not the UTF8View's `first`, `last` and `allSatisfy`).
     private static func mayBeLikePrefix(_ pattern: Term) -> Bool {
         guard case .value(.string(let text)) = pattern else { return false }
         func judge(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -223,7 +221,9 @@ public struct ConditionFeatures: OptionSet, Hashable, Sendable {
             switch c.predicate {
             case .or(let inner) where isAnd: return kinds(of: inner)
             case .and(let inner) where !isAnd: return kinds(of: inner)
-            default: return c.predicate.featureKind
+            case .and, .or, .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text,
+                 .containedBy, .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants,
+                 .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects: return c.predicate.featureKind
             }
         }
         for i in items.indices {

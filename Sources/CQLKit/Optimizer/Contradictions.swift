@@ -35,7 +35,9 @@ public struct Contradictions: ConditionRule {
             if hasComplementPair(items) || conflictsOnArrayFreePath(items) { return Condition(.constant(false), range: c.range) }
         case .or(let items):
             if hasComplementPair(items) { return Condition(.constant(true), range: c.range) }
-        default: break
+        case .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox,
+             .withinPolygon, .withinCenterSphere, .geoIntersects: break
         }
         return nil
     }

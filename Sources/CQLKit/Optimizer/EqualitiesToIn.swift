@@ -42,7 +42,9 @@ public struct EqualitiesToIn: ConditionRule {
         switch item.predicate {
         case .compare(_, let op, let t) where op == (negated ? .notEqual : .equal): terms = [t]
         case .in(_, let ts, let n) where n == negated: terms = ts
-        default: return nil
+        case .and, .or, .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text,
+             .containedBy, .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near,
+             .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects: return nil
         }
         for t in terms {
             guard let v = t.value else { return nil }
@@ -54,7 +56,9 @@ public struct EqualitiesToIn: ConditionRule {
     static func path(_ item: Condition) -> FieldPath? {
         switch item.predicate {
         case .compare(let p, _, _), .in(let p, _, _): return p
-        default: return nil
+        case .and, .or, .not, .constant, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox,
+             .withinPolygon, .withinCenterSphere, .geoIntersects: return nil
         }
     }
 

@@ -24,7 +24,9 @@ public struct FlattenLogic: ConditionRule {
             if items.count == 1 { return items[0] }
             guard items.contains(where: { if case .or = $0.predicate { return true } else { return false } }) else { return nil }
             return Condition(.or(items.flatMap(Operands.disjuncts)), range: c.range)
-        default:
+        case .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox,
+             .withinPolygon, .withinCenterSphere, .geoIntersects:
             return nil
         }
     }

@@ -56,7 +56,9 @@ public struct FoldConstants: OptimizerRule, ConditionRule {
             return Condition(.constant(negated), range: r)
         case .all(_, let terms) where terms.isEmpty:
             return Condition(.constant(false), range: r)
-        default:
+        case .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox,
+             .withinPolygon, .withinCenterSphere, .geoIntersects:
             return nil
         }
     }

@@ -220,8 +220,8 @@ extension ConditionRule {
     public func rewritten(_ query: Query) -> Query? {
         guard let condition = query.condition else { return nil }
         // The walk also tells whether the tree has a `near` (the nodes it
-        // visits are those ``NearOrder/containsNear(_:)`` looks at): no
-        // second walk for ``NearOrder/fixesOrder(_:)``.
+        // visits are those ``Condition/mentionsNear`` looks at): no second
+        // walk for ``NearOrder/fixesOrder(_:)``.
         var nears = false
         guard let new = walk(condition, nears: &nears) else { return nil }
         if nears && query.order.isEmpty && query.count != .only { return nil }
@@ -238,32 +238,14 @@ extension ConditionRule {
     }
 
     /// ``walk(_:)``, setting `nears` when a `near` is among the nodes it
-    /// visits (`and` / `or` / `not` operands; not subqueries, not `$elemMatch`).
+    /// visits: the object's own tests (``ConditionDescent/ownTests``); each
+    /// sub-query is rewritten as a query of its own (its own `near` rule).
     private func walk(_ c: Condition, nears: inout Bool) -> Condition? {
-        var node: Condition?
-        switch c.predicate {
-        case .and(let items): if let new = walk(items, nears: &nears) { node = c; node!.predicate = .and(new) }
-        case .or(let items): if let new = walk(items, nears: &nears) { node = c; node!.predicate = .or(new) }
-        case .not(let inner): if let new = walk(inner, nears: &nears) { node = c; node!.predicate = .not(new) }
-        case .near: nears = true
-        case .select(let path, let key, let query, let negated):
-            if let new = rewritten(query) { node = c; node!.predicate = .select(path, key: key, query: new, negated: negated) }
-        case .inQuery(let path, let query, let negated):
-            if let new = rewritten(query) { node = c; node!.predicate = .inQuery(path, query: new, negated: negated) }
-        default: break
+        c.transformed(entering: .ownTests) { node in
+            if case .near = node.predicate { nears = true }
+            let withSubquery = node.mappingSubquery { rewritten($0) }
+            return rewrite(withSubquery ?? node) ?? withSubquery
         }
-        return rewrite(node ?? c) ?? node
-    }
-
-    /// The items with each walked, or `nil` when none changed.
-    private func walk(_ items: [Condition], nears: inout Bool) -> [Condition]? {
-        var out: [Condition]?
-        for (i, item) in items.enumerated() {
-            guard let new = walk(item, nears: &nears) else { continue }
-            if out == nil { out = items }
-            out![i] = new
-        }
-        return out
     }
 }
 
@@ -271,24 +253,6 @@ extension ConditionRule {
 enum NearOrder {
     static func fixesOrder(_ query: Query) -> Bool {
         guard query.order.isEmpty, query.count != .only, let c = query.condition else { return false }
-        return containsNear(c)
-    }
-
-    static func containsNear(_ c: Condition) -> Bool {
-        // The node's kind first: binding a case's payload copies it out of
-        // its box, which only the logic nodes need.
-        let kind = c.predicate.featureKind
-        if kind == Predicate.nearKind { return true }
-        guard kind & (Predicate.andKind | Predicate.orKind | Predicate.notKind) != 0 else { return false }
-        switch c.predicate {
-        case .near: return true
-        case .and(let items), .or(let items):
-            // A loop rather than `contains(where:)`: every condition rule asks,
-            // and the closure costs more than the walk itself.
-            for item in items where containsNear(item) { return true }
-            return false
-        case .not(let inner): return containsNear(inner)
-        default: return false
-        }
+        return c.mentionsNear
     }
 }

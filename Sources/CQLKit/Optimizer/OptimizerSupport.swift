@@ -45,7 +45,9 @@ enum ExactNegation {
             return Condition(.select(path, key: key, query: query, negated: !negated), range: r)
         case .inQuery(let path, let query, let negated):
             return Condition(.inQuery(path, query: query, negated: !negated), range: r)
-        default: return nil
+        case .and, .or, .compare, .all, .size, .regex, .like, .prefix, .text, .containedBy, .elementMatch, .type,
+             .modulo, .fullText, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere,
+             .geoIntersects: return nil
         }
     }
 }
@@ -127,7 +129,7 @@ struct ExactTerm: Hashable {
 
     static func == (a: ExactTerm, b: ExactTerm) -> Bool {
         // Integer, boolean and null constants print as their value: equal
-        // ones are byte-exact without printing both (some 800 instructions).
+        // ones are byte-exact without printing both.
         if case .value(let x) = a.term, case .value(let y) = b.term {
             switch (x, y) {
             case (.int(let i), .int(let j)): return i == j
@@ -167,8 +169,7 @@ struct PathKey: Hashable {
         // bytes only then.
         let n = s.utf8.count
         guard n == 8 || n == 9 else { return false }
-        // The bytes as one 8-byte word (and the 9th): two String `==` and
-        // `elementsEqual`s cost some 50 instructions on every 8- or 9-byte key.
+        // The bytes as one 8-byte word (and the 9th), not String `==` and `elementsEqual`.
         if let answer = s.utf8.withContiguousStorageIfAvailable({ b -> Bool in
             let word = UInt64(littleEndian: UnsafeRawPointer(b.baseAddress!).loadUnaligned(as: UInt64.self))
             if n == 8 { return word == PathKey.objectIdWord }

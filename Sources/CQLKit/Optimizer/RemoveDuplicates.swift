@@ -28,7 +28,9 @@ public struct RemoveDuplicates: ConditionRule {
             return prune(items, inner: Operands.disjuncts, range: c.range) { Condition(.and($0), range: $1) }
         case .or(let items):
             return prune(items, inner: Operands.conjuncts, range: c.range) { Condition(.or($0), range: $1) }
-        default:
+        case .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox,
+             .withinPolygon, .withinCenterSphere, .geoIntersects:
             return nil
         }
     }
@@ -43,7 +45,9 @@ public struct RemoveDuplicates: ConditionRule {
             case .and, .or:
                 let parts = inner(item)
                 if parts.count != 1 || parts[0] != item { return false }
-            default: break
+            case .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
+                 .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near,
+                 .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects: break
             }
             for other in items[..<i] where other == item { return false }
         }

@@ -53,8 +53,7 @@ public struct SingletonIn: OptimizerRule {
                 var keep = false
                 if case .in(let p, _, _) = item.predicate {
                     if items.count <= RemoveDuplicates.linearLimit {
-                        // A second test of the key (a loop: the lazy filter's
-                        // `dropFirst().first` cost some 1,000 instructions).
+                        // A second test of the key (a loop, not a lazy filter's `dropFirst().first`).
                         var tests = 0
                         for x in items {
                             guard let q = SingletonIn.path(x), PathKey.sameBytes(q, p) else { continue }
@@ -103,7 +102,9 @@ public struct SingletonIn: OptimizerRule {
             }
             guard unique.count != terms.count else { return nil }
             node.predicate = .in(path, unique, negated: negated)
-        default: return nil
+        case .constant, .compare, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy, .elementMatch,
+             .type, .modulo, .fullText, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere,
+             .geoIntersects: return nil
         }
         return node
     }
@@ -134,7 +135,7 @@ public struct SingletonIn: OptimizerRule {
              .near(let p, _, _, _), .withinBox(let p, _, _), .withinPolygon(let p, _), .withinCenterSphere(let p, _, _),
              .geoIntersects(let p, _):
             return p
-        default:
+        case .and, .or, .not, .constant, .select, .inQuery, .relatedTo, .aclGrants:
             return nil
         }
     }

@@ -171,32 +171,32 @@ extension API {
     func checkReads(_ c: Condition?, className: String, hidden: Set<String>, grantees: [String], snapshot: ClassPermissionsCache.Snapshot)
         throws(APIError)
     {
-        guard let c else { return }
-        switch c.predicate {
-        case .and(let items), .or(let items):
-            for i in items { try checkReads(i, className: className, hidden: hidden, grantees: grantees, snapshot: snapshot) }
-        case .not(let inner): try checkReads(inner, className: className, hidden: hidden, grantees: grantees, snapshot: snapshot)
-        case .constant, .aclGrants: break
-        case .relatedTo(let object, _):
-            // The members of a relation are read through its owner: the owner's class must grant get.
-            if case .value(.pointer(let owner)) = object { try requirePermission(.get, owner.className, grantees: grantees, snapshot: snapshot) }
-        case .select(let path, let key, let sub, _):
-            try Self.refuseHidden(path, hidden, className)
-            try requirePermission(.find, sub.className, grantees: grantees, snapshot: snapshot)
-            try Self.refuseHidden(key, snapshot[sub.className].hiddenKeys(grantees: grantees, className: sub.className), sub.className)
-            try checkReads(sub, grantees: grantees, snapshot: snapshot)
-        case .inQuery(let path, let sub, _):
-            try Self.refuseHidden(path, hidden, className)
-            try requirePermission(.find, sub.className, grantees: grantees, snapshot: snapshot)
-            try checkReads(sub, grantees: grantees, snapshot: snapshot)
-        case .elementMatch(let p, _):
-            // The inner condition's paths are inside p's elements: p decides.
-            try Self.refuseHidden(p, hidden, className)
-        case .compare(let p, _, _), .in(let p, _, _), .all(let p, _), .size(let p, _), .exists(let p, _), .regex(let p, _, _),
-             .like(let p, _), .prefix(let p, _), .text(let p, _, _), .containedBy(let p, _), .type(let p, _),
-             .modulo(let p, _, _), .fullText(let p, _), .near(let p, _, _, _), .withinBox(let p, _, _), .withinPolygon(let p, _),
-             .withinCenterSphere(let p, _, _), .geoIntersects(let p, _):
-            try Self.refuseHidden(p, hidden, className)
+        // The query's own tests; each sub-query is checked as a query of its own class.
+        try c?.forEach(entering: .ownTests) { (node: Condition) throws(APIError) in
+            switch node.predicate {
+            case .and, .or, .not: break  // entered by the traversal
+            case .constant, .aclGrants: break
+            case .relatedTo(let object, _):
+                // The members of a relation are read through its owner: the owner's class must grant get.
+                if case .value(.pointer(let owner)) = object { try requirePermission(.get, owner.className, grantees: grantees, snapshot: snapshot) }
+            case .select(let path, let key, let sub, _):
+                try Self.refuseHidden(path, hidden, className)
+                try requirePermission(.find, sub.className, grantees: grantees, snapshot: snapshot)
+                try Self.refuseHidden(key, snapshot[sub.className].hiddenKeys(grantees: grantees, className: sub.className), sub.className)
+                try checkReads(sub, grantees: grantees, snapshot: snapshot)
+            case .inQuery(let path, let sub, _):
+                try Self.refuseHidden(path, hidden, className)
+                try requirePermission(.find, sub.className, grantees: grantees, snapshot: snapshot)
+                try checkReads(sub, grantees: grantees, snapshot: snapshot)
+            case .elementMatch(let p, _):
+                // The inner condition's paths are inside p's elements: p decides (not entered).
+                try Self.refuseHidden(p, hidden, className)
+            case .compare(let p, _, _), .in(let p, _, _), .all(let p, _), .size(let p, _), .exists(let p, _), .regex(let p, _, _),
+                 .like(let p, _), .prefix(let p, _), .text(let p, _, _), .containedBy(let p, _), .type(let p, _),
+                 .modulo(let p, _, _), .fullText(let p, _), .near(let p, _, _, _), .withinBox(let p, _, _), .withinPolygon(let p, _),
+                 .withinCenterSphere(let p, _, _), .geoIntersects(let p, _):
+                try Self.refuseHidden(p, hidden, className)
+            }
         }
     }
 

@@ -69,38 +69,27 @@ extension API {
 
     /// The owners of the `$relatedTo`s in `c`, at any depth (sub-queries too).
     static func collectRelatedOwners(_ c: Condition?, into owners: inout Set<Pointer>) {
-        guard let c else { return }
-        switch c.predicate {
-        case .and(let items), .or(let items): for i in items { collectRelatedOwners(i, into: &owners) }
-        case .not(let inner), .elementMatch(_, let inner): collectRelatedOwners(inner, into: &owners)
-        case .inQuery(_, let sub, _), .select(_, _, let sub, _): collectRelatedOwners(sub.condition, into: &owners)
-        case .relatedTo(.value(.pointer(let owner)), _): owners.insert(owner)
-        case .relatedTo, .constant, .aclGrants, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
-             .type, .modulo, .fullText, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
-            break
+        c?.forEach(entering: .everything) { node in
+            switch node.outsideRead {
+            case .relation(.value(.pointer(let owner)), _)?: owners.insert(owner)
+            case .relation?, .subquery?, nil: break
+            }
         }
     }
 
-    /// `c` with each `$relatedTo` of one of `owners` made false.
+    /// `c` with each `$relatedTo` of one of `owners` made false, at any
+    /// depth (sub-queries too).
     static func falsifyingRelated(_ c: Condition, owners: Set<Pointer>) -> Condition {
-        var c = c
-        switch c.predicate {
-        case .and(let items): c.predicate = .and(items.map { falsifyingRelated($0, owners: owners) })
-        case .or(let items): c.predicate = .or(items.map { falsifyingRelated($0, owners: owners) })
-        case .not(let inner): c.predicate = .not(falsifyingRelated(inner, owners: owners))
-        case .elementMatch(let path, let inner): c.predicate = .elementMatch(path, falsifyingRelated(inner, owners: owners))
-        case .inQuery(let path, var sub, let negated):
-            sub.condition = sub.condition.map { falsifyingRelated($0, owners: owners) }
-            c.predicate = .inQuery(path, query: sub, negated: negated)
-        case .select(let path, let key, var sub, let negated):
-            sub.condition = sub.condition.map { falsifyingRelated($0, owners: owners) }
-            c.predicate = .select(path, key: key, query: sub, negated: negated)
-        case .relatedTo(.value(.pointer(let owner)), _) where owners.contains(owner): c.predicate = .constant(false)
-        case .relatedTo, .constant, .aclGrants, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
-             .type, .modulo, .fullText, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
-            break
+        let falsified = c.transformed(entering: .everything) { node -> Condition? in
+            switch node.outsideRead {
+            case .relation(.value(.pointer(let owner)), _)? where owners.contains(owner):
+                var f = node
+                f.predicate = .constant(false)
+                return f
+            case .relation?, .subquery?, nil: return nil
+            }
         }
-        return c
+        return falsified ?? c
     }
 
     /// The objects with every included object `grantees` cannot read

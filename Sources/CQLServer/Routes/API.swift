@@ -137,22 +137,18 @@ public struct API: Sendable {
     /// `$select`, their negations) must be a class name too: a sub-query
     /// must not read a `_Join:` table or any table that is not a class.
     static func checkSubqueryClasses(_ c: Condition?) throws(APIError) {
-        guard let c else { return }
-        switch c.predicate {
-        case .and(let items), .or(let items): for i in items { try checkSubqueryClasses(i) }
-        case .not(let inner), .elementMatch(_, let inner): try checkSubqueryClasses(inner)
-        case .inQuery(_, let sub, _), .select(_, _, let sub, _):
-            _ = try className(sub.className)
-            try checkSubqueryClasses(sub.condition)
-        case .relatedTo(.value(.pointer(let owner)), let key):
-            _ = try className(owner.className)
-            // The key names the join table: a key, not a path or a table name.
-            guard !key.isEmpty, !key.contains(":"), !key.utf8.contains(0) else {
-                throw APIError.invalidQuery("$relatedTo: '\(key)' is not a key")
+        try c?.forEach(entering: .everything) { (node: Condition) throws(APIError) in
+            switch node.outsideRead {
+            case .subquery(let sub)?:
+                _ = try className(sub.className)
+            case .relation(.value(.pointer(let owner)), let key)?:
+                _ = try className(owner.className)
+                // The key names the join table: a key, not a path or a table name.
+                guard !key.isEmpty, !key.contains(":"), !key.utf8.contains(0) else {
+                    throw APIError.invalidQuery("$relatedTo: '\(key)' is not a key")
+                }
+            case .relation?, nil: break
             }
-        case .relatedTo, .constant, .aclGrants, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
-             .type, .modulo, .fullText, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
-            break
         }
     }
 

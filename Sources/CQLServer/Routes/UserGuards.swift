@@ -58,24 +58,25 @@ extension API {
     }
 
     static func checkSecretKeys(_ c: Condition?, className: String) throws(APIError) {
-        guard let c else { return }
-        switch c.predicate {
-        case .and(let items), .or(let items): for i in items { try checkSecretKeys(i, className: className) }
-        case .not(let inner): try checkSecretKeys(inner, className: className)
-        // aclGrants reads ACL, never a secret.
-        case .constant, .relatedTo, .aclGrants: break
-        case .select(let path, let key, let sub, _):
-            try refuseSecret(path, className)
-            try refuseSecret(key, sub.className)
-            try checkSecretKeys(sub)
-        case .inQuery(let path, let sub, _):
-            try refuseSecret(path, className)
-            try checkSecretKeys(sub)
-        case .compare(let p, _, _), .in(let p, _, _), .all(let p, _), .size(let p, _), .exists(let p, _), .regex(let p, _, _),
-             .like(let p, _), .prefix(let p, _), .text(let p, _, _), .containedBy(let p, _), .elementMatch(let p, _), .type(let p, _),
-             .modulo(let p, _, _), .fullText(let p, _), .near(let p, _, _, _), .withinBox(let p, _, _), .withinPolygon(let p, _),
-             .withinCenterSphere(let p, _, _), .geoIntersects(let p, _):
-            try refuseSecret(p, className)
+        // The query's own tests; each sub-query is checked as a query of its own class.
+        try c?.forEach(entering: .ownTests) { (node: Condition) throws(APIError) in
+            switch node.predicate {
+            case .and, .or, .not: break  // entered by the traversal
+            // aclGrants reads ACL, never a secret.
+            case .constant, .relatedTo, .aclGrants: break
+            case .select(let path, let key, let sub, _):
+                try refuseSecret(path, className)
+                try refuseSecret(key, sub.className)
+                try checkSecretKeys(sub)
+            case .inQuery(let path, let sub, _):
+                try refuseSecret(path, className)
+                try checkSecretKeys(sub)
+            case .compare(let p, _, _), .in(let p, _, _), .all(let p, _), .size(let p, _), .exists(let p, _), .regex(let p, _, _),
+                 .like(let p, _), .prefix(let p, _), .text(let p, _, _), .containedBy(let p, _), .elementMatch(let p, _), .type(let p, _),
+                 .modulo(let p, _, _), .fullText(let p, _), .near(let p, _, _, _), .withinBox(let p, _, _), .withinPolygon(let p, _),
+                 .withinCenterSphere(let p, _, _), .geoIntersects(let p, _):
+                try refuseSecret(p, className)
+            }
         }
     }
 

@@ -49,9 +49,8 @@ extension ServerStorage {
     /// Deletes every session of `userId` inside a write transaction.
     static func deleteSessions(of userId: String, in session: any SQLWriteSession) throws(QueryError) {
         let table = "\"\(sessionTable)\""
-        let sql = session.dialect == .postgres
-            ? "DELETE FROM \(table) WHERE \"doc\"->>'user' = $1"
-            : "DELETE FROM \(table) WHERE json_extract(\"doc\", '$.user') = ?"
+        let storage = session.dialect.storage
+        let sql = "DELETE FROM \(table) WHERE \(storage.textAtKey("user")) = \(storage.textArgument(1))"
         try session.execute(SQLStatement(sql: sql, arguments: [.string(userId)]))
     }
 
@@ -72,8 +71,7 @@ extension ServerStorage {
     /// The `_User` objectId a token belongs to, or nil.
     func sessionUser(_ token: String) async throws -> String? {
         let docs = try await read { db throws(QueryError) in
-            // (PostgreSQL's `doc` is jsonb: read as text.)
-            let (column, placeholder) = db.dialect == .postgres ? ("\"doc\"::text", "$1") : ("\"doc\"", "?")
+            let (column, placeholder) = (db.dialect.storage.documentText, db.dialect.storage.textArgument(1))
             return try db.documents(SQLStatement(sql: "SELECT \(column) FROM \"\(Self.sessionTable)\" WHERE \"objectId\" = \(placeholder)",
                                                  arguments: [.string(Self.sessionHash(token))]))
         }

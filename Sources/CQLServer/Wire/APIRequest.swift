@@ -26,9 +26,8 @@ public struct APIRequest: Sendable {
     /// decoded into ``parameters`` (``decodeQuery()``).
     ///
     /// Why: a find is keyed by it (``PreparedFinds``), and a find answered
-    /// from a kept query never needs its parameters; decoding them (split,
-    /// percent-decoded, a dictionary) was 3.7% of a Valine page's server
-    /// CPU (perf, under wrk).
+    /// from a kept query never needs its parameters, which cost a split,
+    /// percent-decoding and a dictionary to decode.
     public var rawQuery: String?
 
     public init(method: String, segments: [String], parameters: [String: Value] = [:], body: Value? = nil, identity: Identity) {

@@ -27,8 +27,7 @@ public enum SQLACL {
     /// The body of ``postgresFunction``: the grantees `doc`'s ACL grants
     /// `access` to (``ACLRule``), `{*}` for an object without one. Keys come
     /// from one jsonpath call and are tested in a loop of plpgsql's simple
-    /// expressions: no sub-select, which cost a statement per call (6.4 µs a
-    /// row over 1,000,000 comments; this body 2.8 µs). The keys come in
+    /// expressions: no sub-select, which costs a statement per call. The keys come in
     /// jsonb's own order, as `jsonb_each` gave them.
     public static let postgresFunctionBody = """
 
@@ -76,8 +75,7 @@ public enum SQLACL {
         if grantees.contains("*") && ctx.publicGrantByContainment {
             // The public's grant first, as one containment test: a blog's
             // comments say {"*":{"read":true}}, and the function costs a
-            // plpgsql call per row, most of PostgreSQL's time in a Valine
-            // page (pgbench on it: 7,600 → 17,000 pages/s). It holds only
+            // plpgsql call per row, most of PostgreSQL's time in a page. It holds only
             // where the function grants `*` too (containment never matches
             // an array for an object, nor `[true]` for `true`), so the OR is
             // the same set. Only where the class's document index serves

@@ -106,3 +106,41 @@ func sqlLiteral(_ s: String) -> String {
     }
     return out + "'"
 }
+
+/// What the database told about the queried class for one generation
+/// (``SQLGenerator/pushdown(_:dialect:arrayFreeKeys:residualMatch:indexedKeys:documentIndexed:unindexedKeys:publicGrantByContainment:)``):
+/// the facts each ``SQLContext`` of that generation starts from, in one value.
+public struct SQLDatabaseFacts: Sendable {
+    public var arrayFreeKeys: Set<String>
+    public var residualMatch: Bool
+    public var indexedKeys: Set<String>
+    public var documentIndexed: Bool
+    public var unindexedKeys: Set<String>
+    public var publicGrantByContainment: Bool
+
+    public init(
+        arrayFreeKeys: Set<String> = [], residualMatch: Bool = false, indexedKeys: Set<String> = [], documentIndexed: Bool = true,
+        unindexedKeys: Set<String> = [], publicGrantByContainment: Bool = true
+    ) {
+        self.arrayFreeKeys = arrayFreeKeys
+        self.residualMatch = residualMatch
+        self.indexedKeys = indexedKeys
+        self.documentIndexed = documentIndexed
+        self.unindexedKeys = unindexedKeys
+        self.publicGrantByContainment = publicGrantByContainment
+    }
+}
+
+extension SQLContext {
+    /// A context for `dialect` starting from `facts`, pushing conditions at most `maxDepth` deep.
+    public init(dialect: any SQLDialect, facts: SQLDatabaseFacts, maxDepth: Int) {
+        self.init(dialect: dialect)
+        self.maxDepth = maxDepth
+        arrayFreeKeys = facts.arrayFreeKeys
+        residualMatch = facts.residualMatch
+        indexedKeys = facts.indexedKeys
+        documentIndexed = facts.documentIndexed
+        unindexedKeys = facts.unindexedKeys
+        publicGrantByContainment = facts.publicGrantByContainment
+    }
+}

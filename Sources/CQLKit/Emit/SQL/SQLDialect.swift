@@ -4,7 +4,10 @@ public enum SQLDialectName: String, Hashable, Sendable, CaseIterable {
     case postgres
 
     /// The dialect's generator.
-    public var dialect: any SQLDialect {
+    public var dialect: any SQLDialect { writeDialect }
+
+    /// The dialect's generator, with the shapes of its writes.
+    var writeDialect: any SQLWriteDialect {
         switch self {
         case .sqlite: return SQLiteDialect()
         case .postgres: return PostgreSQLDialect()
@@ -84,6 +87,41 @@ public protocol SQLDialect: Sendable {
     /// as given: PostgreSQL's row tests that can fail are not pushed (the
     /// evaluator tests them on the rows the SQL, ACL included, returns).
     func orderingACLFirst(_ conjuncts: [SQLConjunct]) -> [String]
+
+    // What the database is, which the generators ask instead of the
+    // dialect's name (no default: each dialect decides each).
+
+    /// The columns of the top-level SELECT: the objectId and the document
+    /// text (``documentColumn(_:)``) of `t0`, made once.
+    var resultColumns: String { get }
+    /// How deeply its parser nests parentheses before it fails, which the
+    /// generator keeps under by pushing less of a deep condition; `nil`:
+    /// no such limit (``SQLGenerator/maxPushedDepth`` alone bounds the text).
+    var maxParenthesisDepth: Int? { get }
+    /// The test that `right` is granted to `grantees` (``ACLRule``).
+    func aclGrants(_ right: ACLRight, grantees: [String], _ context: inout SQLContext) -> String
+    /// Whether the SQL may call `cql_match` on the rows' documents (the
+    /// evaluator registered as a function) where ``SQLContext/residualMatch``
+    /// says the connection has it.
+    var hasResidualMatch: Bool { get }
+    /// Why the database would take `identifier` as another table's name or
+    /// its own (refused by name), or `nil`.
+    func tableNameProblem(_ identifier: String) -> String?
+    /// Whether its text and JSON values hold U+0000 (else a write of one is refused by name).
+    var storesNUL: Bool { get }
+}
+
+/// The shapes of the writes (``SQLWriteGenerator``) a dialect overrides.
+protocol SQLWriteDialect: SQLDialect {
+    /// The columns an INSERT of objects fills, and one row of them.
+    var insertColumns: String { get }
+    func insertRow(objectId: String, document: String, stamp: String) -> String
+    /// The columns of a `_Join:` table, as `CREATE TABLE` lists them.
+    var joinTableColumns: String { get }
+    /// Why an update cannot write the key `key`, or `nil`.
+    func unwritableKey(_ key: String) -> String?
+    /// The UPDATE of one object by its steps, under `condition` (SQL).
+    func update(_ plan: SQLUpdatePlan, condition: String?, _ context: inout SQLContext) throws(QueryError) -> SQLStatement
 }
 
 /// One operand of an `AND` as SQL, and whether it is an ACL test
@@ -98,6 +136,14 @@ public struct SQLConjunct: Sendable {
 }
 
 extension SQLDialect {
+    /// The shared answer for a leaf the dialect has no SQL for (sqlglot's
+    /// `unsupported`): noted for `explain`, and every row goes to the
+    /// evaluator's re-check.
+    public func notPushed(_ predicate: Predicate, _ context: inout SQLContext) -> SQLFragment {
+        context.note(SQLNotes.describe(predicate))
+        return .notPushed
+    }
+
     public func orderingACLFirst(_ conjuncts: [SQLConjunct]) -> [String] {
         conjuncts.map(\.sql)
     }
@@ -112,14 +158,8 @@ extension SQLDialect {
         if identifier.utf8.contains(0) {
             throw QueryError(.unsupported, "\(name.rawValue): an identifier cannot contain NUL")
         }
-        // SQLite keeps names starting with sqlite_ (any case) for itself;
-        // PostgreSQL silently cuts names at 63 bytes, so two long class names
-        // would share a table: both are refused by name instead.
-        if name == .sqlite && identifier.utf8.count >= 7 && identifier.prefix(7).lowercased() == "sqlite_" {
-            throw QueryError(.unsupported, "sqlite: the table name '\(identifier)' starts with sqlite_, which SQLite reserves")
-        }
-        if name == .postgres && identifier.utf8.count > 63 {
-            throw QueryError(.unsupported, "postgres: the table name '\(identifier)' is longer than PostgreSQL's 63 bytes")
+        if let problem = tableNameProblem(identifier) {
+            throw QueryError(.unsupported, "\(name.rawValue): the table name '\(identifier)' \(problem)")
         }
         if !identifier.utf8.contains(UInt8(ascii: "\"")) { return "\"\(identifier)\"" }
         var out = "\""

@@ -4,8 +4,7 @@
 /// `cql_match(doc, ?)` call per row.
 ///
 /// Why: SQLite (3.40, no parse cache) re-parses the document text for every
-/// `json_type` and `json_extract`, two per leaf, which made `priority >= 4
-/// and done = false` 4.5× a hand-written `json_extract` query; the
+/// `json_type` and `json_extract`, two per leaf; the
 /// registered function reads the text once (the evaluator's structural
 /// scan) and answers with the evaluator's own semantics, so the SQL stays
 /// exact and costs no more than a careful engineer's. The condition goes as
@@ -20,7 +19,7 @@
 /// ```
 extension SQLGenerator {
     static func whereCondition(_ c: Condition, _ ctx: inout SQLContext) throws(QueryError) -> SQLFragment {
-        guard ctx.residualMatch, ctx.dialect.name == .sqlite else { return try condition(c, &ctx) }
+        guard ctx.residualMatch, ctx.dialect.hasResidualMatch else { return try condition(c, &ctx) }
         let items: [Condition]
         if case .and(let all) = c.predicate { items = all } else { items = [c] }
         // Kept as SQL: what an index may serve, and what cql_match cannot
@@ -63,7 +62,7 @@ extension SQLGenerator {
         switch c.predicate {
         case .and(let items), .or(let items): return items.allSatisfy { keepsSQL($0, ctx) }
         case .constant, .aclGrants, .relatedTo, .inQuery, .select: return true
-        case .not(let inner), .elementMatch(_, let inner): return SQLiteDialect.readsOtherCollections(inner.predicate)
+        case .not(let inner), .elementMatch(_, let inner): return SQLiteDialect.readsOtherCollections(inner)
         case .compare(let path, .equal, .value(.string)) where path.singleComponent == "objectId": return true
         case .in(let path, _, false) where path.singleComponent == "objectId": return true
         case .compare(let path, _, .value(.date)) where SQLStoredColumns.column(path).map(SQLStoredColumns.dateKeys.contains) == true:
@@ -72,7 +71,8 @@ extension SQLGenerator {
         case .in(let path, _, false), .prefix(let path, _), .exists(let path, true), .like(let path, _), .regex(let path, _, _):
             // A prefix (LIKE 'den%', ^den) is a range on the index.
             return indexed(path)
-        default: return false
+        case .in, .exists, .all, .size, .text, .containedBy, .type, .modulo, .fullText, .near, .withinBox, .withinPolygon,
+             .withinCenterSphere, .geoIntersects: return false
         }
     }
 }

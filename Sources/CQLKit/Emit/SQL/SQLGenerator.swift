@@ -45,48 +45,34 @@ public enum SQLGenerator {
         residualMatch: Bool = false, indexedKeys: Set<String> = [], documentIndexed: Bool = true,
         unindexedKeys: Set<String> = [], publicGrantByContainment: Bool = true
     ) throws(QueryError) -> SQLTranslation {
-        // SQLite's parser overflows its stack (about 100 entries) near 20
-        // nested parentheses: each try pushes less deep until the text nests
-        // at most `maxParenthesisDepth` (what is cut is re-checked).
-        // PostgreSQL's parser grows its stack (10,000 levels), so its text is
-        // not scanned: the scan was 8% of `translate --to sql`'s time, and
-        // `maxPushedDepth` still bounds the nesting.
+        let dialect = name.dialect
+        let facts = SQLDatabaseFacts(
+            arrayFreeKeys: arrayFreeKeys, residualMatch: residualMatch, indexedKeys: indexedKeys,
+            documentIndexed: documentIndexed, unindexedKeys: unindexedKeys, publicGrantByContainment: publicGrantByContainment)
+        // A parser with a nesting limit (SQLite's stack overflows near 20
+        // parentheses): each try pushes less deep until the text nests under
+        // it (what is cut is re-checked). Without one, the text is not scanned.
         var depthLimit = maxPushedDepth
-        let namesAreUnbracketed = name == .sqlite && SQLGenerator.namesAreUnbracketed(query)
-        // The same for every query of a dialect: made once.
-        let columns = name == .sqlite ? sqliteColumns : postgresColumns
+        let parenthesisLimit = dialect.maxParenthesisDepth
+        let namesAreUnbracketed = parenthesisLimit != nil && SQLGenerator.namesAreUnbracketed(query)
         var ctx: SQLContext
         var base: Select
         repeat {
-            ctx = SQLContext(dialect: name.dialect)
-            ctx.maxDepth = depthLimit
-            ctx.arrayFreeKeys = arrayFreeKeys
-            ctx.residualMatch = residualMatch
-            ctx.indexedKeys = indexedKeys
-            ctx.documentIndexed = documentIndexed
-            ctx.unindexedKeys = unindexedKeys
-            ctx.publicGrantByContainment = publicGrantByContainment
-            base = try selectStatement(query, &ctx, columns: columns, wantExact: false)
-            if name == .postgres || depthLimit == 0 { break }
+            ctx = SQLContext(dialect: dialect, facts: facts, maxDepth: depthLimit)
+            base = try selectStatement(query, &ctx, columns: dialect.resultColumns, wantExact: false)
+            guard let parenthesisLimit, depthLimit > 0 else { break }
             if namesAreUnbracketed {
                 let bound = closingBound(base.sql)
                 assert(parenthesisDepth(base.sql) <= bound, "closingBound below the depth of \(base.sql)")
-                if bound <= maxParenthesisDepth { break }
+                if bound <= parenthesisLimit { break }
             }
-            if parenthesisDepth(base.sql) <= maxParenthesisDepth { break }
+            if parenthesisDepth(base.sql) <= parenthesisLimit { break }
             depthLimit = depthLimit > 4 ? depthLimit - 2 : depthLimit - 1
         } while true
         if ctx.depthCut { ctx.note("conditions nested too deeply for SQL") }
         var count: SQLStatement?
         if query.count != .none && base.whereExact {
-            var cctx = SQLContext(dialect: name.dialect)
-            cctx.maxDepth = depthLimit
-            cctx.arrayFreeKeys = arrayFreeKeys
-            cctx.residualMatch = residualMatch
-            cctx.indexedKeys = indexedKeys
-            cctx.documentIndexed = documentIndexed
-            cctx.unindexedKeys = unindexedKeys
-            cctx.publicGrantByContainment = publicGrantByContainment
+            var cctx = SQLContext(dialect: dialect, facts: facts, maxDepth: depthLimit)
             let c = try selectStatement(query, &cctx, columns: "count(*)", wantExact: false, counting: true)
             count = SQLStatement(sql: c.sql, arguments: cctx.arguments)
         }
@@ -95,9 +81,6 @@ public enum SQLGenerator {
             whereIsExact: base.whereExact, orderIsExact: base.orderExact, rechecked: ctx.rechecked, query: query)
     }
 
-    /// The columns of the top-level SELECT in each dialect.
-    private static let sqliteColumns = "t0.\"objectId\", " + SQLiteDialect().documentColumn("t0")
-    private static let postgresColumns = "t0.\"objectId\", " + PostgreSQLDialect().documentColumn("t0")
 
     struct Select {
         var sql: String
@@ -134,7 +117,7 @@ public enum SQLGenerator {
         var terms: [String] = []
         let mark = ctx.mark
         if orderExact {
-            if query.order.isEmpty && mentionsNear(query.condition) {
+            if query.order.isEmpty && query.condition?.mentionsNear == true {
                 if let near = nearOrdering(query.condition), let t = dialect.nearOrder(near, &ctx) {
                     terms = t
                 } else {
@@ -199,16 +182,6 @@ public enum SQLGenerator {
         }
     }
 
-    static func mentionsNear(_ c: Condition?) -> Bool {
-        guard let c else { return false }
-        switch c.predicate {
-        case .near: return true
-        case .and(let items), .or(let items): return items.contains { mentionsNear($0) }
-        case .not(let inner): return mentionsNear(inner)
-        default: return false
-        }
-    }
-
     /// The `near` the evaluator orders by when there is no order key (its
     /// first `near`, depth first through and/or/not), when that one is
     /// reached through `and`s only: the evaluator plans `or` and `not`
@@ -225,7 +198,9 @@ public enum SQLGenerator {
                 for i in items { if let f = first(i, throughAnds: false) { return f } }
                 return nil
             case .not(let inner): return first(inner, throughAnds: false)
-            default: return nil
+            case .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
+                 .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .withinBox,
+                 .withinPolygon, .withinCenterSphere, .geoIntersects: return nil
             }
         }
         guard let c, let (near, throughAnds) = first(c, throughAnds: true), throughAnds else { return nil }
@@ -338,7 +313,7 @@ public enum SQLGenerator {
             case .select(let p, let key, let sub, _): return plainPath(p) && plainPath(key) && query(sub)
             case .aclGrants(_, let grantees): return grantees.allSatisfy(plain)
             case .relatedTo(.value(.pointer(let owner)), let key): return plain(key) && plain(owner.className) && plain(owner.objectId)
-            default: return false
+            case .text, .fullText, .relatedTo, .geoIntersects: return false
             }
         }
         func query(_ q: Query) -> Bool {
@@ -396,10 +371,7 @@ public enum SQLGenerator {
         case .constant(let b):
             return .exact(b ? "TRUE" : "FALSE")
         case .aclGrants(let right, let grantees):
-            switch ctx.dialect.name {
-            case .sqlite: return .exact(SQLACL.sqlite(right, grantees, &ctx))
-            case .postgres: return .exact(SQLACL.postgres(right, grantees, &ctx))
-            }
+            return .exact(ctx.dialect.aclGrants(right, grantees: grantees, &ctx))
         case .relatedTo(let object, let key):
             guard case .value(.pointer(let owner)) = object else {
                 ctx.note("related ... to a non-Pointer")
@@ -447,7 +419,8 @@ public enum SQLGenerator {
                 return .notPushed
             }
             return negated ? .exact("NOT COALESCE(\(s), FALSE)") : .exact(s)
-        default:
+        case .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy, .elementMatch, .type,
+             .modulo, .fullText, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
             // A dialect may bind values before finding it cannot push the
             // leaf: those arguments have no placeholder left in the SQL (and
             // PostgreSQL refuses a parameter whose type it cannot infer).

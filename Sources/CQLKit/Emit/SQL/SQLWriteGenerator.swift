@@ -63,7 +63,7 @@ public enum SQLWriteGenerator {
     static func insert(
         _ s: InsertStatement, dialect name: SQLDialectName, now: DateValue, newObjectId: () -> String
     ) throws(QueryError) -> SQLStatement {
-        let dialect = name.dialect
+        let dialect = name.writeDialect
         let stamp = Value.string(ISODate.format(now))
         var ctx = SQLContext(dialect: dialect)
         var rows: [String] = []
@@ -78,15 +78,13 @@ public enum SQLWriteGenerator {
             object["createdAt"] = stamp
             object["updatedAt"] = stamp
             let json = JSONWriter.string(.object(object))
-            if name == .postgres && json.contains("\\u0000") { throw nul(s.range) }
+            if !dialect.storesNUL && json.contains("\\u0000") { throw nul(s.range) }
             let p = ctx.bind(.string(id)), d = ctx.bind(.string(json))
             // The date columns (SQLStoredColumns) hold the stamp's instant.
             let t = ctx.bind(.int(now.millisecondsSince1970))
-            rows.append(name == .sqlite ? "(\(p), \(d), \(t), \(t))" : "(\(p), \(d)::jsonb, \(d), \(t), \(t))")
+            rows.append(dialect.insertRow(objectId: p, document: d, stamp: t))
         }
-        let columns = name == .sqlite ? "(\"objectId\", \"doc\", \"createdAt\", \"updatedAt\")"
-            : "(\"objectId\", \"doc\", \"raw\", \"createdAt\", \"updatedAt\")"
-        return SQLStatement(sql: "INSERT INTO \(try dialect.quote(s.className)) \(columns) VALUES " + rows.joined(separator: ", "),
+        return SQLStatement(sql: "INSERT INTO \(try dialect.quote(s.className)) \(dialect.insertColumns) VALUES " + rows.joined(separator: ", "),
                             arguments: ctx.arguments)
     }
 
@@ -118,11 +116,7 @@ public enum SQLWriteGenerator {
         for a in u.assignments { steps.append(try step(a, dialect: name)) }
         let plan = SQLUpdatePlan(className: u.className, objectId: id, steps: steps, updatedAt: now)
         let conditionSQL: String? = try u.condition.map { c throws(QueryError) in try condition(c, name, &ctx) }
-        var out: [SQLStatement]
-        switch name {
-        case .sqlite: out = [try SQLiteDialect.update(plan, condition: conditionSQL, &ctx)]
-        case .postgres: out = [try PostgreSQLDialect.update(plan, condition: conditionSQL, &ctx)]
-        }
+        var out = [try name.writeDialect.update(plan, condition: conditionSQL, &ctx)]
         for step in steps {
             guard case .relation(let kind, _, let ids) = step.change else { continue }
             out += try joinRows(kind, key: step.key, owner: u.className, objectId: id, relatedIds: ids, dialect: name)
@@ -136,10 +130,9 @@ public enum SQLWriteGenerator {
     /// not already there, or the rows of these ids removed.
     static func joinRows(_ kind: FieldOperation.Kind, key: String, owner: String, objectId: String, relatedIds: [String],
                          dialect name: SQLDialectName) throws(QueryError) -> [SQLStatement] {
-        let d = name.dialect
+        let d = name.writeDialect
         let join = try d.quote("_Join:\(key):\(owner)")
-        let columns = name == .sqlite ? "(\"owningId\" TEXT, \"relatedId\" TEXT)" : "(\"owningId\" text, \"relatedId\" text, \"seq\" bigserial)"
-        var out = [SQLStatement(sql: "CREATE TABLE IF NOT EXISTS \(join) \(columns)", arguments: [])]
+        var out = [SQLStatement(sql: "CREATE TABLE IF NOT EXISTS \(join) \(d.joinTableColumns)", arguments: [])]
         guard !relatedIds.isEmpty else { return out }
         let p1 = d.placeholder(1), p2 = d.placeholder(2)
         if kind == .removeRelation {
@@ -165,18 +158,17 @@ public enum SQLWriteGenerator {
             QueryError(.unsupported, "\(name.rawValue): \(why); apply it with cql exec --sqlite FILE or --postgres URL "
                 + "(it reads the object, applies the ops and writes it back in one transaction)", range: a.range)
         }
-        if name == .sqlite && SQLiteDialect.member(key) == nil {
-            throw unsupported("the key '\(key)' cannot be spelled in a JSON path")
-        }
-        if name == .postgres && key.unicodeScalars.contains("\0") { throw nul(a.range) }
+        let dialect = name.writeDialect
+        if let why = dialect.unwritableKey(key) { throw unsupported(why) }
+        if !dialect.storesNUL && key.unicodeScalars.contains("\0") { throw nul(a.range) }
         switch a.change {
         case .set(let t):
             let v = try bound(t, a.range)
-            if name == .postgres && JSONWriter.string(v).contains("\\u0000") { throw nul(a.range) }
+            if !dialect.storesNUL && JSONWriter.string(v).contains("\\u0000") { throw nul(a.range) }
             return SQLUpdateStep(key: key, change: .set(v))
         case .operation(let op):
             let argument = try op.argument.map { t throws(QueryError) in try bound(t, a.range) }
-            if name == .postgres, let argument, JSONWriter.string(argument).contains("\\u0000") { throw nul(a.range) }
+            if !dialect.storesNUL, let argument, JSONWriter.string(argument).contains("\\u0000") { throw nul(a.range) }
             switch (op.kind, argument) {
             case (.delete, _):
                 return SQLUpdateStep(key: key, change: .remove)

@@ -146,7 +146,9 @@ struct CQLWriter {
                 try condition(inner, depth: depth + 1)
                 out += ")"
             }
-        default:
+        case .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox,
+             .withinPolygon, .withinCenterSphere, .geoIntersects:
             try predicate(c, depth: depth)
         }
     }

@@ -154,7 +154,8 @@ struct NSPredicateWriter {
         case .inQuery, .select:
             throw QueryError(.unsupported, "a sub-query has no NSPredicate text (pass it as a %@ argument: "
                              + "{\"__type\":\"Query\",\"className\":...,\"where\":{...}})", range: c.range)
-        default:
+        case .all, .containedBy, .elementMatch, .type, .modulo, .fullText, .relatedTo, .aclGrants, .near, .withinBox,
+             .withinPolygon, .withinCenterSphere, .geoIntersects:
             throw unsupported("'\(c.predicate.constructName)'", c)
         }
     }

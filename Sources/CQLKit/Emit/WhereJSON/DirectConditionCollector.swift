@@ -56,7 +56,9 @@ extension DirectConditionWriter {
         case .constant(let b):
             if !b { Self.appendMatchesNothing(&entries, &scratch) }
             return true
-        default:
+        case .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy, .elementMatch, .type,
+             .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon,
+             .withinCenterSphere, .geoIntersects:
             return try leaf(c, into: &entries, &scratch)
         }
     }
@@ -195,7 +197,8 @@ extension DirectConditionWriter {
         case .text(let path, let match, let text):
             guard let (pattern, options) = TextRegex.regex(match, text), let k = try key(path, r, &scratch) else { return false }
             regex(k, pattern, options, into: &entries, &scratch)
-        default:
+        case .and, .or, .not, .constant, .all, .containedBy, .elementMatch, .type, .modulo, .fullText, .select,
+             .inQuery, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
             return false
         }
         return true

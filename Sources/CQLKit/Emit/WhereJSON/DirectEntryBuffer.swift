@@ -2,8 +2,7 @@
 /// where objects: a growable run of ``DirectConditionEntry``s in memory it
 /// owns, freed when the buffer goes.
 ///
-/// An `Array` cost some 500 instructions a request to create its storage
-/// (the generic grow path) and a uniqueness check on every write; entries
+/// An `Array` pays its generic grow path and a uniqueness check on every write; entries
 /// here live in one allocation that grows by doubling, and the writer's
 /// in-place sort works on the pointer directly. Entries are plain data (no
 /// reference), so they are moved and dropped without any runtime call.
@@ -21,7 +20,7 @@ struct DirectEntryBuffer: ~Copyable {
 
     /// Entries in `stack` (uninitialized memory valid as long as the
     /// buffer) until it is full, then in memory of its own: no allocation
-    /// (some 200 instructions with its free) for a request that fits.
+    /// for a request that fits.
     init(stack: UnsafeMutableBufferPointer<DirectConditionEntry>) {
         if let start = stack.baseAddress, stack.count > 0 {
             base = start

@@ -2,9 +2,8 @@
 /// buffer it owns, appended to through a pointer, and handed to the
 /// caller's `[UInt8]` in one copy when the request is complete.
 ///
-/// Appending to the caller's Array directly cost a uniqueness check per byte
-/// (a runtime call) and some 95 instructions per run of bytes (the generic
-/// `append(contentsOf:)`): a request is some 40 such appends. Here a byte is
+/// Appending to the caller's Array directly costs a uniqueness check per byte
+/// (a runtime call) and the generic `append(contentsOf:)` per run. Here a byte is
 /// a store and a run a short copy; a request that throws leaves the
 /// caller's bytes untouched without taking anything back off them.
 ///

@@ -29,7 +29,8 @@ enum NegationRewriter {
             return Condition(.or(items.map { Condition(.not($0), range: $0.range) }), range: r)
         case .or(let items):
             return Condition(.and(items.map { Condition(.not($0), range: $0.range) }), range: r)
-        default:
+        case .compare, .all, .size, .regex, .like, .prefix, .text, .containedBy, .elementMatch, .type, .modulo,
+             .fullText, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
             return nil
         }
     }

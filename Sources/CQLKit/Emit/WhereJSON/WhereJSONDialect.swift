@@ -33,8 +33,8 @@ struct WhereJSONDialectTable: Sendable {
     /// `$nearSphere`, box search).
     ///
     /// A bit set rather than a `Set` of an enum: the first use of a table
-    /// instantiated `Set<Feature>`'s generic metadata (demangling its name,
-    /// some 500,000 instructions), and every `supports` hashed.
+    /// instantiated `Set<Feature>`'s generic metadata (demangling its name),
+    /// and every `supports` hashed.
     struct Feature: OptionSet, Sendable {
         let rawValue: UInt32
 

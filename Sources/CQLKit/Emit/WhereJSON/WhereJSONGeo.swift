@@ -37,7 +37,8 @@ extension ConditionEmitter {
             case .lngLatArray: body = .object(["$geometry": .object(["type": "Point", "coordinates": lngLat(p)])])
             }
             return .op(try key(path, r), "$geoIntersects", body)
-        default:
+        case .and, .or, .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text,
+             .containedBy, .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants:
             throw table.unsupported(c.predicate.constructName, range: r)
         }
     }

@@ -3,8 +3,8 @@
 /// by their bytes, so that a name met again is not made again.
 ///
 /// Statements read one after another repeat their names (the same classes
-/// and keys, query after query): making a String costs ~100 instructions,
-/// finding it here ~25, and a String of up to 15 bytes is stored inline, so
+/// and keys, query after query): finding a String here is cheaper than
+/// making it, and a String of up to 15 bytes is stored inline, so
 /// handing out the cached one costs no allocation and no retain. The cache
 /// is direct-mapped (256 entries, ~10 KiB: a new text replaces whatever its
 /// slot held), so it never grows. One-off parses have none (it would cost

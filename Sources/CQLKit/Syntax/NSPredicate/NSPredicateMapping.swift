@@ -28,7 +28,9 @@ enum NSPredicateMapping {
         case .in(let p, let list, let negated): return Condition(.in(p, list, negated: !negated), range: range)
         case .exists(let p, let present): return Condition(.exists(p, !present), range: range)
         case .inQuery(let p, let q, let negated): return Condition(.inQuery(p, query: q, negated: !negated), range: range)
-        default: return Condition.not(inner, range: range)
+        case .and, .or, .not, .constant, .compare, .all, .size, .regex, .like, .prefix, .text, .containedBy,
+             .elementMatch, .type, .modulo, .fullText, .select, .relatedTo, .aclGrants, .near, .withinBox,
+             .withinPolygon, .withinCenterSphere, .geoIntersects: return Condition.not(inner, range: range)
         }
     }
 

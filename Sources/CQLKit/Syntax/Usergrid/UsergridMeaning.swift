@@ -41,7 +41,9 @@ enum UsergridMeaning {
             for item in items { if let p = firstWithin(item) { return p } }
             return nil
         case .not(let inner): return firstWithin(inner)
-        default: return nil
+        case .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .withinBox,
+             .withinPolygon, .withinCenterSphere, .geoIntersects: return nil
         }
     }
 
@@ -52,7 +54,9 @@ enum UsergridMeaning {
         case .near(let path, _, _, _): out.insert(path)
         case .and(let items), .or(let items): for item in items { withinFields(item, into: &out) }
         case .not(let inner): withinFields(inner, into: &out)
-        default: break
+        case .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .withinBox,
+             .withinPolygon, .withinCenterSphere, .geoIntersects: break
         }
     }
 

@@ -77,7 +77,9 @@ extension PostgreSQLDialect {
                 parts.append(s)
             }
             sql = parts.count == values.count ? "(" + parts.joined(separator: " AND ") + ")" : nil
-        default:
+        case .and, .or, .not, .constant, .compare, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox,
+             .withinPolygon, .withinCenterSphere, .geoIntersects:
             return nil
         }
         guard let sql else {

@@ -150,11 +150,12 @@ extension PostgreSQLDialect {
         case .elementMatch(let path, let condition) where !SQLTerms.coercesDates(path):
             if let sql = PostgreSQLDialect.elementMatch(path, condition, &ctx) { return .exact(sql) }
             if let sql = PostgreSQLDialect.elementMatchFields(path, condition, &ctx) { return .exact(sql) }
-        default:
+        case .and, .or, .not, .constant, .compare, .in, .all, .exists, .regex, .like, .prefix, .text, .containedBy,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox,
+             .withinPolygon, .withinCenterSphere, .geoIntersects:
             break
         }
-        ctx.note(SQLNotes.describe(predicate))
-        return .notPushed
+        return notPushed(predicate, &ctx)
     }
 }
 
@@ -254,7 +255,9 @@ extension PostgreSQLDialect {
             case "array": return "@.type() == \"array\""
             default: return nil
             }
-        default:
+        case .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox,
+             .withinPolygon, .withinCenterSphere, .geoIntersects:
             return nil
         }
     }

@@ -16,7 +16,7 @@
 /// //  OR (json_type(t0."doc", '$."score"') = 'array' AND EXISTS (SELECT 1 FROM json_each(t0."doc", '$."score"') AS e1
 /// //      WHERE e1.type IN ('integer', 'real') AND e1.value = ?1))
 /// ```
-public struct SQLiteDialect: SQLDialect {
+public struct SQLiteDialect: SQLDialect, SQLWriteDialect {
     public init() {}
     public var name: SQLDialectName { .sqlite }
 
@@ -54,6 +54,31 @@ public struct SQLiteDialect: SQLDialect {
     private static let placeholders = (1...64).map { "?\($0)" }
     public func inputOrder(_ alias: String) -> String { "\(alias).rowid" }
     public func documentColumn(_ alias: String) -> String { "\(alias).\"doc\"" }
+
+    // The database's facts (``SQLDialect``).
+    public var resultColumns: String { SQLiteDialect.resultColumns }
+    private static let resultColumns = "t0.\"objectId\", " + SQLiteDialect().documentColumn("t0")
+    public var maxParenthesisDepth: Int? { SQLGenerator.maxParenthesisDepth }
+    public func aclGrants(_ right: ACLRight, grantees: [String], _ context: inout SQLContext) -> String {
+        SQLACL.sqlite(right, grantees, &context)
+    }
+    public var hasResidualMatch: Bool { true }
+    /// SQLite keeps names starting with sqlite_ (any case) for itself.
+    public func tableNameProblem(_ identifier: String) -> String? {
+        identifier.utf8.count >= 7 && identifier.prefix(7).lowercased() == "sqlite_" ? "starts with sqlite_, which SQLite reserves" : nil
+    }
+    public var storesNUL: Bool { true }
+    var insertColumns: String { "(\"objectId\", \"doc\", \"createdAt\", \"updatedAt\")" }
+    func insertRow(objectId: String, document: String, stamp: String) -> String {
+        "(\(objectId), \(document), \(stamp), \(stamp))"
+    }
+    var joinTableColumns: String { "(\"owningId\" TEXT, \"relatedId\" TEXT)" }
+    func unwritableKey(_ key: String) -> String? {
+        SQLiteDialect.member(key) == nil ? "the key '\(key)' cannot be spelled in a JSON path" : nil
+    }
+    func update(_ plan: SQLUpdatePlan, condition: String?, _ context: inout SQLContext) throws(QueryError) -> SQLStatement {
+        try SQLiteDialect.update(plan, condition: condition, &context)
+    }
 
     public func paging(limit: String?, offset: String?) -> String {
         var s = " LIMIT \(limit ?? "-1")"
@@ -116,7 +141,9 @@ public struct SQLiteDialect: SQLDialect {
         case .compare(_, _, let t), .regex(_, let t, _), .like(_, let t): return term(t)
         case .in(_, let ts, _), .all(_, let ts): return ts.contains(where: term)
         case .text(_, _, let s), .prefix(_, let s): return s.utf8.contains(0)
-        default: return false
+        case .and, .or, .not, .constant, .size, .exists, .containedBy, .elementMatch, .type, .modulo, .fullText,
+             .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere,
+             .geoIntersects: return false
         }
     }
 
@@ -181,7 +208,9 @@ public struct SQLiteDialect: SQLDialect {
             ctx.note(SQLNotes.describe(predicate))
             guard let b = SQLNearBounds(predicate), let s = SQLiteDialect.near(b, &ctx) else { return .notPushed }
             return .superset(s)
-        default:
+        case .and, .or, .not, .constant, .compare, .in, .all, .regex, .like, .prefix, .text, .containedBy,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .withinBox,
+             .withinPolygon, .withinCenterSphere, .geoIntersects:
             sql = nil
         }
         guard let sql else {
@@ -192,8 +221,7 @@ public struct SQLiteDialect: SQLDialect {
                 ctx.rechecked = notesBefore
                 return .exact(s)
             }
-            ctx.note(SQLNotes.describe(predicate))
-            return .notPushed
+            return notPushed(predicate, &ctx)
         }
         return .exact(sql)
     }
@@ -255,7 +283,7 @@ public struct SQLiteDialect: SQLDialect {
     /// The where-JSON ``evaluatorMatch(_:_:)-([Condition],_)`` binds, or
     /// `nil` when it does not read back to `conjuncts`.
     static func matchText(_ conjuncts: [Condition]) -> String? {
-        guard !conjuncts.isEmpty, !conjuncts.contains(where: { readsOtherCollections($0.predicate) }) else { return nil }
+        guard !conjuncts.isEmpty, !conjuncts.contains(where: { readsOtherCollections($0) }) else { return nil }
         var parts: [Value] = []
         for c in conjuncts {
             guard let whereJSON = try? WhereJSONEmitter.emitCondition(c, dialect: .mongo) else { return nil }
@@ -272,13 +300,10 @@ public struct SQLiteDialect: SQLDialect {
         return text
     }
 
-    static func readsOtherCollections(_ p: Predicate) -> Bool {
-        switch p {
-        case .inQuery, .select, .relatedTo: return true
-        case .and(let items), .or(let items): return items.contains { readsOtherCollections($0.predicate) }
-        case .not(let c), .elementMatch(_, let c): return readsOtherCollections(c.predicate)
-        default: return false
-        }
+    /// Whether a sub-query or a relation is read anywhere in `c` outside
+    /// the sub-queries themselves.
+    static func readsOtherCollections(_ c: Condition) -> Bool {
+        c.contains(entering: .elementMatch) { $0.outsideRead != nil }
     }
 
     public func order(_ key: OrderKey, _ ctx: inout SQLContext) -> [String]? {

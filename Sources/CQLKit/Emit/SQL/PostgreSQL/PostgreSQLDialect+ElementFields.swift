@@ -18,7 +18,9 @@ extension PostgreSQLDialect {
         case .and(let items), .or(let items): return items.contains(where: readsElementItself)
         case .not(let inner): return readsElementItself(inner)
         case .constant, .relatedTo: return false
-        default: return leafPath(c.predicate).map { $0.components.isEmpty || $0.components == [""] } ?? true
+        case .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy, .elementMatch, .type,
+             .modulo, .fullText, .select, .inQuery, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere,
+             .geoIntersects: return leafPath(c.predicate).map { $0.components.isEmpty || $0.components == [""] } ?? true
         }
     }
 
@@ -47,7 +49,8 @@ extension PostgreSQLDialect {
         case .not(let inner): return runsOverDocument(inner)
         case .constant: return true
         case .select, .inQuery, .relatedTo: return false
-        default:
+        case .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy, .elementMatch, .type,
+             .modulo, .fullText, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
             guard let k = leafPath(c.predicate), let first = k.components.first else { return false }
             return !["objectId", "__type", "className"].contains(first) && !SQLTerms.coercesDates(k)
         }

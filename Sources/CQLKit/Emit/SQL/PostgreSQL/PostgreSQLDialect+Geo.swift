@@ -112,10 +112,11 @@ extension PostgreSQLDialect {
         case .withinPolygon(let path, let vertices):
             ctx.note(SQLNotes.describe(predicate))
             return .superset(PostgreSQLDialect.withinPolygon(path, vertices, &ctx))
-        default:
+        case .and, .or, .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text,
+             .containedBy, .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near,
+             .geoIntersects:
             break
         }
-        ctx.note(SQLNotes.describe(predicate))
-        return .notPushed
+        return notPushed(predicate, &ctx)
     }
 }

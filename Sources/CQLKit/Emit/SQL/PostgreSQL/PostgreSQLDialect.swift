@@ -28,7 +28,7 @@
 /// // where score > 80   →  t0."doc" @? $1::jsonpath
 /// // $1 = lax $."score" ? (@.type() == "number" && @ > 80)
 /// ```
-public struct PostgreSQLDialect: SQLDialect {
+public struct PostgreSQLDialect: SQLDialect, SQLWriteDialect {
     public init() {}
     public var name: SQLDialectName { .postgres }
     public func placeholder(_ index: Int) -> String {
@@ -41,6 +41,30 @@ public struct PostgreSQLDialect: SQLDialect {
     /// `raw`: the object's JSON text as loaded (JSONB would print `1e2` as
     /// `100` and lose `-0.0`), so results print byte for byte as `cql eval`.
     public func documentColumn(_ alias: String) -> String { "\(alias).\"raw\" AS \"doc\"" }
+
+    // The database's facts (``SQLDialect``).
+    public var resultColumns: String { PostgreSQLDialect.resultColumns }
+    private static let resultColumns = "t0.\"objectId\", " + PostgreSQLDialect().documentColumn("t0")
+    /// Its parser grows its stack (10,000 levels): the text is not scanned.
+    public var maxParenthesisDepth: Int? { nil }
+    public func aclGrants(_ right: ACLRight, grantees: [String], _ context: inout SQLContext) -> String {
+        SQLACL.postgres(right, grantees, &context)
+    }
+    public var hasResidualMatch: Bool { false }
+    /// PostgreSQL silently cuts names at 63 bytes: two long class names would share a table.
+    public func tableNameProblem(_ identifier: String) -> String? {
+        identifier.utf8.count > 63 ? "is longer than PostgreSQL's 63 bytes" : nil
+    }
+    public var storesNUL: Bool { false }
+    var insertColumns: String { "(\"objectId\", \"doc\", \"raw\", \"createdAt\", \"updatedAt\")" }
+    func insertRow(objectId: String, document: String, stamp: String) -> String {
+        "(\(objectId), \(document)::jsonb, \(document), \(stamp), \(stamp))"
+    }
+    var joinTableColumns: String { "(\"owningId\" text, \"relatedId\" text, \"seq\" bigserial)" }
+    func unwritableKey(_ key: String) -> String? { nil }
+    func update(_ plan: SQLUpdatePlan, condition: String?, _ context: inout SQLContext) throws(QueryError) -> SQLStatement {
+        try PostgreSQLDialect.update(plan, condition: condition, &context)
+    }
 
     public func paging(limit: String?, offset: String?) -> String {
         var s = ""
@@ -328,7 +352,8 @@ public struct PostgreSQLDialect: SQLDialect {
             ctx.note(SQLNotes.describe(predicate))
             guard let b = SQLNearBounds(predicate), let s = PostgreSQLDialect.near(b, &ctx) else { return .notPushed }
             return .superset(s)
-        default:
+        case .and, .or, .not, .constant, .compare, .in, .all, .regex, .like, .prefix, .text, .fullText, .select,
+             .inQuery, .relatedTo, .aclGrants, .geoIntersects:
             sql = nil
         }
         guard let sql else { return notPushed(predicate, &ctx) }
@@ -372,11 +397,6 @@ public struct PostgreSQLDialect: SQLDialect {
         let inRange = "\(lat)::numeric BETWEEN -90 AND 90 AND \(lng)::numeric BETWEEN -180 AND 180"
         return "EXISTS (SELECT 1 FROM jsonb_path_query(\(ctx.document), \(points)::jsonpath) AS \(g)(p) WHERE CASE WHEN \(inRange) "
             + "THEN 2 * asin(sqrt(least(1, \(a)))) <= \(ctx.bind(.double(b.maxAngle)))::float8 ELSE TRUE END)"
-    }
-
-    private func notPushed(_ p: Predicate, _ ctx: inout SQLContext) -> SQLFragment {
-        ctx.note(SQLNotes.describe(p))
-        return .notPushed
     }
 
     /// LIKE as an anchored ARE: literal characters escaped, `%` → `.*`,
