@@ -4,7 +4,7 @@ import Foundation
 /// `GET /1.1/scan/classes/<Class>`: every matching object, page by page
 /// (master key only).
 extension API {
-    /// `limit` (default 100, at most 1000), `where`, `scan_key` (default
+    /// `limit` (default 100, at most 1000), `where`, `keys`, `scan_key` (default
     /// `objectId`; `-key` descending) and `cursor` (from the previous page;
     /// `null` on the last). On `objectId` the cursor is the last objectId
     /// seen and the next page is `objectId > cursor` (or `<`): keyset paging,
@@ -41,6 +41,8 @@ extension API {
             "order": .string(scanKey == "objectId" ? (descending ? "-objectId" : "objectId") : "\(descending ? "-" : "")\(scanKey),objectId"),
         ]
         if !conditions.isEmpty { request["where"] = conditions.count == 1 ? conditions[0] : .object(["$and": .array(conditions)]) }
+        // `keys` as a find takes it (`cql pull` asks only objectIds, to find deletions).
+        if let keys = r.text("keys"), !keys.isEmpty { request["keys"] = .string(keys) }
         let objects = try await storage.find(try Self.prepared(try WhereJSONReader.read(.object(request)))).objects
         var next: Value = .null
         if objects.count == limit {
