@@ -81,6 +81,10 @@ let package = Package(
                 "CQLSQL",
                 "CQLServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // `cql files fetch` and `cql pull`: parallel downloads, the
+                // source's REST API, MD5 of the bytes and of the signature.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             // A release `cql` carries the Swift runtime and Foundation inside
             // it (what `--static-swift-stdlib` does): it then starts without
@@ -120,7 +124,7 @@ let package = Package(
             name: "cql-regex-check", dependencies: ["CQLEval", "CQLKit", "CorpusSupport", "EvalCorpusSupport"], path: "Tests/RegexCheck"),
         .testTarget(name: "CQLKitTests", dependencies: ["CQLKit", "CorpusSupport"]),
         .testTarget(name: "CQLEvalTests", dependencies: ["CQLEval", "CQLKit", "CorpusSupport", "EvalCorpusSupport"]),
-        .testTarget(name: "cqlTests", dependencies: ["cql", "CorpusSupport"]),
+        .testTarget(name: "cqlTests", dependencies: ["cql", "CorpusSupport", .product(name: "Crypto", package: "swift-crypto")]),
         // SQLite and PostgreSQL/: the real-database tests (PostgreSQL 15 is
         // started as `postgres` in a temporary directory, and stopped after).
         .testTarget(name: "CQLSQLTests", dependencies: ["CQLSQL", "CQLEval", "CQLKit", "CorpusSupport"]),

@@ -45,7 +45,13 @@ public struct CQLServer: Sendable {
 
         /// The files directory this configuration means.
         public var resolvedFilesDirectory: String {
-            if let filesDirectory { return filesDirectory }
+            filesDirectory ?? Self.defaultFilesDirectory(for: storage)
+        }
+
+        /// Where a server on `storage` keeps files without `--files`: beside
+        /// the SQLite file (`<file>.files`), or `cql-files` in the working
+        /// directory (what `cql files fetch` fills by default too).
+        public static func defaultFilesDirectory(for storage: ServerStorage.Location) -> String {
             if case .sqlite(let path) = storage { return path + ".files" }
             return "cql-files"
         }

@@ -11,7 +11,7 @@ struct CQL: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cql",
         abstract: "Translate, explain and run LeanCloud CQL, Usergrid ql, REST where-JSON and NSPredicate queries, in memory or on SQLite and PostgreSQL, and apply CQL writes.",
-        subcommands: [Translate.self, Eval.self, Load.self, Index.self, Run.self, Exec.self, Serve.self, Fmt.self, Explain.self]
+        subcommands: [Translate.self, Eval.self, Load.self, Index.self, Run.self, Exec.self, Serve.self, Fmt.self, Explain.self, Files.self, Dump.self, Pull.self]
     )
 }
 

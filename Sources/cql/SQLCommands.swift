@@ -40,6 +40,14 @@ struct DatabaseOptions: ParsableArguments {
         case sqlite(SQLiteDatabase)
         case postgres(PostgreSQLDatabase)
 
+        /// The database as the runner and the migration commands see it.
+        var executor: any SQLExecutor {
+            switch self {
+            case .sqlite(let db): return db
+            case .postgres(let db): return db
+            }
+        }
+
         func load(path: String, className: String?, indexes: [String]) throws(QueryError) -> [String: Int] {
             switch self {
             case .sqlite(let db): return try db.load(path: path, className: className, indexes: indexes, progress: true)

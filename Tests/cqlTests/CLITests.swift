@@ -25,6 +25,11 @@ final class CLITests: XCTestCase {
     }
 
     func cql(_ arguments: [String], stdinBytes: Data?) throws -> Run {
+        try Self.cql(arguments, stdinBytes: stdinBytes)
+    }
+
+    /// The run of `cql arguments` (for the test classes that are not CLITests).
+    static func cql(_ arguments: [String], stdinBytes: Data? = nil) throws -> Run {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments

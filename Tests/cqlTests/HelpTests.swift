@@ -25,7 +25,7 @@ extension CLITests {
     /// would have fitted on it (argument-parser re-wrapping a hard line
     /// break leaves such a short line), and no example line wrapped.
     func testHelpOverviewsWrapCleanlyAt80Columns() throws {
-        for command in ["translate", "eval", "exec", "load", "run", "fmt", "explain"] {
+        for command in ["translate", "eval", "exec", "load", "run", "fmt", "explain", "dump", "pull"] {
             let overview = try helpAt80Columns([command, "--help"]).components(separatedBy: "\nUSAGE:")[0]
             XCTAssertTrue(overview.hasPrefix("OVERVIEW: "), command)
             XCTAssertEqual(Self.raggedLines(overview), [], "\(command) --help:\n\(overview)")
@@ -70,7 +70,7 @@ extension CLITests {
         }
         let far = try cql(["zzzz"])
         XCTAssertEqual(far.status, 2)
-        XCTAssertEqual(far.stderr, "error: unknown subcommand 'zzzz'; the subcommands are translate, eval, load, index, run, exec, serve, fmt, explain\nSee 'cql --help'.\n")
+        XCTAssertEqual(far.stderr, "error: unknown subcommand 'zzzz'; the subcommands are translate, eval, load, index, run, exec, serve, fmt, explain, files, dump, pull\nSee 'cql --help'.\n")
         // What argument-parser reads is left to it.
         XCTAssertEqual(try cql(["help", "eval"]).status, 0)
     }

@@ -95,7 +95,8 @@ public final class LoadProgress {
         return text
     }
 
-    static func grouped(_ n: Int) -> String {
+    /// `1,234,567`.
+    public static func grouped(_ n: Int) -> String {
         var digits = Array(String(n))
         var out = ""
         while digits.count > 3 {
@@ -105,7 +106,8 @@ public final class LoadProgress {
         return String(digits) + out
     }
 
-    static func tenths(_ x: Double) -> String {
+    /// `12.3` (one decimal).
+    public static func tenths(_ x: Double) -> String {
         let t = Int((x * 10).rounded())
         return "\(t / 10).\(t % 10)"
     }

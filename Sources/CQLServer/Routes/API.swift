@@ -38,7 +38,8 @@ public struct API: Sendable {
         do {
             var request = request
             if request.grantees == nil { request.grantees = try await grantees(for: request.identity) }
-            return try await route(request)
+            let routed = request
+            return try await Self.$requestOrigin.withValue(request.origin) { try await route(routed) }
         } catch let e as APIError {
             throw e
         } catch let e as QueryError {

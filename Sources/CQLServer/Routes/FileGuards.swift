@@ -6,7 +6,7 @@ import Foundation
 /// cloudQuery).
 ///
 /// The server alone sets a file's `key` (where its bytes are), `url`,
-/// `bucket` and `provider` (``fileToken(_:)``, ``externalFile(_:)``); a
+/// `bucket`, `provider`, `source_url` and `source_key` (``fileToken(_:)``, ``externalFile(_:)``); a
 /// client's write naming one is 105, so no `_File` a client makes can
 /// point at another's bytes and delete them through `DELETE /1.1/files/<id>`.
 /// The master key may set them, yet `key` stays unique (the database's
@@ -19,7 +19,9 @@ import Foundation
 /// // 400 {"code":105,"error":"_File's 'key' is set by the server ..."}
 /// ```
 extension API {
-    static let serverFileKeys: Set<String> = ["key", "url", "bucket", "provider"]
+    /// (`source_url` and `source_key`: where `cql files fetch` copied a
+    /// file's bytes from, which a later fetch may read again.)
+    static let serverFileKeys: Set<String> = ["key", "url", "bucket", "provider", "source_url", "source_key"]
 
     /// 105 for a client's `key`, `url`, `bucket` or `provider` on `_File`;
     /// 107 for a `url` that is not `http` or `https` (any caller).

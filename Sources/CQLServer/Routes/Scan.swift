@@ -44,7 +44,8 @@ extension API {
             "className": .string(className), "limit": .int(Int64(limit)), "skip": .int(Int64(skip)),
             "order": .string(scanKey == "objectId" ? (descending ? "-objectId" : "objectId") : "\(descending ? "-" : "")\(scanKey),objectId"),
         ]
-        for name in ["keys", "include"] { if let v = r.text(name) { request[name] = .string(v) } }
+        // `keys` and `include` as a find takes them (`cql pull` asks only objectIds, to find deletions).
+        for name in ["keys", "include"] { if let v = r.text(name), !v.isEmpty { request[name] = .string(v) } }
         if !conditions.isEmpty { request["where"] = conditions.count == 1 ? conditions[0] : .object(["$and": .array(conditions)]) }
         let objects = try await storage.find(try Self.prepared(try WhereJSONReader.read(.object(request)))).objects
         var next: Value = .null

@@ -47,7 +47,7 @@ public final class FileStore: @unchecked Sendable {
     }
 
     /// A new key for a file called `name`.
-    static func newKey(name: String) -> String {
+    public static func newKey(name: String) -> String {
         let ext = name.split(separator: ".", omittingEmptySubsequences: false).last.map { $0.lowercased() } ?? ""
         let safe = name.contains(".") && (1...10).contains(ext.count) && ext.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
         var g = SystemRandomNumberGenerator()
@@ -56,7 +56,7 @@ public final class FileStore: @unchecked Sendable {
     }
 
     /// Whether `key` has the shape ``newKey(name:)`` makes.
-    static func isKey(_ key: String) -> Bool {
+    public static func isKey(_ key: String) -> Bool {
         let parts = key.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), parts[0].count == 24,
               parts[0].allSatisfy({ $0.isHexDigit && ($0.isNumber || $0.isLowercase) }) else { return false }

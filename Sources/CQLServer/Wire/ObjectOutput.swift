@@ -17,9 +17,26 @@ import CQLKit
 ///
 /// A File stored as a reference (`{"__type":"File","id":"..."}`, how the SDKs
 /// save one) is returned expanded with `objectId`, `name` and `url` — the
-/// Python SDK's decoder requires them — from the `_File` object of that id
-/// when the reference lacks them.
+/// Python SDK's decoder requires them — from the `_File` object of that id:
+/// its `url` wins over one the reference holds (an export's or an older
+/// SDK's copy, which `cql files fetch` leaves behind when it moves the
+/// bytes here), as LeanCloud's file URLs are the server's to make.
+///
+/// A `_File`'s `url` stored as a path, `/files/<key>` (what `cql files
+/// fetch` writes), is answered as `<origin>/files/<key>` — `--public-url`
+/// or the request's host — wherever it appears: the `_File` object itself,
+/// a File reference expanded from it, an included `_File`.
 extension API {
+    /// The origin of the request being answered (``APIRequest/origin``): what a
+    /// stored file path is answered under.
+    @TaskLocal static var requestOrigin = ""
+
+    /// `/files/<key>` as `<origin>/files/<key>` (other values as they are).
+    static func servedFileURL(_ v: Value?) -> Value? {
+        guard case .string(let s)? = v, s.hasPrefix("/files/"), !requestOrigin.isEmpty else { return v }
+        return .string(requestOrigin + s)
+    }
+
     /// Keys of `_User` no answer holds.
     static let userSecrets = ["password", "salt", "sessionToken"]
 
@@ -44,14 +61,15 @@ extension API {
             var shown = o
             Self.showACL(&shown, returnACL)
             if className == "_User" { for k in Self.userSecrets { shown.removeValue(forKey: k) } }
+            if className == "_File", let url = shown["url"] { shown["url"] = Self.servedFileURL(url) }
             return Self.expandingFiles(.object(shown), files, returnACL: returnACL)
         }
     }
 
-    /// The ids of File references that lack a name or url.
+    /// The ids of File references.
     static func collectFileIds(_ v: Value, into ids: inout Set<String>) {
         switch v {
-        case .file(let f): if let id = f.id, f.url == nil || f.name == nil { ids.insert(id) }
+        case .file(let f): if let id = f.id { ids.insert(id) }
         case .array(let items): for i in items { collectFileIds(i, into: &ids) }
         case .object(let o): for i in o.values { collectFileIds(i, into: &ids) }
         case .typedObject(_, let fields): for i in fields.values { collectFileIds(i, into: &ids) }
@@ -80,7 +98,7 @@ extension API {
             let stored = f.id.flatMap { files[$0] } ?? [:]
             if let id = f.id { o["id"] = .string(id); o["objectId"] = .string(id) }
             o["name"] = f.name.map { .string($0) } ?? stored["name"] ?? .null
-            o["url"] = f.url.map { .string($0) } ?? stored["url"] ?? .null
+            o["url"] = servedFileURL(stored["url"].flatMap { $0 == .null ? nil : $0 } ?? f.url.map { .string($0) }) ?? .null
             for key in ["mime_type", "metaData"] { if let m = stored[key] { o[key] = m } }
             return .object(o)
         case .array(let items): return .array(items.map { expandingFiles($0, files, returnACL: returnACL) })
@@ -89,6 +107,7 @@ extension API {
             var o = fields.mapValues { expandingFiles($0, files, returnACL: returnACL) }
             showACL(&o, returnACL)
             if c == "_User" { for k in userSecrets { o.removeValue(forKey: k) } }
+            if c == "_File", let url = o["url"] { o["url"] = servedFileURL(url) }
             o["__type"] = "Pointer"
             o["className"] = .string(c)
             return .object(o)

@@ -21,8 +21,9 @@ extension API {
     /// The objects, comma-separated, appended to `out`; false (and `out`
     /// as it was) when one needs the object path.
     static func writtenFromStoredText(_ texts: [String], className: String, returnACL: Bool, into out: inout [UInt8]) -> Bool {
-        // (`returnACL`: an object stored without an ACL shows the default, ``showACL(_:_:)``.)
-        if className == "_User" || returnACL { return false }
+        // (`returnACL`: an object stored without an ACL shows the default, ``showACL(_:_:)``;
+        // a `_File`'s url may be a path answered under the request's origin.)
+        if className == "_User" || className == "_File" || returnACL { return false }
         let start = out.count
         // Room for them all at once (the written form is never longer).
         var room = texts.count
