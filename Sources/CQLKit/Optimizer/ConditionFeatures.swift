@@ -50,7 +50,7 @@ public struct ConditionFeatures: OptionSet, Hashable, Sendable {
     /// An `and` with two operands that are `!=` or `not in`.
     public static let inequalityPair = ConditionFeatures(rawValue: 1 << 10)
     /// An `in` / `not in` list of fewer than two or more than
-    /// ``RemoveDuplicates/linearLimit`` terms, or with a repeated term.
+    /// `RemoveDuplicates.linearLimit` terms, or with a repeated term.
     public static let reducibleInList = ConditionFeatures(rawValue: 1 << 11)
     /// A `like` or `regexp` test that may be a literal prefix: a `like`
     /// pattern ending in `%` that starts with neither `%` nor `_` (or is all

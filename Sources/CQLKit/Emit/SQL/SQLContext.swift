@@ -34,7 +34,7 @@ public struct SQLContext: Sendable {
     /// registers `cql_match` (`cql run`, `cql serve`): then the conjuncts no
     /// index serves are tested by one `cql_match(doc, ?)` per row, which
     /// reads the document once, instead of a `json_type` + `json_extract`
-    /// pair per leaf (``SQLGenerator/whereCondition(_:_:)``). Off for
+    /// pair per leaf (`SQLGenerator.whereCondition`). Off for
     /// `translate --to sql`, whose text spells each leaf in SQL a reader can
     /// follow and run without the evaluator where the leaf allows.
     public var residualMatch = false
@@ -42,7 +42,7 @@ public struct SQLContext: Sendable {
     /// its whole document (PostgreSQL, `cql load --index`), which serves the
     /// `doc @? path` tests of equality and `in`. `false` when CQLSQL found
     /// none: those tests then read the keys with `->` instead
-    /// (``PostgreSQLDialect/keyReadMembership(_:_:_:)``), which costs a
+    /// (`PostgreSQLDialect.keyReadMembership`), which costs a
     /// third of a path test's interpretation per row. `true` (nothing
     /// known) for `translate --to sql`.
     public var documentIndexed = true
@@ -60,7 +60,7 @@ public struct SQLContext: Sendable {
     /// a range on one is written as the path test alone, which reads the
     /// document once per row, not as the scalar branch an index would serve
     /// plus the path test for arrays, which reads the key two or three
-    /// times (``PostgreSQLDialect/indexableRange(_:_:_:literal:type:arrays:_:)``).
+    /// times (`PostgreSQLDialect.indexableRange`).
     /// Empty (nothing known) for `translate --to sql`.
     public var unindexedKeys: Set<String> = []
     private var aliases = 0

@@ -6,7 +6,7 @@
 /// that the caller re-checks with the evaluator's own predicate (CQLSQL does,
 /// in `cql run`). ``translate(_:dialect:)`` accepts only exact SQL and
 /// otherwise throws a named ``QueryError/Kind/unsupported`` error;
-/// ``pushdown(_:dialect:)`` returns the best superset.
+/// ``pushdown(_:dialect:arrayFreeKeys:residualMatch:indexedKeys:documentIndexed:unindexedKeys:publicGrantByContainment:)`` returns the best superset.
 ///
 /// ```swift
 /// let q = try Binder.bind(try CQLParser.parse("select * from GameScore where score > 80 limit 5"))
