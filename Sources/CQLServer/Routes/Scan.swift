@@ -53,6 +53,15 @@ extension API {
             let token = scanKey == "objectId" ? (objects.last?["objectId"]?.stringValue ?? "") : String(skip + limit)
             next = .string(Data(token.utf8).base64EncodedString())
         }
-        return APIResponse(body: .object(["results": .array(try await output(objects, className: className, returnACL: r.flag("returnACL"), grantees: r.grantees)), "cursor": next]))
+        var shown = try await output(objects, className: className, returnACL: r.flag("returnACL"), grantees: r.grantees)
+        // A scan is the class as stored (what `cql pull` copies): no default
+        // ACL shown for an object stored without one, unlike a find's `returnACL`.
+        for (i, o) in objects.enumerated() where o["ACL"] == nil {
+            if case .object(var fields) = shown[i] {
+                fields.removeValue(forKey: "ACL")
+                shown[i] = .object(fields)
+            }
+        }
+        return APIResponse(body: .object(["results": .array(shown), "cursor": next]))
     }
 }
