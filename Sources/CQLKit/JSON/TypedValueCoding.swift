@@ -103,7 +103,7 @@ enum TypedValueCoding {
         case "Bytes":
             return .bytes(base64: try string(o, "base64", "Bytes", path))
         case "File":
-            // Some exports and older SDKs name the `_File` by `objectId` (migration.md: accept every form).
+            // Some exports and older SDKs name the `_File` by `objectId` (WhereJSON.md, typed values).
             let f = FileReference(id: o["id"]?.stringValue ?? o["objectId"]?.stringValue, name: o["name"]?.stringValue, url: o["url"]?.stringValue)
             guard f.id != nil || f.name != nil else { throw bad(path, "File needs an 'id' (or 'objectId') or a 'name'") }
             return .file(f)
