@@ -42,6 +42,9 @@ public struct CQLServer: Sendable {
         /// `https://api.example.com`), for file URLs; nil: `http://` and the
         /// request's `Host`.
         public var publicURL: String?
+        /// The app's cloud engine (LeanEngine) and its time limits; nil: no
+        /// cloud functions and no hooks. Its hook key is ``AppKeys/hookKey``.
+        public var engine: CloudEngine.Configuration?
 
         /// The files directory this configuration means.
         public var resolvedFilesDirectory: String {
@@ -85,9 +88,12 @@ public struct CQLServer: Sendable {
     /// With `handleSignals` false (a server inside tests), it serves until
     /// the task running it is cancelled, and stops the same way.
     public func run(handleSignals: Bool = true, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let engine = configuration.engine.map { CloudEngine(configuration: $0, keys: configuration.keys, logger: logger) }
+        // What the engine defines: asked at start and then now and again (CloudEngine).
+        let discovery = engine.map { engine in Task { await engine.keepDiscovering() } }
         let api = API(storage: storage, passwords: Passwords(iterations: configuration.passwordIterations),
                       throttle: LoginThrottle(limit: configuration.loginAttempts, window: configuration.loginWindow, lockout: configuration.loginLockout),
-                      files: files)
+                      files: files, engine: engine)
         let responder = APIResponder(api: api, authenticator: Authenticator(keys: configuration.keys), publicURL: configuration.publicURL,
                                      maximumBodySize: configuration.maximumBodySize, logger: logger)
         let app = Application(
@@ -107,9 +113,17 @@ public struct CQLServer: Sendable {
                 try await app.runService(gracefulShutdownSignals: [])
             }
         } catch {
-            await storage.shutdown()
+            await stop(discovery, engine)
             throw error
         }
+        await stop(discovery, engine)
+    }
+
+    /// What ``run(handleSignals:onListening:)`` started, stopped once it serves no more.
+    func stop(_ discovery: Task<Void, Never>?, _ engine: CloudEngine?) async {
+        discovery?.cancel()
+        await discovery?.value
+        await engine?.shutdown()
         await storage.shutdown()
     }
 }

@@ -19,6 +19,8 @@ public struct API: Sendable {
     public let throttle: LoginThrottle
     /// Where uploaded files' bytes live; nil: the file routes answer 404.
     public let files: FileStore?
+    /// The app's cloud engine; nil: no cloud functions, no hooks.
+    public let engine: CloudEngine?
     /// Finds answered lately, kept prepared.
     let finds = PreparedFinds()
     /// Every class's class-level permissions, kept.
@@ -26,11 +28,13 @@ public struct API: Sendable {
     /// The instant a request's writes stamp as createdAt/updatedAt.
     var clock: @Sendable () -> DateValue = { DateValue.now }
 
-    public init(storage: ServerStorage, passwords: Passwords = Passwords(), throttle: LoginThrottle = LoginThrottle(), files: FileStore? = nil) {
+    public init(storage: ServerStorage, passwords: Passwords = Passwords(), throttle: LoginThrottle = LoginThrottle(), files: FileStore? = nil,
+                engine: CloudEngine? = nil) {
         self.storage = storage
         self.passwords = passwords
         self.throttle = throttle
         self.files = files
+        self.engine = engine
     }
 
     /// Answers one request; a failure is an ``APIError`` (code and status).
@@ -88,6 +92,9 @@ public struct API: Sendable {
         case ("GET", "cloudQuery", 1), ("POST", "cloudQuery", 1): return try await cloudQuery(r)
         case ("GET", "scan", 3) where s[1] == "classes": return try await scan(r, className: try Self.className(s[2]))
         case ("GET", "date", 1): return APIResponse(body: .date(clock()).restJSON)
+        case ("GET", "functions", 3) where s[1] == "_ops" && s[2] == "metadatas", ("POST", "functions", 3) where s[1] == "_ops" && s[2] == "metadatas":
+            return try await engineMetadata(r)
+        case ("POST", "functions", 2), ("POST", "call", 2): return try await callFunction(r, name: s[1], rpc: s[0] == "call")
         case ("GET", "schemas", 1): return try await schemas(r, className: nil)
         case ("GET", "schemas", 2): return try await schemas(r, className: try Self.className(s[1]))
         case ("PUT", "schemas", 2): return try await setClassPermissions(r, className: try Self.className(s[1]))

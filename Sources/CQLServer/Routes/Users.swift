@@ -101,6 +101,7 @@ extension API {
             throw Self.noSuchUser
         }
         let rehash = try await checkPassword(password, of: user, id: id)
+        try await checkOnLogin(user)
         let now = clock()
         let token = try await newSession(for: id, now: now, retiringOthers: false, newPassword: rehash ? password : nil)
         return APIResponse(body: .object(try await userAnswer(user, token: token)))

@@ -1,0 +1,219 @@
+import CQLKit
+import CQLServer
+import Foundation
+import XCTest
+
+/// Cloud functions and hooks with the real Python engine: LeanCloud's
+/// `leancloud.Engine` (PyPI `leancloud` 3.0.2) served by `wsgiref`
+/// (Tests/Clients/leancloud_engine_app.py) beside the server, on SQLite and
+/// PostgreSQL, driven by the Python SDK (Tests/Clients/leancloud_engine_client.py)
+/// and by raw HTTP for the error paths.
+final class CloudCodeTests: XCTestCase {
+    static let hookKey = "test-hook-key"
+
+    /// `cloud.run` and `cloud.rpc` through the server: results, the caller's
+    /// user (the engine asks `GET /1.1/users/me`), objects out and in, the
+    /// engine's errors passed through.
+    func testFunctionsThroughThePythonSDK() async throws {
+        try await onEachDatabaseWithEngine { h, _, db in
+            try await Self.runClient("functions", h, db, asserts: 10)
+        }
+    }
+
+    /// The error paths over raw HTTP: the engine's statuses and codes passed
+    /// through, a hook's name refused as a function, a slow function stopped
+    /// (503, 124), the metadata route (master key only), a wrong hook key.
+    func testFunctionErrorsOverHTTP() async throws {
+        try await onEachDatabaseWithEngine(functionTimeout: 1) { h, _, db in
+            let hello = try await h.call(.POST, "/1.1/functions/hello", body: .object(["name": "Bo"]))
+            XCTAssertEqual(hello.status, 200, db.rawValue)
+            XCTAssertEqual(hello.body["result"], "Hello, Bo!", db.rawValue)
+            let refuse = try await h.call(.POST, "/1.1/functions/refuse", body: .object([:]))
+            XCTAssertEqual(refuse.status, 400, db.rawValue)
+            XCTAssertEqual(refuse.body["code"]?.int, 3001, db.rawValue)
+            let crash = try await h.call(.POST, "/1.1/functions/crash")
+            XCTAssertEqual([crash.status, Int(crash.body["code"]?.int ?? 0)], [500, 141], db.rawValue)
+            let missing = try await h.call(.POST, "/1.1/functions/nope")
+            XCTAssertEqual(missing.status, 404, db.rawValue)
+            // A hook is not a function a client may call.
+            let hook = try await h.call(.POST, "/1.1/functions/__before_save_for_Review", body: .object(["object": .object([:])]))
+            XCTAssertEqual([hook.status, Int(hook.body["code"]?.int ?? 0)], [404, 404], db.rawValue)
+            let started = Date()
+            let slow = try await h.call(.POST, "/1.1/functions/slow", body: .object(["seconds": 3]))
+            XCTAssertEqual(slow.status, 503, db.rawValue)
+            XCTAssertEqual(slow.body, .object(["code": 124, "error": "The request timed out on the server."]), db.rawValue)
+            XCTAssertLessThan(Date().timeIntervalSince(started), 2.5, "\(db): the limit is 1 s here")
+            let metadata = try await h.call(.GET, "/1.1/functions/_ops/metadatas", headers: ServerHarness.masterHeaders)
+            XCTAssertTrue(metadata.body["result"]?.array.contains("hello") == true, "\(db): \(metadata.text)")
+            XCTAssertTrue(metadata.body["result"]?.array.contains("__before_save_for_Review") == true, "\(db): \(metadata.text)")
+            let appKey = try await h.call(.GET, "/1.1/functions/_ops/metadatas")
+            XCTAssertEqual([appKey.status, Int(appKey.body["code"]?.int ?? 0)], [403, 119], db.rawValue)
+            // The engine's calls back carry the hook key: the right one is accepted, a wrong one refused.
+            let right = try await h.call(.GET, "/1.1/classes/Todo", headers: ServerHarness.appHeaders + [("X-LC-Hook-Key", Self.hookKey)])
+            XCTAssertEqual(right.status, 200, db.rawValue)
+            let wrong = try await h.call(.GET, "/1.1/classes/Todo", headers: ServerHarness.appHeaders + [("X-LC-Hook-Key", "not-the-key")])
+            XCTAssertEqual([wrong.status, Int(wrong.body["code"]?.int ?? 0)], [401, 401], db.rawValue)
+            XCTAssertTrue(wrong.text.contains("X-LC-Hook-Key"), wrong.text)
+        }
+    }
+
+    /// An engine that is not listening: a function is a clear error at once,
+    /// never a hang, and storage goes on (without hooks).
+    func testEngineDownIsAClearErrorAndStorageGoesOn() async throws {
+        let port = try Self.freePort()
+        for db in ServerHarness.Database.allCases {
+            let h = try await ServerHarness.start(db) { $0.engine = CloudEngine.Configuration(url: "http://127.0.0.1:\(port)") }
+            let started = Date()
+            let call = try await h.call(.POST, "/1.1/functions/hello")
+            XCTAssertEqual([call.status, Int(call.body["code"]?.int ?? 0)], [502, 1], "\(db): \(call.text)")
+            XCTAssertTrue(call.text.contains("cannot be reached"), call.text)
+            XCTAssertLessThan(Date().timeIntervalSince(started), 5, "\(db): a down engine answers at once")
+            let create = try await h.call(.POST, "/1.1/classes/Review", body: .object(["stars": 9]))
+            XCTAssertEqual(create.status, 201, "\(db): \(create.text)")
+            let metadata = try await h.call(.GET, "/1.1/functions/_ops/metadatas", headers: ServerHarness.masterHeaders)
+            XCTAssertEqual(metadata.status, 502, "\(db): \(metadata.text)")
+            await h.stop()
+        }
+    }
+
+    /// Without `--engine`: the function routes say so.
+    func testNoEngine() async throws {
+        let h = try await ServerHarness.start(.sqlite)
+        let call = try await h.call(.POST, "/1.1/functions/hello")
+        XCTAssertEqual(call.status, 404)
+        XCTAssertTrue(call.text.contains("--engine"), call.text)
+        await h.stop()
+    }
+
+    // MARK: Support
+
+    /// Runs the SDK client's `phase`; every assert must hold, and there must be `asserts` of them.
+    static func runClient(_ phase: String, _ h: ServerHarness, _ db: ServerHarness.Database, asserts expected: Int) async throws {
+        let (status, output, errors) = try PythonSDKTests.run(
+            [PythonSDKTests.root + "/Tests/Clients/leancloud_engine_client.py", phase], port: h.port,
+            environment: ["CQL_APP_ID": ServerHarness.keys.appId, "CQL_APP_KEY": ServerHarness.keys.appKey, "CQL_MASTER_KEY": ServerHarness.keys.masterKey])
+        XCTAssertEqual(status, 0, "\(db) \(phase): the client failed:\n\(errors)\n\(output)")
+        var asserts = 0
+        for line in output.split(separator: "\n") {
+            let record = try JSONReader.parse(String(line))
+            guard case .string(let name)? = record["assert"] else { continue }
+            asserts += 1
+            XCTAssertEqual(record["ok"], true, "\(db) \(name): \(JSONWriter.string(record["detail"] ?? .null))")
+        }
+        XCTAssertEqual(asserts, expected, "\(db) \(phase): asserts checked")
+    }
+
+    /// A fresh server on each database with the engine app beside it, its
+    /// functions and hooks discovered.
+    func onEachDatabaseWithEngine(functionTimeout: Double = 15,
+                                  _ body: (ServerHarness, EngineApp, ServerHarness.Database) async throws -> Void) async throws {
+        guard FileManager.default.isExecutableFile(atPath: PythonSDKTests.python) else {
+            XCTFail("\(PythonSDKTests.python) is missing: scripts/setup makes the virtualenv with the leancloud SDK (CQL_SETUP_PYTHON=1)")
+            return
+        }
+        for db in ServerHarness.Database.allCases {
+            let engine = try EngineApp.start(hookKey: Self.hookKey)
+            let h = try await ServerHarness.start(db) { configuration in
+                var e = CloudEngine.Configuration(url: "http://127.0.0.1:\(engine.port)")
+                e.functionTimeout = functionTimeout
+                configuration.engine = e
+                configuration.keys.hookKey = Self.hookKey
+            }
+            do {
+                engine.serve(apiServer: h.base)
+                try await Self.waitForDiscovery(h)
+                try await body(h, engine, db)
+            } catch {
+                engine.stop()
+                await h.stop()
+                XCTFail("\(db): \(error)")
+                throw error
+            }
+            engine.stop()
+            await h.stop()
+        }
+    }
+
+    /// Asks the server to discover the engine until it answers (it starts
+    /// listening as soon as it has the server's URL).
+    static func waitForDiscovery(_ h: ServerHarness) async throws {
+        for _ in 0..<100 {
+            let answer = try await h.call(.GET, "/1.1/functions/_ops/metadatas", headers: ServerHarness.masterHeaders)
+            if answer.status == 200 { return }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        throw QueryError(.data, "the engine app did not answer its metadata")
+    }
+
+    /// A port nothing listens on (bound, then closed).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw QueryError(.data, "no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// Tests/Clients/leancloud_engine_app.py running: LeanCloud's Python engine
+/// on a free port of 127.0.0.1, started with the variables an engine app
+/// gets (the test server's keys and hook key).
+final class EngineApp: @unchecked Sendable {
+    let process: Process
+    let input: Pipe
+    let port: Int
+
+    static func start(hookKey: String) throws -> EngineApp {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: PythonSDKTests.python)
+        process.arguments = [PythonSDKTests.root + "/Tests/Clients/leancloud_engine_app.py"]
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "LEANCLOUD_API_SERVER")
+        env["LEANCLOUD_APP_ID"] = ServerHarness.keys.appId
+        env["LEANCLOUD_APP_KEY"] = ServerHarness.keys.appKey
+        env["LEANCLOUD_APP_MASTER_KEY"] = ServerHarness.keys.masterKey
+        env["LEANCLOUD_APP_HOOK_KEY"] = hookKey
+        env["LEANCLOUD_APP_PORT"] = "0"
+        env["PYTHONUNBUFFERED"] = "1"
+        process.environment = env
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        try process.run()
+        // Its first line: {"port": N}.
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { throw QueryError(.data, "the engine app exited before listening") }
+            line.append(chunk)
+        }
+        guard let port = try JSONReader.parse(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))["port"]?.int else {
+            throw QueryError(.data, "the engine app did not say its port")
+        }
+        return EngineApp(process: process, input: input, port: Int(port))
+    }
+
+    init(process: Process, input: Pipe, port: Int) {
+        self.process = process
+        self.input = input
+        self.port = port
+    }
+
+    /// Tells it the server's URL (its LEANCLOUD_API_SERVER): it then serves.
+    func serve(apiServer: String) {
+        input.fileHandleForWriting.write(Data((apiServer + "\n").utf8))
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
