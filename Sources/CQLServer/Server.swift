@@ -43,8 +43,22 @@ public struct CQLServer: Sendable {
         /// request's `Host`.
         public var publicURL: String?
         /// The app's cloud engine (LeanEngine) and its time limits; nil: no
-        /// cloud functions and no hooks. Its hook key is ``AppKeys/hookKey``.
+        /// cloud functions and no hooks. Its hook key is ``AppKeys/hookKey``;
+        /// its hooks take ``hooks``' place.
         public var engine: CloudEngine.Configuration?
+        /// What joins every write: the cloud-code hooks and the observers of
+        /// committed changes (``WritePipeline``).
+        public var pipeline = WritePipeline()
+        /// ``pipeline``'s hooks.
+        public var hooks: (any WriteHooks)? {
+            get { pipeline.hooks }
+            set { pipeline.hooks = newValue }
+        }
+        /// ``pipeline``'s observers.
+        public var observers: [any CommittedChangeObserver] {
+            get { pipeline.observers }
+            set { pipeline.observers = newValue }
+        }
 
         /// The files directory this configuration means.
         public var resolvedFilesDirectory: String {
@@ -91,9 +105,15 @@ public struct CQLServer: Sendable {
         let engine = configuration.engine.map { CloudEngine(configuration: $0, keys: configuration.keys, logger: logger) }
         // What the engine defines: asked at start and then now and again (CloudEngine).
         let discovery = engine.map { engine in Task { await engine.keepDiscovering() } }
+        var pipeline = configuration.pipeline
+        if let engine {
+            // The hooks' `user`, read as `users/me` answers it (an API of its own: the hooks are part of the real one).
+            let users = API(storage: storage, files: files)
+            pipeline.hooks = EngineWriteHooks(engine: engine, user: { await users.hookUser($0) }, logger: logger)
+        }
         let api = API(storage: storage, passwords: Passwords(iterations: configuration.passwordIterations),
                       throttle: LoginThrottle(limit: configuration.loginAttempts, window: configuration.loginWindow, lockout: configuration.loginLockout),
-                      files: files, engine: engine)
+                      files: files, pipeline: pipeline, engine: engine)
         let responder = APIResponder(api: api, authenticator: Authenticator(keys: configuration.keys), publicURL: configuration.publicURL,
                                      maximumBodySize: configuration.maximumBodySize, logger: logger)
         let app = Application(

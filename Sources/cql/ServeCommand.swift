@@ -122,11 +122,11 @@ struct Serve: ParsableCommand {
         }
         let outcome = ServeOutcome()
         let done = DispatchSemaphore(value: 0)
-        let shownHost = host
+        let shownHost = host, appId = keys.appId
         Task {
             do {
                 try await server.run { port in
-                    Output.error("cql serve: listening on http://\(shownHost):\(port) (app id \(keys.appId))")
+                    Output.error("cql serve: listening on http://\(shownHost):\(port) (app id \(appId))")
                 }
             } catch {
                 outcome.failure = "\(error)"

@@ -88,6 +88,7 @@ def makeTodo(title, **_):
 
 @engine.define
 def titleOf(todo, **_):
+    todo.fetch()  # the SDK sends an object as a Pointer
     return {"title": todo.get("title"), "className": todo._class_name, "id": todo.id}
 
 

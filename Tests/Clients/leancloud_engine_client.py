@@ -8,8 +8,9 @@ Prints one JSON line per check: {"assert": NAME, "ok": true|false, "detail": ...
 Any exception ends the script with a non-zero status.
 
 Phases (argv[1]): `functions` (run, rpc with objects out and in, the
-caller's user, the engine's errors passed through); `hooks` (every hook
-kind of the engine app on the class API, batch and CQL writes, login).
+caller's user, the engine's errors passed through); `hooks` (every write
+hook kind of the engine app on the class API, batch and CQL writes);
+`login` (onLogin refusing one user).
 """
 import json
 import os
@@ -115,6 +116,9 @@ def hooks():
             lambda: Query.do_cloud_query("insert into Review(stars, content) values(?, ?)", 8, "cql bad"))
     result = Query.do_cloud_query("insert into Review(stars, content) values(?, ?)", 3, "cql good and quite long")
     check("cloudQuery insert: beforeSave's changes", Query(Review).equal_to("content", "cql good and quite l").count() == 1)
+
+
+def login():
     # onLogin refuses one user.
     for name in ["banned", "welcome"]:
         user = leancloud.User()
@@ -128,4 +132,4 @@ def hooks():
     check("onLogin: another user logs in", welcome.get_session_token() is not None)
 
 
-{"functions": functions, "hooks": hooks}[PHASE]()
+{"functions": functions, "hooks": hooks, "login": login}[PHASE]()

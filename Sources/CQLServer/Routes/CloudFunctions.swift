@@ -36,6 +36,14 @@ extension API {
         _ = try await engine.callHook(.onLogin, className: "_User", object: shown, user: nil)
     }
 
+    /// The caller's user as a hook's `user`: as `GET /1.1/users/me` answers
+    /// it, with the session token; nil for a caller without a session.
+    func hookUser(_ caller: Identity) async -> [String: Value]? {
+        guard let id = caller.userId, let token = caller.sessionToken,
+              let user = try? await user(where: "objectId", is: .string(id)) else { return nil }
+        return try? await userAnswer(user, token: token)
+    }
+
     static func noEngine(_ route: String) -> APIError {
         APIError(status: 404, code: 404, "no such API: \(route) (cloud functions need an engine: cql serve --engine URL)")
     }
