@@ -70,18 +70,21 @@ public enum SQLWriteRunner {
     static func apply(_ statement: Statement, in session: some SQLWriteSession, now: DateValue, newObjectId: @escaping () -> String,
                       strict: Bool, readBack: Bool) throws(QueryError) -> WriteResult {
         if let write = try translated(statement, session, now: now) {
-            if try changedTheRow(write, joinTables: relationTables(statement), session) {
+            let joins = relationTables(statement)
+            // Every collection the write changed, its join tables too (what a server's table cache learns of).
+            let changed = Set(joins).union([statement.className])
+            if try changedTheRow(write, joinTables: joins, session) {
                 if readBack, case .update(let u) = statement, case .value(.string(let id)) = u.objectId {
                     let after = try objects(session, try objectById(u.className, id, session)).first
                     return WriteResult(kind: .updated, count: 1,
                                        changes: [ObjectChange(className: u.className, objectId: id, before: nil, after: after)],
-                                       changedClasses: [statement.className])
+                                       changedClasses: changed)
                 }
                 // (The SQL does not read the object back: `changes` is left empty.)
                 let kind: WriteResult.Kind
                 if case .delete = statement { kind = .deleted } else { kind = .updated }
                 return WriteResult(kind: kind, count: 1, changes: [],
-                                   changedClasses: [statement.className])
+                                   changedClasses: changed)
             }
             // Nothing changed: the exact path says why (it throws 101, 305 or the op's error).
             let result = try readApplyWrite(statement, session, now: now, newObjectId: newObjectId)

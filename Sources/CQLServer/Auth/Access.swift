@@ -72,7 +72,7 @@ extension API {
         c?.forEach(entering: .everything) { node in
             switch node.outsideRead {
             case .relation(.value(.pointer(let owner)), _)?: owners.insert(owner)
-            case .relation?, .subquery?, nil: break
+            case .relation?, .subquery?, .ownRelation?, nil: break
             }
         }
     }
@@ -86,7 +86,7 @@ extension API {
                 var f = node
                 f.predicate = .constant(false)
                 return f
-            case .relation?, .subquery?, nil: return nil
+            case .relation?, .subquery?, .ownRelation?, nil: return nil
             }
         }
         return falsified ?? c

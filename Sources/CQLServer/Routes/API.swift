@@ -148,6 +148,10 @@ public struct API: Sendable {
                 guard !key.isEmpty, !key.contains(":"), !key.utf8.contains(0) else {
                     throw APIError.invalidQuery("$relatedTo: '\(key)' is not a key")
                 }
+            case .ownRelation(let owner, let key)?:
+                // The server makes these of the caller's comparisons (ServerStorage.find); checked as `$relatedTo`'s are.
+                _ = try className(owner)
+                guard !key.isEmpty, !key.contains(":"), !key.utf8.contains(0) else { throw APIError.invalidQuery("'\(key)' is not a key") }
             case .relation?, nil: break
             }
         }

@@ -117,6 +117,11 @@ public final class ServerStorage: @unchecked Sendable {
     public func find(_ query: Query, countOnly: Bool = false, storedText: Bool = false, memo: SQLRunner.ReadMemo? = nil) async throws
         -> SQLRunner.Result
     {
+        // A relation key compared with a Pointer reads its join table (EvaluationSemantics, "Relation keys"):
+        // resolved here, where the tables are known; such a query keeps no memo, as its meaning moves with the tables.
+        let known = knownTables.value
+        let resolved = query.resolvingRelationKeys(hasTable: known.contains)
+        let query = resolved ?? query, memo = resolved == nil ? memo : nil
         let tables = memo?.tablesRead(by: query) ?? SQLRunner.tablesRead(by: query)
         if let eventLoopReaders, tables.isSubset(of: knownTables.value) {
             // PostgreSQL, every table there: read from this task, without
