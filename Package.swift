@@ -27,6 +27,7 @@ let package = Package(
         // `cql serve`: HTTP (Hummingbird 2 on swift-nio), request signatures
         // (MD5, as LeanCloud's SDKs sign), logs; the HTTP client for its tests.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
@@ -65,6 +66,7 @@ let package = Package(
                 "CQLKit", "CQLEval", "CQLSQL",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 // PBKDF2 (BoringSSL's) for the passwords of new users.
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

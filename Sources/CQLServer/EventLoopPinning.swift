@@ -70,7 +70,9 @@ final class EventLoopTaskExecutors: Sendable {
 
 extension HTTPServerBuilder {
     /// HTTP/1 whose handlers run on their connection's event loop.
-    static func eventLoopPinnedHTTP1(_ executors: EventLoopTaskExecutors) -> HTTPServerBuilder {
-        HTTPServerBuilder { responder in EventLoopPinnedHTTP1Channel(http1: HTTP1Channel(responder: responder), executors: executors) }
+    static func eventLoopPinnedHTTP1(_ executors: EventLoopTaskExecutors, configuration: HTTP1Channel.Configuration) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in
+            EventLoopPinnedHTTP1Channel(http1: HTTP1Channel(responder: responder, configuration: configuration), executors: executors)
+        }
     }
 }

@@ -1,6 +1,7 @@
 import CQLKit
 import CQLSQL
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import NIOPosix
@@ -42,6 +43,10 @@ public struct CQLServer: Sendable {
         /// `https://api.example.com`), for file URLs; nil: `http://` and the
         /// request's `Host`.
         public var publicURL: String?
+        /// The HTTP connections held at once, and how long one may sit idle
+        /// (``ConnectionLimits``); the cap defaults to the descriptor limit,
+        /// raised to the hard one, less what the server keeps for itself.
+        public var connections = ConnectionLimits(maximum: ConnectionLimits.defaultMaximum(), idleTimeout: 60)
 
         /// The files directory this configuration means.
         public var resolvedFilesDirectory: String {
@@ -90,13 +95,16 @@ public struct CQLServer: Sendable {
                       files: files)
         let responder = APIResponder(api: api, authenticator: Authenticator(keys: configuration.keys), publicURL: configuration.publicURL,
                                      maximumBodySize: configuration.maximumBodySize, logger: logger)
+        let count = ConnectionCount(maximum: configuration.connections.maximum)
+        let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [count.handler()],
+                                               idleTimeout: .milliseconds(Int64((configuration.connections.idleTimeout * 1000).rounded())))
         let app = Application(
             responder: responder,
             // PostgreSQL: handlers on their connection's event loop, where
             // their reads are awaited (EventLoopReaders). SQLite's reads block
             // a storage thread either way, and pinning measured a loss on its
             // pages once (Server.md).
-            server: storage.eventLoopReaders != nil ? .eventLoopPinnedHTTP1(.singleton) : .http1(),
+            server: storage.eventLoopReaders != nil ? .eventLoopPinnedHTTP1(.singleton, configuration: http1) : .http1(configuration: http1),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
