@@ -208,18 +208,6 @@ extension API {
         }
     }
 
-    /// Writes a statement guarded for the caller; a write whose own
-    /// condition is not the reason it did not apply (the ACL changed after
-    /// the check) is 403, not 305.
-    func guardedWrite(_ statement: Statement, _ r: APIRequest, now: DateValue, readBack: Bool = false) async throws -> WriteResult {
-        let written = try await guarded(statement, r)
-        do {
-            return try await storage.write(written, now: now, readBack: readBack)
-        } catch let e as QueryError where e.restCode == 305 && r.grantees != nil && Self.condition(of: statement) == nil {
-            throw APIError.forbidden(statement.verb, statement.className, Self.objectId(of: statement) ?? "")
-        }
-    }
-
     static func condition(of s: Statement) -> Condition? {
         switch s {
         case .update(let u): return u.condition

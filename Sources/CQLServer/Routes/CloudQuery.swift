@@ -49,7 +49,7 @@ extension API {
         case .insert, .update, .delete:
             try await checkRoleStatement(statement)
             let written: WriteResult
-            do { written = try await guardedWrite(statement, r, now: now) } catch let e as QueryError { throw APIError.from(e.withSource(cql)) }
+            do { written = try await write(statement, r, now: now) } catch let e as QueryError { throw APIError.from(e.withSource(cql)) }
             if case .delete(let d) = statement, d.className == "_User", case .value(.string(let id)) = d.objectId {
                 try await storage.retireSessions(of: id)
             }

@@ -99,9 +99,8 @@ extension API {
     func createFile(_ values: [String: Value], _ r: APIRequest) async throws -> (id: String, createdAt: Value) {
         let now = clock()
         // The server's own row: its key and url are the ones it made (checkFileKeys refuses a client's).
-        let insert = try Binder.bind(try RESTReader.read(.object(["method": "POST", "path": "/1.1/classes/_File", "body": .object(values)])),
-                                     parameters: [], now: now)
-        guard let change = try await storage.write(insert, now: now).changes.first else { throw APIError.internalError("the insert created no file") }
+        let insert = try Binder.bind(try RESTReader.create(className: "_File", body: values), parameters: [], now: now)
+        guard let change = try await write(insert, r, now: now).changes.first else { throw APIError.internalError("the insert created no file") }
         return (change.objectId, change.after?["createdAt"] ?? .null)
     }
 

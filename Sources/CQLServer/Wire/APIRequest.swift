@@ -29,6 +29,15 @@ public struct APIRequest: Sendable {
     /// from a kept query never needs its parameters, which cost a split,
     /// percent-decoding and a dictionary to decode.
     public var rawQuery: String?
+    /// A batch sub-request's body held `__ignore_hooks` (which the batch
+    /// takes out of it).
+    var sentIgnoreHooks = false
+
+    /// Whether the request asks that the app's hooks skip its write
+    /// (`"__ignore_hooks": true` in its body).
+    var asksToIgnoreHooks: Bool {
+        sentIgnoreHooks || body?.objectValue?[CreateBody.ignoreHooks] == .bool(true)
+    }
 
     public init(method: String, segments: [String], parameters: [String: Value] = [:], body: Value? = nil, identity: Identity) {
         self.method = method
