@@ -123,6 +123,6 @@ extension API {
     /// The object as stored (every key, the ACL too), or nil: what a hook sees as `current`.
     func storedObject(_ className: String, _ objectId: String) async throws -> [String: Value]? {
         let query = Query(className: className, condition: Condition(.compare("objectId", .equal, .value(.string(objectId)))))
-        return try await storage.find(try Self.prepared(query, for: nil)).objects.first
+        return try await storage.find(try Self.prepared(query, as: .master)).objects.first
     }
 }

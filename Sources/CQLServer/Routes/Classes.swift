@@ -21,7 +21,7 @@ extension API {
             r.decodeQuery()
             try Self.checkParameterNames(r, segments: ["classes", className])
             let query = try Self.query(r, className: className, where: try r.json("where"), names: Self.findParameters, limit: true)
-            return PreparedFinds.Made(query: try Self.prepared(query, for: r.grantees), returnACL: query.returnACL, countAsked: query.count != .none,
+            return PreparedFinds.Made(query: try Self.prepared(query, as: r.caller), returnACL: query.returnACL, countAsked: query.count != .none,
                                       cacheable: Binder.isUnchangedByBinding(query))
         }
         // Class-level permissions on what the query reads (sub-queries, protected keys): per request, kept queries included.
@@ -40,7 +40,7 @@ extension API {
     func get(_ r: APIRequest, className: String, objectId: String) async throws -> APIResponse {
         let query = try Self.query(r, className: className, where: .object(["objectId": .string(objectId)]),
                                    names: ["keys", "include", "returnACL"], limit: false)
-        let result = try await find(try Self.prepared(query, for: r.grantees), grantees: r.grantees, storedText: r.writesBody)
+        let result = try await find(try Self.prepared(query, as: r.caller), grantees: r.grantees, storedText: r.writesBody)
         return try await body(of: result, className: query.className, returnACL: query.returnACL, grantees: r.grantees, single: true,
                               countAsked: false)
     }
@@ -106,12 +106,12 @@ extension API {
         if let condition { conditions.append(condition) }
         _ = try await writeCondition(r, className: className, objectId: objectId, verb: "update")
         let exists = try await storage.find(try Self.prepared(try WhereJSONReader.read(
-            .object(["className": .string(className), "where": .object(["objectId": .string(objectId)])])), for: r.grantees))
+            .object(["className": .string(className), "where": .object(["objectId": .string(objectId)])])), as: r.caller))
         guard let object = exists.objects.first else {
             throw APIError.notFound("101 Object not found: \(className) '\(objectId)'")
         }
         let holds = try await find(try Self.prepared(try WhereJSONReader.read(
-            .object(["className": .string(className), "where": .object(["$and": .array(conditions)])])), for: r.grantees),
+            .object(["className": .string(className), "where": .object(["$and": .array(conditions)])])), as: r.caller),
             grantees: r.grantees, countOnly: true)
         if holds.count == 0 {
             throw APIError(code: 305, "305 No effect on updating a document: the condition does not hold for \(className) '\(objectId)'")
@@ -154,15 +154,6 @@ extension API {
             request["limit"] = .int(Int64(min(n, maximumLimit)))
         }
         return try WhereJSONReader.read(.object(request))
-    }
-
-    /// A query ready for the storage: bound (time functions resolved) and
-    /// optimized, as `cql run` prepares it.
-    static func prepared(_ query: Query) throws -> Query {
-        let query = ClassNames.canonical(query)
-        try checkSubqueryClasses(query.condition)
-        try checkSecretKeys(query)
-        return try Optimizer.optimize(try Binder.bind(query, parameters: [], now: .now))
     }
 
     /// A client's write (read by the library's REST reader: `RESTReader.create`,

@@ -31,10 +31,8 @@ extension API {
         var body: [String: Value] = ["className": .string(statement.className)]
         switch statement {
         case .select(let q):
-            try Self.checkSubqueryClasses(q.condition)
-            try Self.checkSecretKeys(q)
             let query: Query
-            let restricted = r.grantees.map { ACLRule.restricting(q, to: $0) } ?? q
+            let restricted = try CallerQuery.restricted(q, as: r.caller)
             do { query = try Optimizer.optimize(restricted) } catch { throw APIError.from(error, cloudQuery: true) }
             let result: SQLRunner.Result
             do {

@@ -68,8 +68,8 @@ extension API {
 
     /// `DELETE /1.1/files/<id>`: the object, then its bytes.
     func deleteFileRoute(_ r: APIRequest, objectId: String) async throws -> APIResponse {
-        let stored = try await storage.find(try Optimizer.optimize(try Binder.bind(
-            try WhereJSONReader.read(.object(["className": "_File", "where": .object(["objectId": .string(objectId)])])), parameters: [])))
+        let stored = try await storage.find(try Self.prepared(
+            try WhereJSONReader.read(.object(["className": "_File", "where": .object(["objectId": .string(objectId)])])), as: .master))
         let answer = try await delete(r, className: "_File", objectIds: objectId)
         if let key = stored.objects.first?["key"]?.stringValue { files?.remove(key) }
         return answer
@@ -81,7 +81,7 @@ extension API {
         guard let files, FileStore.isKey(key) else { return nil }
         do {
             let query = try WhereJSONReader.read(.object(["className": "_File", "where": .object(["key": .string(key)]), "limit": 1]))
-            guard let file = try await storage.find(try Optimizer.optimize(try Binder.bind(query, parameters: []))).objects.first,
+            guard let file = try await storage.find(try Self.prepared(query, as: .master)).objects.first,
                   let bytes = files.read(key) else { return nil }
             return (bytes, Self.mimeType(file["mime_type"]?.stringValue, name: key))
         } catch {

@@ -209,8 +209,7 @@ extension API {
     /// The `_User` whose `key` equals `value` (no ACL: the server's own
     /// lookup), or nil.
     func user(where key: String, is value: Value) async throws -> [String: Value]? {
-        let query = try Optimizer.optimize(try Binder.bind(try userQuery(key, value), parameters: []))
-        return try await storage.find(query).objects.first
+        return try await storage.find(try Self.prepared(try userQuery(key, value), as: .master)).objects.first
     }
 
     func userQuery(_ key: String, _ value: Value) throws -> Query {

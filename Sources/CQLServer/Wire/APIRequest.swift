@@ -16,6 +16,8 @@ public struct APIRequest: Sendable {
     /// Who the caller is in ACLs (`*`, its user, its roles): set once per
     /// request by ``API/handle(_:)``; `nil` for the master key.
     var grantees: [String]?
+    /// Who the request's reads run as (``CallerQuery``).
+    var caller: QueryCaller { QueryCaller(grantees: grantees) }
     /// The scheme and authority clients reach the server at
     /// (`http://127.0.0.1:3000`), for the URLs it hands out (files).
     public var origin: String = ""
