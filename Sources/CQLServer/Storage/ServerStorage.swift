@@ -146,12 +146,11 @@ public final class ServerStorage: @unchecked Sendable {
         // Known present: the runner need not ask the catalog again.
         let present: Set<String>? = missing.isEmpty ? tables : nil
         return try await read { db throws(QueryError) in
-            defer { if !missing.isEmpty { try? db.dropTemporaryTablesIfAny() } }
+            defer { if !missing.isEmpty { try? db.dropTemporaryTables() } }
             let run = { () throws(QueryError) in
                 try SQLRunner.run(query, on: db, countOnly: countOnly, presentTables: present, storedText: storedText, memo: memo)
             }
-            guard let sqlite = db as? SQLiteDatabase else { return try run() }
-            return try sqlite.inReadSnapshot(run)
+            return try db.inReadSnapshot(run)
         }
     }
 
@@ -226,6 +225,7 @@ public final class ServerStorage: @unchecked Sendable {
 final class Connection: @unchecked Sendable {
     let db: any SQLExecutor
     let sqlite: SQLiteDatabase?
+    let postgres: PostgreSQLDatabase?
     let timeout: Double
 
     init(_ location: ServerStorage.Location, timeout: Double) throws(QueryError) {
@@ -235,15 +235,18 @@ final class Connection: @unchecked Sendable {
             let s = try SQLiteDatabase(path: path, shared: true)
             db = s
             sqlite = s
+            postgres = nil
         case .postgres(let url):
-            db = try PostgreSQLDatabase(url: url)
+            let p = try PostgreSQLDatabase(url: url)
+            db = p
+            postgres = p
             sqlite = nil
         }
     }
 
     /// Starts limiting statements (after the storage's own set-up queries).
     func limitStatements() throws(QueryError) {
-        if let postgres = db as? PostgreSQLDatabase { try postgres.setStatementTimeout(milliseconds: Int((timeout * 1000).rounded(.up))) }
+        try postgres?.setStatementTimeout(milliseconds: Int((timeout * 1000).rounded(.up)))
     }
 
     /// Runs `body`; once it has taken ``timeout``, its statements fail
@@ -262,7 +265,6 @@ final class Connection: @unchecked Sendable {
         let deadline = deadline ?? .now() + ServerStorage.amount(timeout)
         sqlite?.setDeadline(after: max(0, Double((deadline - .now()).nanoseconds) / 1e9))
         defer { sqlite?.clearDeadline() }
-        let postgres = db as? PostgreSQLDatabase
         postgres?.deadline = deadline
         defer { postgres?.deadline = nil }
         var again = sqlite == nil
@@ -325,14 +327,5 @@ final class LockedValue<T>: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return body(&stored)
-    }
-}
-
-extension SQLExecutor {
-    /// Drops the temporary stand-ins of missing tables (see
-    /// ``SQLiteDatabase/dropTemporaryTables()``).
-    func dropTemporaryTablesIfAny() throws(QueryError) {
-        if let s = self as? SQLiteDatabase { try s.dropTemporaryTables() }
-        if let p = self as? PostgreSQLDatabase { try p.dropTemporaryTables() }
     }
 }
