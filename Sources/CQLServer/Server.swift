@@ -47,6 +47,19 @@ public struct CQLServer: Sendable {
         /// (``ConnectionLimits``); the cap defaults to the descriptor limit,
         /// raised to the hard one, less what the server keeps for itself.
         public var connections = ConnectionLimits(maximum: ConnectionLimits.defaultMaximum(), idleTimeout: 60)
+        /// What joins every write: the cloud-code hooks and the observers of
+        /// committed changes (``WritePipeline``).
+        public var pipeline = WritePipeline()
+        /// ``pipeline``'s hooks.
+        public var hooks: (any WriteHooks)? {
+            get { pipeline.hooks }
+            set { pipeline.hooks = newValue }
+        }
+        /// ``pipeline``'s observers.
+        public var observers: [any CommittedChangeObserver] {
+            get { pipeline.observers }
+            set { pipeline.observers = newValue }
+        }
 
         /// The files directory this configuration means.
         public var resolvedFilesDirectory: String {
@@ -92,7 +105,7 @@ public struct CQLServer: Sendable {
     public func run(handleSignals: Bool = true, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let api = API(storage: storage, passwords: Passwords(iterations: configuration.passwordIterations),
                       throttle: LoginThrottle(limit: configuration.loginAttempts, window: configuration.loginWindow, lockout: configuration.loginLockout),
-                      files: files)
+                      files: files, pipeline: configuration.pipeline)
         let responder = APIResponder(api: api, authenticator: Authenticator(keys: configuration.keys), publicURL: configuration.publicURL,
                                      maximumBodySize: configuration.maximumBodySize, logger: logger)
         let count = ConnectionCount(maximum: configuration.connections.maximum)
