@@ -1,6 +1,7 @@
 import CQLKit
 import CQLSQL
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOPosix
@@ -42,6 +43,8 @@ public struct CQLServer: Sendable {
         /// `https://api.example.com`), for file URLs; nil: `http://` and the
         /// request's `Host`.
         public var publicURL: String?
+        /// LiveQuery's limits (LiveQuery.md, "Limits").
+        public var liveQuery = LiveQueryHub.Limits()
 
         /// The files directory this configuration means.
         public var resolvedFilesDirectory: String {
@@ -67,6 +70,8 @@ public struct CQLServer: Sendable {
     public let configuration: Configuration
     public let storage: ServerStorage
     public let files: FileStore
+    /// LiveQuery's subscriptions and connections in this process.
+    public let liveQuery: LiveQueryHub
     let logger: Logger
 
     public init(configuration: Configuration, logger: Logger = Logger(label: "cql.serve")) throws(QueryError) {
@@ -78,6 +83,8 @@ public struct CQLServer: Sendable {
             throw QueryError(.data, "cannot make the files directory \(configuration.resolvedFilesDirectory): \(error)")
         }
         self.logger = logger
+        liveQuery = LiveQueryHub(limits: configuration.liveQuery, logger: logger)
+        storage.addCommittedChangeObserver(liveQuery)
     }
 
     /// Serves until SIGTERM or SIGINT (then stops accepting, lets the requests
@@ -87,7 +94,16 @@ public struct CQLServer: Sendable {
     public func run(handleSignals: Bool = true, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let api = API(storage: storage, passwords: Passwords(iterations: configuration.passwordIterations),
                       throttle: LoginThrottle(limit: configuration.loginAttempts, window: configuration.loginWindow, lockout: configuration.loginLockout),
-                      files: files)
+                      files: files, liveQuery: liveQuery)
+        // Weak: the storage holds the hub (its observer); a strong reference
+        // back would keep both, and their database connections, for ever.
+        liveQuery.refreshGrantees = { [weak storage] userId in
+            guard let storage else { return [ACLRule.everyone] }
+            return try await storage.read { db throws(QueryError) in try CallerGrantees.grantees(userId: userId, on: db) }
+        }
+        let endpoint = LiveQueryEndpoint(hub: liveQuery, appId: configuration.keys.appId, logger: logger)
+        let webSocket = HTTP1WebSocketUpgradeChannel.Configuration(
+            ws: WebSocketServerConfiguration(maxFrameSize: configuration.liveQuery.messageSize, autoPing: .enabled(timePeriod: .seconds(60))))
         let responder = APIResponder(api: api, authenticator: Authenticator(keys: configuration.keys), publicURL: configuration.publicURL,
                                      maximumBodySize: configuration.maximumBodySize, logger: logger)
         let app = Application(
@@ -95,11 +111,15 @@ public struct CQLServer: Sendable {
             // PostgreSQL: handlers on their connection's event loop, where
             // their reads are awaited (EventLoopReaders). SQLite's reads block
             // a storage thread either way, and pinning measured a loss on its
-            // pages once (Server.md).
-            server: storage.eventLoopReaders != nil ? .eventLoopPinnedHTTP1(.singleton) : .http1(),
+            // pages once (Server.md). Both upgrade `/livequery` to LiveQuery's WebSocket.
+            server: storage.eventLoopReaders != nil
+                ? .eventLoopPinnedHTTP1WebSocket(.singleton, configuration: webSocket, shouldUpgrade: endpoint.shouldUpgrade)
+                : .http1WebSocketUpgrade(configuration: webSocket) { head, _, _ in endpoint.shouldUpgrade(head) },
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
+        let dispatcher = Task { await liveQuery.run() }
+        defer { dispatcher.cancel() }
         do {
             if handleSignals {
                 try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])

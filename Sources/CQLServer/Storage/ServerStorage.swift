@@ -51,6 +51,7 @@ public final class ServerStorage: @unchecked Sendable {
     /// The tables known to exist (a query naming another gets temporary
     /// stand-ins, dropped after it: see ``read(_:)``).
     let knownTables = LockedValue<Set<String>>([])
+    let committedObservers = CommittedChangeObservers()
     /// The unique indexes known to exist (``UniqueIndex``; see
     /// ``prepareUniqueKeys(on:location:)``).
     let uniqueIndexed = LockedValue<Set<String>>([])
@@ -183,16 +184,23 @@ public final class ServerStorage: @unchecked Sendable {
             try first(session)
         }
         let statement = try Self.normalisingUniqueKeys(statement)
-        let result = try await keepingKeysUnique(statement, before: before) { before in
-            try await onWriter { db throws(QueryError) in
-                try SQLWriteRunner.apply(statement, on: db, now: now, newObjectId: { objectId ?? StatementExecutor.randomObjectId() },
-                                         readBack: readBack, before: before, then: { _ in then })
+        let result = try await observingChanges(statement, readBack: readBack) { readBack in
+            try await keepingKeysUnique(statement, before: before) { before in
+                try await onWriter { db throws(QueryError) in
+                    try SQLWriteRunner.apply(statement, on: db, now: now, newObjectId: { objectId ?? StatementExecutor.randomObjectId() },
+                                             readBack: readBack, before: before, then: { _ in then })
+                }
             }
         }
         if !result.changedClasses.isSubset(of: knownTables.value) {
             knownTables.value.formUnion(result.changedClasses)
         }
         return result
+    }
+
+    /// `observer` is told of every write committed through this storage.
+    public func addCommittedChangeObserver(_ observer: any CommittedChangeObserver) {
+        committedObservers.add(observer)
     }
 
     /// The names of the class tables (not the `_Join:` tables, nor the
