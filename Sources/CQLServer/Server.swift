@@ -45,6 +45,19 @@ public struct CQLServer: Sendable {
         public var publicURL: String?
         /// LiveQuery's limits (LiveQuery.md, "Limits").
         public var liveQuery = LiveQueryHub.Limits()
+        /// What joins every write: the cloud-code hooks and the observers of
+        /// committed changes (``WritePipeline``).
+        public var pipeline = WritePipeline()
+        /// ``pipeline``'s hooks.
+        public var hooks: (any WriteHooks)? {
+            get { pipeline.hooks }
+            set { pipeline.hooks = newValue }
+        }
+        /// ``pipeline``'s observers.
+        public var observers: [any CommittedChangeObserver] {
+            get { pipeline.observers }
+            set { pipeline.observers = newValue }
+        }
 
         /// The files directory this configuration means.
         public var resolvedFilesDirectory: String {
@@ -94,11 +107,11 @@ public struct CQLServer: Sendable {
     public func run(handleSignals: Bool = true, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let api = API(storage: storage, passwords: Passwords(iterations: configuration.passwordIterations),
                       throttle: LoginThrottle(limit: configuration.loginAttempts, window: configuration.loginWindow, lockout: configuration.loginLockout),
-                      files: files, liveQuery: liveQuery)
+                      files: files, pipeline: configuration.pipeline, liveQuery: liveQuery)
         // Weak: the storage holds the hub (its observer); a strong reference
         // back would keep both, and their database connections, for ever.
         liveQuery.refreshGrantees = { [weak storage] userId in
-            guard let storage else { return [ACLRule.everyone] }
+            guard let storage else { throw CancellationError() }
             return try await storage.read { db throws(QueryError) in try CallerGrantees.grantees(userId: userId, on: db) }
         }
         let endpoint = LiveQueryEndpoint(hub: liveQuery, appId: configuration.keys.appId, logger: logger)

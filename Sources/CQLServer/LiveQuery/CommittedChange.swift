@@ -2,24 +2,10 @@ import CQLEval
 import CQLKit
 import Foundation
 
-// Stand-in for the write pipeline's committed-change point (issue 39),
-// with its declared shape; removed when that branch is merged.
-
-/// One committed write: every object it changed, as stored.
-public struct CommittedWrite: Sendable {
-    public var changes: [ObjectChange]
-    public var caller: Identity
-
-    public init(changes: [ObjectChange], caller: Identity) {
-        self.changes = changes
-        self.caller = caller
-    }
-}
-
-/// Told of every committed write, once, in commit order; must not block.
-public protocol CommittedChangeObserver: Sendable {
-    func committed(_ write: CommittedWrite)
-}
+// Stand-in for the write pipeline's call of its observers (issue 39:
+// WritePipeline declares CommittedWrite and CommittedChangeObserver and
+// registers observers, but no write path calls them yet). Removed, with the
+// hub registered in `Configuration.observers` instead, once writes call them.
 
 /// The observers of one storage.
 final class CommittedChangeObservers: @unchecked Sendable {

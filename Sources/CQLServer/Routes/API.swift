@@ -25,12 +25,15 @@ public struct API: Sendable {
     let finds = PreparedFinds()
     /// Every class's class-level permissions, kept.
     let classPermissions = ClassPermissionsCache()
+    /// The hooks and observers every write passes (``WritePipeline``).
+    public var pipeline: WritePipeline
     /// The instant a request's writes stamp as createdAt/updatedAt.
     var clock: @Sendable () -> DateValue = { DateValue.now }
 
     public init(storage: ServerStorage, passwords: Passwords = Passwords(), throttle: LoginThrottle = LoginThrottle(), files: FileStore? = nil,
-                liveQuery: LiveQueryHub? = nil) {
+                pipeline: WritePipeline = WritePipeline(), liveQuery: LiveQueryHub? = nil) {
         self.storage = storage
+        self.pipeline = pipeline
         self.passwords = passwords
         self.throttle = throttle
         self.files = files
