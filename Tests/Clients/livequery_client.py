@@ -297,6 +297,21 @@ async def main(wire):
     else:
         check("no ACL unless asked", all("ACL" not in e["object"] for e in b.events), b.events[0])
 
+    # Carol leaves the role: the role's object is hers no more (nothing about it
+    # reaches her), and what stays public still does, in order.
+    staff = next(e["object"]["objectId"] for e in c.events if e["object"].get("title") == "staff")
+    c.events.clear()
+    s, r = rest("PUT", "/1.1/roles/" + role["objectId"], {"users": {"__op": "RemoveRelation", "objects": [
+        {"__type": "Pointer", "className": "_User", "objectId": carol_id}]}}, master=True)
+    check("role left", s == 200, r)
+    write("PUT", base + "/" + staff, {"title": "staff2"})
+    write("PUT", base + "/" + marker, {"title": "after-role"})
+    check("roles computed again", await c.until(lambda e: e["object"].get("title") == "after-role")
+          and ops(c) == [("update", "after-role")], ops(c))
+    for client in [a, b, p]:
+        await client.until(lambda e: e["object"].get("title") == "after-role")
+        client.events.clear()
+
     # Keep-alives: echo (JS), a WebSocket ping (Swift, Java), C#'s {}.
     a.serial += 1
     await a.send(cmd="echo", i=a.serial)

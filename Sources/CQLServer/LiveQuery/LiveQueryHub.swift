@@ -21,9 +21,9 @@ import Logging
 /// object's value before or after the write.
 ///
 /// ```swift
-/// let hub = LiveQueryHub()
-/// storage.addCommittedChangeObserver(hub)
-/// Task { await hub.run() }   // until cancelled
+/// let hub = LiveQueryHub()   // a CQLServer makes one: `server.liveQuery`
+/// hub.committed(CommittedWrite(changes: [change], caller: Identity(isMaster: true)))   // queued
+/// Task { await hub.run() }   // matched in commit order, until cancelled
 /// ```
 public final class LiveQueryHub: CommittedChangeObserver, @unchecked Sendable {
     /// What one process accepts (past each, a clear error: LiveQuery.md).
@@ -79,7 +79,8 @@ public final class LiveQueryHub: CommittedChangeObserver, @unchecked Sendable {
     /// Matches the queued writes until the task is cancelled.
     public func run() async {
         for await write in queue {
-            dispatch(write)
+            // After a `_Role` write, later writes wait for the new roles.
+            if dispatch(write) { await refreshRoles() }
         }
     }
 
@@ -255,8 +256,10 @@ public final class LiveQueryHub: CommittedChangeObserver, @unchecked Sendable {
 
     // MARK: Matching
 
-    /// The events of one write, sent to the connections of each installation id concerned.
-    func dispatch(_ write: CommittedWrite) {
+    /// The events of one write, sent to the connections of each installation
+    /// id concerned; true when it changed a `_Role` (roles to compute again).
+    @discardableResult
+    func dispatch(_ write: CommittedWrite) -> Bool {
         var messages: [String: [String]] = [:]
         var order: [String] = []
         var rolesChanged = false
@@ -278,7 +281,7 @@ public final class LiveQueryHub: CommittedChangeObserver, @unchecked Sendable {
                 for c in connections { c.send(.events(installationId: id, messages[id] ?? [])) }
             }
         }
-        if rolesChanged { refreshRoles() }
+        return rolesChanged
     }
 
     /// The subscriptions a change may concern (a superset of those it does).
@@ -311,17 +314,14 @@ public final class LiveQueryHub: CommittedChangeObserver, @unchecked Sendable {
 
     /// After a `_Role` write: every user's grantees computed again, and its
     /// subscriptions' matchers with them.
-    func refreshRoles() {
+    func refreshRoles() async {
         guard let refresh = refreshGrantees else { return }
         let users = state.update { st in Set(st.subscriptions.values.compactMap(\.userId)) }
-        guard !users.isEmpty else { return }
-        Task {
-            for user in users {
-                guard let grantees = try? await refresh(user) else { continue }
-                state.update { st in
-                    for (id, s) in st.subscriptions where s.userId == user && s.grantees != grantees {
-                        if let renewed = try? s.with(grantees: grantees) { st.subscriptions[id] = renewed }
-                    }
+        for user in users {
+            guard let grantees = try? await refresh(user) else { continue }
+            state.update { st in
+                for (id, s) in st.subscriptions where s.userId == user && s.grantees != grantees {
+                    if let renewed = try? s.with(grantees: grantees) { st.subscriptions[id] = renewed }
                 }
             }
         }

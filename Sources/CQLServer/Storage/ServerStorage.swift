@@ -198,8 +198,9 @@ public final class ServerStorage: @unchecked Sendable {
         return result
     }
 
-    /// `observer` is told of every write committed through this storage.
-    public func addCommittedChangeObserver(_ observer: any CommittedChangeObserver) {
+    /// `observer` is told of every write committed through this storage
+    /// (LiveQuery's stand-in: CommittedChange.swift).
+    func addCommittedChangeObserver(_ observer: any CommittedChangeObserver) {
         committedObservers.add(observer)
     }
 
