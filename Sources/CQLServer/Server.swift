@@ -97,7 +97,6 @@ public struct CQLServer: Sendable {
         }
         self.logger = logger
         liveQuery = LiveQueryHub(limits: configuration.liveQuery, logger: logger)
-        storage.addCommittedChangeObserver(liveQuery)
     }
 
     /// Serves until SIGTERM or SIGINT (then stops accepting, lets the requests
@@ -105,9 +104,12 @@ public struct CQLServer: Sendable {
     /// With `handleSignals` false (a server inside tests), it serves until
     /// the task running it is cancelled, and stops the same way.
     public func run(handleSignals: Bool = true, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        // LiveQuery hears every committed write (the pipeline's committed-change point).
+        var pipeline = configuration.pipeline
+        pipeline.observers.append(liveQuery)
         let api = API(storage: storage, passwords: Passwords(iterations: configuration.passwordIterations),
                       throttle: LoginThrottle(limit: configuration.loginAttempts, window: configuration.loginWindow, lockout: configuration.loginLockout),
-                      files: files, pipeline: configuration.pipeline, liveQuery: liveQuery)
+                      files: files, pipeline: pipeline, liveQuery: liveQuery)
         // Weak: the storage holds the hub (its observer); a strong reference
         // back would keep both, and their database connections, for ever.
         liveQuery.refreshGrantees = { [weak storage] userId in

@@ -16,6 +16,8 @@ public struct APIRequest: Sendable {
     /// Who the caller is in ACLs (`*`, its user, its roles): set once per
     /// request by ``API/handle(_:)``; `nil` for the master key.
     var grantees: [String]?
+    /// Who the request's reads run as (``CallerQuery``).
+    var caller: QueryCaller { QueryCaller(grantees: grantees) }
     /// The scheme and authority clients reach the server at
     /// (`http://127.0.0.1:3000`), for the URLs it hands out (files).
     public var origin: String = ""
@@ -29,6 +31,15 @@ public struct APIRequest: Sendable {
     /// from a kept query never needs its parameters, which cost a split,
     /// percent-decoding and a dictionary to decode.
     public var rawQuery: String?
+    /// A batch sub-request's body held `__ignore_hooks` (which the batch
+    /// takes out of it).
+    var sentIgnoreHooks = false
+
+    /// Whether the request asks that the app's hooks skip its write
+    /// (`"__ignore_hooks": true` in its body).
+    var asksToIgnoreHooks: Bool {
+        sentIgnoreHooks || body?.objectValue?[CreateBody.ignoreHooks] == .bool(true)
+    }
 
     public init(method: String, segments: [String], parameters: [String: Value] = [:], body: Value? = nil, identity: Identity) {
         self.method = method

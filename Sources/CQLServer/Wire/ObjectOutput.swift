@@ -53,7 +53,7 @@ extension API {
         if !ids.isEmpty, try await permissionsSnapshot()["_File"].allows(.get, grantees: grantees) {
             let condition: Value = .object(["objectId": .object(["$in": .array(ids.sorted().map { .string($0) })])])
             let query = try WhereJSONReader.read(.object(["className": "_File", "where": condition, "limit": .int(Int64(ids.count))]))
-            for f in try await storage.find(try Self.prepared(query, for: grantees)).objects {
+            for f in try await storage.find(try Self.prepared(query, as: QueryCaller(grantees: grantees))).objects {
                 if case .string(let id)? = f["objectId"] { files[id] = f }
             }
         }
