@@ -231,6 +231,27 @@ final class WritePipelineTests: XCTestCase {
         }
     }
 
+    /// Concurrent increments of one object: the observer hears them in
+    /// commit order, each before image the previous after image.
+    func testConcurrentWritesAreObservedInCommitOrder() async throws {
+        let seen = Recorder()
+        try await onEachDatabase(observer: seen) { h, db in
+            let id = try await h.call(.POST, "/1.1/classes/Counter", body: ["n": 0]).body["objectId"]?.string ?? ""
+            _ = seen.take()
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<20 {
+                    group.addTask {
+                        try await h.call(.PUT, "/1.1/classes/Counter/\(id)", body: ["n": ["__op": "Increment", "amount": 1]]).status
+                    }
+                }
+                for try await status in group { XCTAssertEqual(status, 200, "\(db)") }
+            }
+            let changes = seen.take().flatMap(\.changes)
+            XCTAssertEqual(changes.map { $0.before?["n"] }, (0..<20).map { .int(Int64($0)) }, "\(db)")
+            XCTAssertEqual(changes.map { $0.after?["n"] }, (1...20).map { .int(Int64($0)) }, "\(db)")
+        }
+    }
+
     func testHooksRefuseChangeAndFollowWrites() async throws {
         let seen = Recorder(), hooks = TestHooks()
         try await onEachDatabase(observer: seen, hooks: hooks) { h, db in
