@@ -27,11 +27,15 @@ let package = Package(
         // `cql serve`: HTTP (Hummingbird 2 on swift-nio), request signatures
         // (MD5, as LeanCloud's SDKs sign), logs; the HTTP client for its tests.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // LiveQuery: the WebSocket (HTTP/1 upgrade on Hummingbird) and the
+        // protobuf messages LeanCloud's SDKs speak (runtime only; the Swift
+        // code is generated once and committed: scripts/livequery-proto).
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         // `swift package --disable-sandbox generate-documentation --target CQLKit`
         // builds the reference in Sources/CQLKit/CQLKit.docc.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -66,12 +70,15 @@ let package = Package(
                 "CQLKit", "CQLEval", "CQLSQL",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 // PBKDF2 (BoringSSL's) for the passwords of new users.
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
+            // The source of LiveQuery/Proto's generated Swift (scripts/livequery-proto).
+            exclude: ["LiveQuery/Proto/livequery.proto"],
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
         ),
         // The `cql` command: a thin layer over the libraries.

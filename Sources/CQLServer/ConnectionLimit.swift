@@ -1,8 +1,7 @@
 import Foundation
-import HTTPTypes
 import HummingbirdCore
 import NIOCore
-import NIOHTTPTypes
+import Logging
 
 #if canImport(Glibc)
 import Glibc
@@ -59,20 +58,24 @@ public struct ConnectionLimits: Sendable {
     }
 }
 
-/// Counts a server's HTTP connections: each new one past the maximum is
+/// Counts a server's connections: each new one past the maximum is
 /// answered `503 {"code":503,"error":...}` and closed before it is read.
 ///
 /// ```swift
-/// let count = ConnectionCount(maximum: 2)
+/// let count = ConnectionCount(maximum: 2, headTimeout: .seconds(60))
 /// count.enter(); count.enter()   // true, true
 /// count.enter()                  // false: the third is refused
 /// ```
-/// One per server; a ``ConnectionLimitHandler`` per connection reports to it.
 final class ConnectionCount: Sendable {
     let maximum: Int
+    /// How long a new connection may take to send its first request head.
+    let headTimeout: TimeAmount
     private let open = LockedValue(0)
 
-    init(maximum: Int) { self.maximum = maximum }
+    init(maximum: Int, headTimeout: TimeAmount) {
+        self.maximum = maximum
+        self.headTimeout = headTimeout
+    }
 
     /// The connections held now.
     var current: Int { open.value }
@@ -87,28 +90,58 @@ final class ConnectionCount: Sendable {
     }
 
     func leave() { open.update { $0 -= 1 } }
-
-    /// The handler for one connection's pipeline.
-    func handler() -> ConnectionLimitHandler { ConnectionLimitHandler(count: self) }
 }
 
-/// One connection's place in a ``ConnectionCount``: taken when the
-/// connection's HTTP pipeline is made, given back when it is taken down
-/// (closed, or handed to a WebSocket, whose connections LiveQuery limits).
+/// A server's connections, each first in its pipeline (before HTTP is
+/// decoded, and kept when it turns into LiveQuery's WebSocket) a
+/// ``ConnectionLimitHandler`` of one ``ConnectionCount``.
+struct ConnectionLimitedChannel<Base: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Base.Value
+    let base: Base
+    let count: ConnectionCount
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        do {
+            try channel.pipeline.syncOperations.addHandler(ConnectionLimitHandler(count: count), position: .first)
+        } catch {
+            return channel.eventLoop.makeFailedFuture(error)
+        }
+        return base.setup(channel: channel, logger: logger)
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
+    }
+}
+
+/// One connection's place in a ``ConnectionCount``, from the moment it is
+/// accepted until it closes; and its first request head's deadline: a
+/// connection that has not sent a whole head (up to its blank line) within
+/// ``ConnectionCount/headTimeout`` is closed, however slowly its bytes
+/// trickle in. Later heads are the HTTP layer's idle timeout's.
 final class ConnectionLimitHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     private let count: ConnectionCount
     private var holdsPlace = false, refused = false
+    private var headDeadline: Scheduled<Void>?
+    /// Whether the first head's blank line has been read, and the bytes
+    /// before the read that may start it.
+    private var headDone = false, tail: [UInt8] = []
 
     init(count: ConnectionCount) { self.count = count }
 
     func handlerAdded(context: ChannelHandlerContext) {
         holdsPlace = count.enter()
-        if !holdsPlace && context.channel.isActive { refuse(context) }
+        guard holdsPlace else {
+            if context.channel.isActive { refuse(context) }
+            return
+        }
+        let channel = context.channel
+        headDeadline = context.eventLoop.scheduleTask(in: count.headTimeout) { channel.close(promise: nil) }
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -116,26 +149,37 @@ final class ConnectionLimitHandler: ChannelDuplexHandler, RemovableChannelHandle
         context.fireChannelActive()
     }
 
-    /// Full: a clear answer, then the connection closes; nothing it sent is read.
-    private func refuse(_ context: ChannelHandlerContext) {
-        refused = true
-        let body = ByteBuffer(string: #"{"code":503,"error":"The server holds as many connections as it may (\#(count.maximum)); try again shortly."}"#)
-        let head = HTTPResponse(status: .serviceUnavailable, headerFields: [
-            .contentType: "application/json; charset=utf-8", .contentLength: "\(body.readableBytes)", .connection: "close",
-        ])
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.write(wrapOutboundOut(.body(body)), promise: nil)
-        let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // A refused connection's bytes go nowhere.
+        guard holdsPlace else { return }
+        if !headDone {
+            let bytes = tail + Array(unwrapInboundIn(data).readableBytesView)
+            if bytes.count >= 4, (0...(bytes.count - 4)).contains(where: { bytes[$0] == 13 && bytes[$0 + 1] == 10 && bytes[$0 + 2] == 13 && bytes[$0 + 3] == 10 }) {
+                headDone = true
+                headDeadline?.cancel()
+                headDeadline = nil
+                tail = []
+            } else {
+                tail = Array(bytes.suffix(3))
+            }
+        }
+        context.fireChannelRead(data)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        headDeadline?.cancel()
+        headDeadline = nil
         if holdsPlace { count.leave() }
         holdsPlace = false
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        // A refused connection's requests go nowhere.
-        if holdsPlace { context.fireChannelRead(data) }
+    /// Full: a clear answer, then the connection closes.
+    private func refuse(_ context: ChannelHandlerContext) {
+        refused = true
+        let body = #"{"code":503,"error":"The server holds as many connections as it may (\#(count.maximum)); try again shortly."}"#
+        let text = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\n"
+            + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: text))).whenComplete { _ in channel.close(promise: nil) }
     }
 }

@@ -2,6 +2,7 @@ import CQLKit
 import CQLSQL
 import Hummingbird
 import HummingbirdCore
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOPosix
@@ -43,10 +44,12 @@ public struct CQLServer: Sendable {
         /// `https://api.example.com`), for file URLs; nil: `http://` and the
         /// request's `Host`.
         public var publicURL: String?
-        /// The HTTP connections held at once, and how long one may sit idle
+        /// The connections held at once, and how long one may sit idle
         /// (``ConnectionLimits``); the cap defaults to the descriptor limit,
         /// raised to the hard one, less what the server keeps for itself.
         public var connections = ConnectionLimits(maximum: ConnectionLimits.defaultMaximum(), idleTimeout: 60)
+        /// LiveQuery's limits (LiveQuery.md, "Limits").
+        public var liveQuery = LiveQueryHub.Limits()
         /// What joins every write: the cloud-code hooks and the observers of
         /// committed changes (``WritePipeline``).
         public var pipeline = WritePipeline()
@@ -85,6 +88,8 @@ public struct CQLServer: Sendable {
     public let configuration: Configuration
     public let storage: ServerStorage
     public let files: FileStore
+    /// LiveQuery's subscriptions and connections in this process.
+    public let liveQuery: LiveQueryHub
     let logger: Logger
 
     public init(configuration: Configuration, logger: Logger = Logger(label: "cql.serve")) throws(QueryError) {
@@ -96,6 +101,7 @@ public struct CQLServer: Sendable {
             throw QueryError(.data, "cannot make the files directory \(configuration.resolvedFilesDirectory): \(error)")
         }
         self.logger = logger
+        liveQuery = LiveQueryHub(limits: configuration.liveQuery, logger: logger)
     }
 
     /// Serves until SIGTERM or SIGINT (then stops accepting, lets the requests
@@ -103,24 +109,40 @@ public struct CQLServer: Sendable {
     /// With `handleSignals` false (a server inside tests), it serves until
     /// the task running it is cancelled, and stops the same way.
     public func run(handleSignals: Bool = true, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        // LiveQuery hears every committed write (the pipeline's committed-change point).
+        var pipeline = configuration.pipeline
+        pipeline.observers.append(liveQuery)
         let api = API(storage: storage, passwords: Passwords(iterations: configuration.passwordIterations),
                       throttle: LoginThrottle(limit: configuration.loginAttempts, window: configuration.loginWindow, lockout: configuration.loginLockout),
-                      files: files, pipeline: configuration.pipeline)
+                      files: files, pipeline: pipeline, liveQuery: liveQuery)
+        // Weak: the storage holds the hub (its observer); a strong reference
+        // back would keep both, and their database connections, for ever.
+        liveQuery.refreshGrantees = { [weak storage] userId in
+            guard let storage else { throw CancellationError() }
+            return try await storage.read { db throws(QueryError) in try CallerGrantees.grantees(userId: userId, on: db) }
+        }
+        let endpoint = LiveQueryEndpoint(hub: liveQuery, appId: configuration.keys.appId, logger: logger)
+        let idle = TimeAmount.milliseconds(Int64((configuration.connections.idleTimeout * 1000).rounded()))
+        let count = ConnectionCount(maximum: configuration.connections.maximum, headTimeout: idle)
+        let webSocket = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: HTTP1Channel.Configuration(idleTimeout: idle),
+            ws: WebSocketServerConfiguration(maxFrameSize: configuration.liveQuery.messageSize, autoPing: .enabled(timePeriod: .seconds(60))))
         let responder = APIResponder(api: api, authenticator: Authenticator(keys: configuration.keys), publicURL: configuration.publicURL,
                                      maximumBodySize: configuration.maximumBodySize, logger: logger)
-        let count = ConnectionCount(maximum: configuration.connections.maximum)
-        let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [count.handler()],
-                                               idleTimeout: .milliseconds(Int64((configuration.connections.idleTimeout * 1000).rounded())))
         let app = Application(
             responder: responder,
             // PostgreSQL: handlers on their connection's event loop, where
             // their reads are awaited (EventLoopReaders). SQLite's reads block
             // a storage thread either way, and pinning measured a loss on its
-            // pages once (Server.md).
-            server: storage.eventLoopReaders != nil ? .eventLoopPinnedHTTP1(.singleton, configuration: http1) : .http1(configuration: http1),
+            // pages once (Server.md). Both upgrade `/livequery` to LiveQuery's WebSocket.
+            server: storage.eventLoopReaders != nil
+                ? .eventLoopPinnedHTTP1WebSocket(.singleton, count: count, configuration: webSocket, shouldUpgrade: endpoint.shouldUpgrade)
+                : .limitedHTTP1WebSocket(count: count, configuration: webSocket, shouldUpgrade: endpoint.shouldUpgrade),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
+        let dispatcher = Task { await liveQuery.run() }
+        defer { dispatcher.cancel() }
         do {
             if handleSignals {
                 try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])

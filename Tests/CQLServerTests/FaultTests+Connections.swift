@@ -104,19 +104,30 @@ final class FaultTestsConnections: XCTestCase {
         XCTAssertEqual(server.stop(within: 10), 0)
     }
 
-    /// `--idle-timeout 1`: a request head that never ends (slowloris) and a
-    /// kept-alive connection left idle are closed after about a second, and
-    /// their places under `--max-connections` are free again.
+    /// `--idle-timeout 1`: a request head that never ends (slowloris), one
+    /// sent a byte every 0.2 s, and a kept-alive connection left idle are
+    /// closed after about a second, and their places under
+    /// `--max-connections` are free again.
     func testIdleAndHalfSentConnectionsAreCutOff() throws {
         let dir = try directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try ServedProcess(["--sqlite", dir + "/app.db", "--idle-timeout", "1", "--max-connections", "2"], directory: dir)
+        let server = try ServedProcess(["--sqlite", dir + "/app.db", "--idle-timeout", "1", "--max-connections", "3"], directory: dir)
         let slow = try XCTUnwrap(Self.connect(server.port)), idle = try XCTUnwrap(Self.connect(server.port))
-        defer { close(slow); close(idle) }
+        let trickle = try XCTUnwrap(Self.connect(server.port))
+        // The trickling thread is done before its socket closes (its number could be another's then).
+        let trickled = DispatchSemaphore(value: 0)
+        defer { trickled.wait(); close(slow); close(idle); close(trickle) }
         Self.send(slow, "GET /1.1/date HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        Thread.detachNewThread {
+            for byte in Self.dateRequest.prefix(10) {
+                Self.send(trickle, String(byte))
+                usleep(200_000)
+            }
+            trickled.signal()
+        }
         Self.send(idle, Self.dateRequest)
         XCTAssertTrue(Self.read(idle, within: 5, until: "}").text.hasPrefix("HTTP/1.1 200"))
-        // Both places taken: a third is refused at once.
+        // Every place taken: a fourth is refused at once.
         let third = try XCTUnwrap(Self.connect(server.port))
         let refusal = Self.read(third, within: 5)
         close(third)
@@ -126,6 +137,7 @@ final class FaultTestsConnections: XCTestCase {
         let (slowText, slowClosed) = Self.read(slow, within: 5)
         XCTAssertTrue(slowClosed, "a half-sent head was kept open: \(slowText)")
         XCTAssertTrue(Self.read(idle, within: 5).closed, "an idle keep-alive was kept open")
+        XCTAssertTrue(Self.read(trickle, within: 5).closed, "a head sent a byte at a time was kept open")
         XCTAssertLessThan(FaultSupport.elapsed(since: start), 4)
         usleep(200_000)
         try Self.assertServes(server)

@@ -19,6 +19,8 @@ public struct API: Sendable {
     public let throttle: LoginThrottle
     /// Where uploaded files' bytes live; nil: the file routes answer 404.
     public let files: FileStore?
+    /// LiveQuery's subscriptions; nil: its routes answer 404.
+    public let liveQuery: LiveQueryHub?
     /// Finds answered lately, kept prepared.
     let finds = PreparedFinds()
     /// Every class's class-level permissions, kept.
@@ -29,12 +31,13 @@ public struct API: Sendable {
     var clock: @Sendable () -> DateValue = { DateValue.now }
 
     public init(storage: ServerStorage, passwords: Passwords = Passwords(), throttle: LoginThrottle = LoginThrottle(), files: FileStore? = nil,
-                pipeline: WritePipeline = WritePipeline()) {
+                pipeline: WritePipeline = WritePipeline(), liveQuery: LiveQueryHub? = nil) {
         self.storage = storage
         self.pipeline = pipeline
         self.passwords = passwords
         self.throttle = throttle
         self.files = files
+        self.liveQuery = liveQuery
     }
 
     /// Answers one request; a failure is an ``APIError`` (code and status).
@@ -91,6 +94,9 @@ public struct API: Sendable {
         case ("POST", "batch", 1): return try await batch(r)
         case ("GET", "cloudQuery", 1), ("POST", "cloudQuery", 1): return try await cloudQuery(r)
         case ("GET", "scan", 3) where s[1] == "classes": return try await scan(r, className: try Self.className(s[2]))
+        case ("POST", "LiveQuery", 2) where s[1] == "subscribe": return try await liveQuerySubscribe(r)
+        case ("POST", "LiveQuery", 2) where s[1] == "unsubscribe": return try liveQueryUnsubscribe(r)
+        case ("POST", "LiveQuery", 3) where s[1] == "subscribe" && s[2] == "ping": return try liveQueryPing(r)
         case ("GET", "date", 1): return APIResponse(body: .date(clock()).restJSON)
         case ("GET", "schemas", 1): return try await schemas(r, className: nil)
         case ("GET", "schemas", 2): return try await schemas(r, className: try Self.className(s[1]))
