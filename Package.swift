@@ -31,6 +31,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // LiveQuery: the WebSocket (HTTP/1 upgrade on Hummingbird) and the
+        // protobuf messages LeanCloud's SDKs speak (runtime only; the Swift
+        // code is generated once and committed: scripts/livequery-proto).
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         // `swift package --disable-sandbox generate-documentation --target CQLKit`
         // builds the reference in Sources/CQLKit/CQLKit.docc.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -71,7 +76,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // The app's cloud engine (LeanEngine): functions and hooks over kept-alive HTTP.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
+            // The source of LiveQuery/Proto's generated Swift (scripts/livequery-proto).
+            exclude: ["LiveQuery/Proto/livequery.proto"],
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
         ),
         // The `cql` command: a thin layer over the libraries.

@@ -297,7 +297,9 @@ extension SQLRunner {
     /// re-checking rows, `include`d objects, an order PostgreSQL cannot
     /// rank — and the caller then runs it with the synchronous `run`, which
     /// answers every query. The caller makes sure every table the query
-    /// reads exists (``tablesRead(by:)``): this path creates no stand-ins.
+    /// reads exists (``tablesRead(by:)``): this path creates no stand-ins,
+    /// and asks no catalog, so the caller resolves the query's relation keys
+    /// too (`Query.resolvingRelationKeys(hasTable:)`).
     ///
     /// `storedText`: when nothing reshapes the objects (no `keys`), return
     /// the stored documents' text (``Result/storedText``), not objects: a

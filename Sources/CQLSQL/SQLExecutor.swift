@@ -4,6 +4,17 @@ import CQLKit
 /// ``SQLiteDatabase`` implements it over GRDB.
 public protocol SQLExecutor {
     var dialect: SQLDialectName { get }
+    /// Whether the generated SQL sends the conjuncts no index serves to
+    /// `cql_match` (SQLite's connection registers it:
+    /// ``SQLContext/residualMatch``). Default: false.
+    var residualMatch: Bool { get }
+    /// Runs `body` so that every statement it runs sees one snapshot
+    /// (SQLite: one read transaction). Default: `body` as it is (PostgreSQL's
+    /// reads are each one statement).
+    func inReadSnapshot<T>(_ body: () throws(QueryError) -> T) throws(QueryError) -> T
+    /// Drops the temporary stand-ins of missing tables a query made on this
+    /// connection. Default: none to drop.
+    func dropTemporaryTables() throws(QueryError)
     /// Whether the stored data defeats the generated SQL, so every row must
     /// be re-checked (SQLite's JSON functions cut strings at a NUL).
     /// `tables`: the tables the query reads (a database that marks tables
@@ -72,6 +83,10 @@ public struct Preflight: Sendable, Equatable {
 }
 
 extension SQLExecutor {
+    public var residualMatch: Bool { false }
+    public func inReadSnapshot<T>(_ body: () throws(QueryError) -> T) throws(QueryError) -> T { try body() }
+    public func dropTemporaryTables() throws(QueryError) {}
+
     public var recheckConcernsOnlyDateColumns: Bool { false }
 
     /// Asks the two questions one after the other (the document index is
@@ -112,14 +127,13 @@ extension SQLExecutor {
 
     /// The pushdown given the indexed keys ``pushdownIndexedKeys(_:)`` found.
     func pushdown(_ query: Query, _ preflight: Preflight, indexedKeys: Set<String>) throws(QueryError) -> SQLTranslation {
-        let residual = (self as? SQLiteDatabase)?.residualMatch ?? false
-        return try SQLRunner.pushdown(query, preflight, dialect: dialect, residualMatch: residual, indexedKeys: indexedKeys)
+        try SQLRunner.pushdown(query, preflight, dialect: dialect, residualMatch: residualMatch, indexedKeys: indexedKeys)
     }
 
     /// The indexed keys the pushdown keeps as SQL: SQLite's with
     /// `residualMatch`, none elsewhere.
     func pushdownIndexedKeys(_ className: String) throws(QueryError) -> Set<String> {
-        (self as? SQLiteDatabase)?.residualMatch == true ? try indexedKeys(className) : []
+        residualMatch ? try indexedKeys(className) : []
     }
 
     /// Whether any table of the database defeats the generated SQL.

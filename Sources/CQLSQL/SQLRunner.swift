@@ -80,7 +80,10 @@ public enum SQLRunner {
         _ query: Query, on db: some SQLExecutor, countOnly: Bool, source: String?, presentTables: Set<String>?,
         written: UnsafeMutablePointer<[UInt8]>?, storedText: Bool, memo: ReadMemo?
     ) throws(QueryError) -> Result {
-        let memo = db.dialect.storage.usesReadMemo ? memo : nil
+        var memo = db.dialect.storage.usesReadMemo ? memo : nil
+        var present = presentTables
+        let query = try resolvingRelationKeys(query, db, present: &present, memo: &memo)
+        let presentTables = present
         let begun = try begin(query, countOnly: countOnly, source: source, dialect: db.dialect,
                               recheckConcernsOnlyDateColumns: db.recheckConcernsOnlyDateColumns, memo: memo)
         let q = begun.query
@@ -291,6 +294,28 @@ public enum SQLRunner {
         return names
     }
 
+    /// `query` with its relation keys' comparisons with Pointers resolved
+    /// over the database's tables (`Query.resolvingRelationKeys(hasTable:)`;
+    /// EvaluationSemantics, "Relation keys"). The catalog is asked only
+    /// when the query compares some key with a Pointer and `present` is
+    /// not given; a resolved query keeps no memo, as its meaning moves with
+    /// the tables.
+    static func resolvingRelationKeys(_ query: Query, _ db: some SQLExecutor, present: inout Set<String>?,
+                                      memo: inout ReadMemo?) throws(QueryError) -> Query {
+        var tables = present, failure: QueryError?
+        let resolved = query.resolvingRelationKeys { name in
+            if tables == nil {
+                do throws(QueryError) { tables = try db.tableNames() } catch { failure = error; tables = [] }
+            }
+            return tables!.contains(name)
+        }
+        if let failure { throw failure }
+        present = tables
+        guard let resolved else { return query }
+        memo = nil
+        return resolved
+    }
+
     /// Creates empty temporary stand-ins for the tables the query names but
     /// the database lacks (eval treats a missing collection as empty).
     static func prepareTables(_ q: Query, _ db: some SQLExecutor, present known: Set<String>? = nil) throws(QueryError) {
@@ -320,7 +345,7 @@ public enum SQLRunner {
         case .compare(let path, _, _), .in(let path, _, _), .regex(let path, _, _), .like(let path, _), .prefix(let path, _):
             return key(path)
         case .constant, .all, .size, .exists, .text, .containedBy, .elementMatch, .type, .modulo, .fullText, .select,
-             .inQuery, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects: return []
+             .inQuery, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects: return []
         }
     }
 
@@ -337,7 +362,7 @@ public enum SQLRunner {
             guard let first = path.components.first else { return false }
             return !(path.components.count == 1 && first == "objectId") && !SQLStoredColumns.dateKeys.contains(first)
         case .constant, .compare, .size, .exists, .regex, .like, .prefix, .text, .containedBy, .elementMatch, .type,
-             .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon,
+             .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox, .withinPolygon,
              .withinCenterSphere, .geoIntersects: return false
         }
     }
@@ -359,7 +384,7 @@ public enum SQLRunner {
         switch c.predicate {
         case .and(let items), .or(let items): return items.contains { namesDateKeys($0) }
         case .not(let inner): return namesDateKeys(inner)
-        case .constant, .relatedTo, .aclGrants: return false
+        case .constant, .relatedTo, .relationHolds, .aclGrants: return false
         case .elementMatch(let p, let inner): return isDateKey(p) || namesDateKeys(inner)
         case .select(let p, let key, let sub, _): return isDateKey(p) || isDateKey(key) || namesDateKeys(sub)
         case .inQuery(let p, let sub, _): return isDateKey(p) || namesDateKeys(sub)
@@ -377,6 +402,7 @@ public enum SQLRunner {
             switch node.outsideRead {
             case .subquery(let sub)?: names.insert(sub.className)
             case .relation(.value(.pointer(let owner)), let key)?: names.insert("_Join:\(key):\(owner.className)")
+            case .ownRelation(let className, let key)?: names.insert("_Join:\(key):\(className)")
             case .relation?, nil: break
             }
         }

@@ -34,6 +34,11 @@ public enum SQLWriteRunner {
     ///   holds it (`after`; `before` stays nil) — what `fetchWhenSave` answers
     ///   with, exactly as committed even when other writers follow at once.
     ///   Without it the SQL path leaves `changes` empty.
+    /// - Parameter images: whether every change carries the object as it
+    ///   was (`before`) and as it is (`after`): an update or delete done by
+    ///   its SQL then reads the object first and (an update) after, in the
+    ///   same transaction — what a server's observers of committed writes
+    ///   see. Without it, one statement and no reads on that path.
     /// - Parameter before: runs first inside the write's transaction (a
     ///   server's uniqueness check and its other rows, which must commit or
     ///   roll back with the write); throwing rolls everything back.
@@ -44,7 +49,7 @@ public enum SQLWriteRunner {
     public static func apply(
         _ statement: Statement, on db: some SQLExecutor, now: DateValue,
         newObjectId: @escaping () -> String = StatementExecutor.randomObjectId, strict: Bool = false,
-        readBack: Bool = false, before: (any SQLWriteSession) throws(QueryError) -> Void = { _ in },
+        readBack: Bool = false, images: Bool = false, before: (any SQLWriteSession) throws(QueryError) -> Void = { _ in },
         then: (WriteResult) throws(QueryError) -> Statement? = { _ in nil }
     ) throws(QueryError) -> WriteResult {
         guard statement.isWrite else {
@@ -52,10 +57,10 @@ public enum SQLWriteRunner {
         }
         return try db.inWriteTransaction { session throws(QueryError) -> WriteResult in
             try before(session)
-            var result = try apply(statement, in: session, now: now, newObjectId: newObjectId, strict: strict, readBack: readBack)
+            var result = try apply(statement, in: session, now: now, newObjectId: newObjectId, strict: strict, readBack: readBack, images: images)
             guard let next = try then(result) else { return result }
             guard next.isWrite else { throw QueryError(.unsupported, "a write's follow-up must be a write", range: next.range) }
-            let second = try apply(next, in: session, now: now, newObjectId: newObjectId, strict: strict, readBack: true)
+            let second = try apply(next, in: session, now: now, newObjectId: newObjectId, strict: strict, readBack: true, images: false)
             for change in second.changes {
                 if let i = result.changes.firstIndex(where: { $0.objectId == change.objectId && $0.className == change.className }) {
                     result.changes[i].after = change.after
@@ -68,20 +73,31 @@ public enum SQLWriteRunner {
 
     /// One write inside the transaction `session` is in.
     static func apply(_ statement: Statement, in session: some SQLWriteSession, now: DateValue, newObjectId: @escaping () -> String,
-                      strict: Bool, readBack: Bool) throws(QueryError) -> WriteResult {
+                      strict: Bool, readBack: Bool, images: Bool) throws(QueryError) -> WriteResult {
         if let write = try translated(statement, session, now: now) {
-            if try changedTheRow(write, joinTables: relationTables(statement), session) {
-                if readBack, case .update(let u) = statement, case .value(.string(let id)) = u.objectId {
+            // The object as it was, read only when asked for (the SQL path otherwise reads nothing).
+            let target = try images ? imageTarget(statement, session) : nil
+            let before = try target.flatMap { (t) throws(QueryError) in try objects(session, try objectById(t.className, t.id, session)).first }
+            let joins = relationTables(statement)
+            // Every collection the write changed, its join tables too (what a server's table cache learns of).
+            let changed = Set(joins).union([statement.className])
+            if try changedTheRow(write, joinTables: joins, session) {
+                if readBack || images, case .update(let u) = statement, case .value(.string(let id)) = u.objectId {
                     let after = try objects(session, try objectById(u.className, id, session)).first
                     return WriteResult(kind: .updated, count: 1,
-                                       changes: [ObjectChange(className: u.className, objectId: id, before: nil, after: after)],
-                                       changedClasses: [statement.className])
+                                       changes: [ObjectChange(className: u.className, objectId: id, before: before, after: after)],
+                                       changedClasses: changed)
+                }
+                if let target, let before, case .delete = statement {
+                    return WriteResult(kind: .deleted, count: 1,
+                                       changes: [ObjectChange(className: target.className, objectId: target.id, before: before, after: nil)],
+                                       changedClasses: changed)
                 }
                 // (The SQL does not read the object back: `changes` is left empty.)
                 let kind: WriteResult.Kind
                 if case .delete = statement { kind = .deleted } else { kind = .updated }
                 return WriteResult(kind: kind, count: 1, changes: [],
-                                   changedClasses: [statement.className])
+                                   changedClasses: changed)
             }
             // Nothing changed: the exact path says why (it throws 101, 305 or the op's error).
             let result = try readApplyWrite(statement, session, now: now, newObjectId: newObjectId)
@@ -107,6 +123,19 @@ public enum SQLWriteRunner {
                                                            joinTables: joinTables) else { return nil }
         if session.dialect.storage.writesNULThroughObjects && write.statements.contains(where: { $0.arguments.contains(where: mentionsNUL) }) { return nil }
         return write
+    }
+
+    /// The object an update or delete names, when its table exists (else it
+    /// has no image to read).
+    static func imageTarget(_ statement: Statement, _ session: some SQLWriteSession) throws(QueryError) -> (className: String, id: String)? {
+        let id: Term
+        switch statement {
+        case .update(let u): id = u.objectId
+        case .delete(let d): id = d.objectId
+        case .insert, .select: return nil
+        }
+        guard case .value(.string(let objectId)) = id, try session.tableNames().contains(statement.className) else { return nil }
+        return (statement.className, objectId)
     }
 
     /// The `_Join:<key>:<Class>` tables an update's relation ops edit.

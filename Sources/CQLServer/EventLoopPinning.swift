@@ -1,5 +1,7 @@
+import HTTPTypes
 import Hummingbird
 import HummingbirdCore
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOPosix
@@ -30,20 +32,20 @@ final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
     }
 }
 
-/// HTTP/1 connections whose handling task prefers its channel's event loop
-/// (``EventLoopTaskExecutor``).
-struct EventLoopPinnedHTTP1Channel: ServerChildChannel {
-    typealias Value = HTTP1Channel.Value
-    let http1: HTTP1Channel
+/// Connections (HTTP/1, or HTTP/1 with LiveQuery's WebSocket upgrade) whose
+/// handling task prefers its channel's event loop (``EventLoopTaskExecutor``).
+struct EventLoopPinnedChannel<Base: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Base.Value
+    let base: Base
     let executors: EventLoopTaskExecutors
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        http1.setup(channel: channel, logger: logger)
+        base.setup(channel: channel, logger: logger)
     }
 
     func handle(value: Value, logger: Logger) async {
         await withTaskExecutorPreference(executors.executor(for: value.channel.eventLoop)) {
-            await http1.handle(value: value, logger: logger)
+            await base.handle(value: value, logger: logger)
         }
     }
 }
@@ -69,8 +71,32 @@ final class EventLoopTaskExecutors: Sendable {
 }
 
 extension HTTPServerBuilder {
-    /// HTTP/1 whose handlers run on their connection's event loop.
-    static func eventLoopPinnedHTTP1(_ executors: EventLoopTaskExecutors) -> HTTPServerBuilder {
-        HTTPServerBuilder { responder in EventLoopPinnedHTTP1Channel(http1: HTTP1Channel(responder: responder), executors: executors) }
+    /// HTTP/1 and the WebSocket upgrade `shouldUpgrade` allows (LiveQuery's),
+    /// each connection counted in `count` (``ConnectionLimitedChannel``), every
+    /// handler — a request's or a WebSocket's — on its connection's event loop.
+    static func eventLoopPinnedHTTP1WebSocket(
+        _ executors: EventLoopTaskExecutors, count: ConnectionCount, configuration: HTTP1WebSocketUpgradeChannel.Configuration,
+        shouldUpgrade: @escaping @Sendable (HTTPRequest) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>>
+    ) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in
+            EventLoopPinnedChannel(
+                base: ConnectionLimitedChannel(
+                    base: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: configuration) { head, _, _ in shouldUpgrade(head) },
+                    count: count),
+                executors: executors)
+        }
+    }
+
+    /// HTTP/1 and the WebSocket upgrade `shouldUpgrade` allows (LiveQuery's),
+    /// each connection counted in `count` (``ConnectionLimitedChannel``).
+    static func limitedHTTP1WebSocket(
+        count: ConnectionCount, configuration: HTTP1WebSocketUpgradeChannel.Configuration,
+        shouldUpgrade: @escaping @Sendable (HTTPRequest) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>>
+    ) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in
+            ConnectionLimitedChannel(
+                base: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: configuration) { head, _, _ in shouldUpgrade(head) },
+                count: count)
+        }
     }
 }

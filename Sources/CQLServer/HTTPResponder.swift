@@ -86,6 +86,7 @@ struct APIResponder: HTTPResponder {
         }
         let path = request.uri.path
         if path.hasPrefix("/uploads/") || path.hasPrefix("/files/") { return await fileBytes(request) }
+        if path == "/v1/route" && request.method == .get { return route(request) }
         do throws(APIError) {
             guard let segments = APIRequest.segments(ofPath: Substring(request.uri.path)) else {
                 throw APIError(status: 404, code: 404, "no such API: \(request.uri.path) (the API is under /1.1/)")
@@ -168,6 +169,23 @@ struct APIResponder: HTTPResponder {
             return Self.json(error.body, status: error.status)
         }
     }
+
+    /// `GET /v1/route`: where LiveQuery's WebSocket is (LiveQuery.md, "The
+    /// router"): `ws://` for an `http://` origin, `wss://` for `https://`.
+    /// Public, as LeanCloud's router is: it tells nothing but the URL.
+    func route(_ request: Request) -> Response {
+        guard api.liveQuery != nil else {
+            return Self.json(APIError(status: 404, code: 404, "LiveQuery is not served by this server").body, status: 404)
+        }
+        let origin = origin(request)
+        let socket = (origin.hasPrefix("https://") ? "wss://" + origin.dropFirst(8) : "ws://" + origin.dropFirst(origin.hasPrefix("http://") ? 7 : 0))
+            + LiveQueryEndpoint.path
+        let url = Value.string(String(socket))
+        return Self.json(.object(["server": url, "secondary": url, "ttl": .int(Self.routeTTL)]), status: 200)
+    }
+
+    /// Seconds an SDK keeps the route (the JS SDK caches it that long).
+    static let routeTTL: Int64 = 3600
 
     /// Where clients reach the server: the setting, else `http://` and the
     /// request's host (when it is a plain host[:port]).

@@ -1,6 +1,8 @@
 import CQLKit
 import CQLSQL
 import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOPosix
@@ -46,6 +48,12 @@ public struct CQLServer: Sendable {
         /// cloud functions and no hooks. Its hook key is ``AppKeys/hookKey``;
         /// its hooks take ``hooks``' place.
         public var engine: CloudEngine.Configuration?
+        /// The connections held at once, and how long one may sit idle
+        /// (``ConnectionLimits``); the cap defaults to the descriptor limit,
+        /// raised to the hard one, less what the server keeps for itself.
+        public var connections = ConnectionLimits(maximum: ConnectionLimits.defaultMaximum(), idleTimeout: 60)
+        /// LiveQuery's limits (LiveQuery.md, "Limits").
+        public var liveQuery = LiveQueryHub.Limits()
         /// What joins every write: the cloud-code hooks and the observers of
         /// committed changes (``WritePipeline``).
         public var pipeline = WritePipeline()
@@ -84,6 +92,8 @@ public struct CQLServer: Sendable {
     public let configuration: Configuration
     public let storage: ServerStorage
     public let files: FileStore
+    /// LiveQuery's subscriptions and connections in this process.
+    public let liveQuery: LiveQueryHub
     let logger: Logger
 
     public init(configuration: Configuration, logger: Logger = Logger(label: "cql.serve")) throws(QueryError) {
@@ -95,6 +105,7 @@ public struct CQLServer: Sendable {
             throw QueryError(.data, "cannot make the files directory \(configuration.resolvedFilesDirectory): \(error)")
         }
         self.logger = logger
+        liveQuery = LiveQueryHub(limits: configuration.liveQuery, logger: logger)
     }
 
     /// Serves until SIGTERM or SIGINT (then stops accepting, lets the requests
@@ -111,9 +122,23 @@ public struct CQLServer: Sendable {
             let users = API(storage: storage, files: files)
             pipeline.hooks = EngineWriteHooks(engine: engine, user: { await users.hookUser($0) }, logger: logger)
         }
+        // LiveQuery hears every committed write (the pipeline's committed-change point).
+        pipeline.observers.append(liveQuery)
         let api = API(storage: storage, passwords: Passwords(iterations: configuration.passwordIterations),
                       throttle: LoginThrottle(limit: configuration.loginAttempts, window: configuration.loginWindow, lockout: configuration.loginLockout),
-                      files: files, pipeline: pipeline, engine: engine)
+                      files: files, pipeline: pipeline, liveQuery: liveQuery, engine: engine)
+        // Weak: the storage holds the hub (its observer); a strong reference
+        // back would keep both, and their database connections, for ever.
+        liveQuery.refreshGrantees = { [weak storage] userId in
+            guard let storage else { throw CancellationError() }
+            return try await storage.read { db throws(QueryError) in try CallerGrantees.grantees(userId: userId, on: db) }
+        }
+        let endpoint = LiveQueryEndpoint(hub: liveQuery, appId: configuration.keys.appId, logger: logger)
+        let idle = TimeAmount.milliseconds(Int64((configuration.connections.idleTimeout * 1000).rounded()))
+        let count = ConnectionCount(maximum: configuration.connections.maximum, headTimeout: idle)
+        let webSocket = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: HTTP1Channel.Configuration(idleTimeout: idle),
+            ws: WebSocketServerConfiguration(maxFrameSize: configuration.liveQuery.messageSize, autoPing: .enabled(timePeriod: .seconds(60))))
         let responder = APIResponder(api: api, authenticator: Authenticator(keys: configuration.keys), publicURL: configuration.publicURL,
                                      maximumBodySize: configuration.maximumBodySize, logger: logger)
         let app = Application(
@@ -121,11 +146,15 @@ public struct CQLServer: Sendable {
             // PostgreSQL: handlers on their connection's event loop, where
             // their reads are awaited (EventLoopReaders). SQLite's reads block
             // a storage thread either way, and pinning measured a loss on its
-            // pages once (Server.md).
-            server: storage.eventLoopReaders != nil ? .eventLoopPinnedHTTP1(.singleton) : .http1(),
+            // pages once (Server.md). Both upgrade `/livequery` to LiveQuery's WebSocket.
+            server: storage.eventLoopReaders != nil
+                ? .eventLoopPinnedHTTP1WebSocket(.singleton, count: count, configuration: webSocket, shouldUpgrade: endpoint.shouldUpgrade)
+                : .limitedHTTP1WebSocket(count: count, configuration: webSocket, shouldUpgrade: endpoint.shouldUpgrade),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
+        let dispatcher = Task { await liveQuery.run() }
+        defer { dispatcher.cancel() }
         do {
             if handleSignals {
                 try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import CQLKit
 import CQLSQL
+import CQLServer
 
 /// Where `load` and `run` find the database.
 struct DatabaseOptions: ParsableArguments {
@@ -175,8 +176,9 @@ struct Run: ParsableCommand {
               cql run --sqlite scores.db "select * from GameScore limit 5"
               cql run --sqlite scores.db --explain "select * from T where a = 1"
 
-            As a caller of `cql serve` (the ACL read condition added to the \
-            query and its subqueries): --as-user ID reads the user's roles \
+            As a caller of `cql serve` (the server's own caller-query path: \
+            the ACL read condition added to the query and its subqueries, \
+            _User's secrets refused): --as-user ID reads the user's roles \
             from the database; --grantees '*,ID,role:NAME' names them.
               cql run --postgres URL --as-user u1 --explain "select * from Todo"
             """
@@ -211,12 +213,17 @@ struct Run: ParsableCommand {
         }
         var bound = try input.bind(parsed, source: text, resolveTime: true)
         let db = try database.open()
+        // The server's one caller-query path: the ACL, sub-query classes and _User's secrets as `cql serve` applies them.
+        var caller: QueryCaller?
         do {
-            if let asUser { bound = ACLRule.restricting(bound, to: try db.grantees(userId: asUser)) }
+            if let asUser { caller = .grantees(try db.grantees(userId: asUser)) }
         } catch {
             throw CommandFailure("error: " + error.message)
         }
-        if let grantees { bound = ACLRule.restricting(bound, to: grantees.split(separator: ",").map(String.init)) }
+        if let grantees { caller = .grantees(grantees.split(separator: ",").map(String.init)) }
+        if let caller {
+            do { bound = try CallerQuery.restricted(bound, as: caller) } catch { throw CommandFailure("error: \(error.code) " + error.message) }
+        }
         let query = try optimizer.apply(bound, source: text)
         do {
             if explain {

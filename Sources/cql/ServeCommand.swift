@@ -80,6 +80,11 @@ struct Serve: ParsableCommand {
 
     @Option(name: .customLong("hook-key"), help: "The hook key the engine is started with (LEANCLOUD_APP_HOOK_KEY; default: CQL_HOOK_KEY, else made once and kept with the keys).")
     var hookKey: String?
+    @Option(name: .customLong("max-connections"), help: "HTTP connections held at once; more are answered 503 and closed (default: the descriptor limit, raised to the hard limit, less 64; at most 16384).")
+    var maxConnections: Int?
+
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may stay without a request in progress (a half-sent request head counts as none) before it is closed.")
+    var idleTimeout = 60.0
 
     func validate() throws {
         if sqlite != nil && postgres != nil { throw ValidationError("Give one database: --sqlite FILE or --postgres URL.") }
@@ -89,6 +94,8 @@ struct Serve: ParsableCommand {
         // Below OWASP's floor for PBKDF2-HMAC-SHA256 only a test server may go.
         if passwordIterations < 210_000 { throw ValidationError("--password-iterations takes 210000 or more.") }
         if loginAttempts < 1 { throw ValidationError("--login-attempts takes 1 or more.") }
+        if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections takes 1 or more.") }
+        if !(idleTimeout > 0) { throw ValidationError("--idle-timeout takes a number of seconds above 0.") }
         if maxFileSize < 1 { throw ValidationError("--max-file-size takes 1 or more bytes.") }
         if let publicURL, !(publicURL.hasPrefix("http://") || publicURL.hasPrefix("https://")) {
             throw ValidationError("--public-url takes http://... or https://...")
@@ -113,6 +120,9 @@ struct Serve: ParsableCommand {
         configuration.maximumFileSize = maxFileSize
         configuration.publicURL = publicURL
         configuration.engine = engine.map { CloudEngine.Configuration(url: $0) }
+        // The descriptor limit is raised either way: the database and the files need descriptors too.
+        let defaultMaximum = ConnectionLimits.defaultMaximum()
+        configuration.connections = ConnectionLimits(maximum: maxConnections ?? defaultMaximum, idleTimeout: idleTimeout)
         LoggingSystem.bootstrap { label in ServerLogHandler(label: label) }
         let server: CQLServer
         do {

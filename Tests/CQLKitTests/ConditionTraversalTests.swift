@@ -112,6 +112,7 @@ final class ConditionTraversalTests: XCTestCase {
             switch node.outsideRead {
             case .subquery(let sub)?: reads.append(sub.className)
             case .relation(_, let key)?: reads.append("relation " + key)
+            case .ownRelation(let className, let key)?: reads.append("own relation \(className).\(key)")
             case nil: break
             }
         }

@@ -94,7 +94,10 @@ struct Differential {
             do throws(QueryError) {
                 // It reads only tables that exist (a server checks first):
                 // the synchronous run's stand-ins are its own session's.
-                if SQLRunner.tablesRead(by: query).isSubset(of: try await reader.tableNames()) {
+                let present = try await reader.tableNames()
+                // Relation keys resolved over the tables, as a server does before this path (which asks no catalog).
+                let query = query.resolvingRelationKeys(hasTable: present.contains) ?? query
+                if SQLRunner.tablesRead(by: query).isSubset(of: present) {
                     // A query without a limit also runs with one above its
                     // answer's size, which means the same: its rows then
                     // come as one array (a bounded page, as a server's finds).

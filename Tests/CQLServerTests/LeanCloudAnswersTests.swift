@@ -141,6 +141,53 @@ final class LeanCloudAnswersTests: XCTestCase {
         }
     }
 
+    func testAUsersRolesByRelationEquality() async throws {
+        try await onEachDatabase { h, db in
+            let (u1, token) = try await UsersTests.signUp(h, ["username": "u1", "password": "pw"])
+            let (u2, _) = try await UsersTests.signUp(h, ["username": "u2", "password": "pw"])
+            func pointer(_ id: String) -> Value { ["__type": "Pointer", "className": "_User", "objectId": .string(id)] }
+            func names(_ where: Value, headers: [(String, String)] = ServerHarness.appHeaders) async throws -> [String] {
+                let a = try await h.call(.GET, "/1.1/roles", query: [("where", JSONWriter.string(`where`)), ("order", "name")], headers: headers)
+                XCTAssertEqual(a.status, 200, "\(db) \(a.text)")
+                return a.body["results"]?.array.compactMap { $0["name"]?.string } ?? []
+            }
+            // No role has a users relation yet: the key is no relation, nothing holds u1.
+            var found = try await names(["users": pointer(u1)])
+            XCTAssertEqual(found, [], "\(db)")
+            for (name, members, acl) in [("editors", [u1, u2], true), ("admins", [u2], true), ("readers", [u1], true), ("hidden", [u1], false)] {
+                let a = try await h.call(.POST, "/1.1/roles", body: [
+                    "name": .string(name), "ACL": acl ? ["*": ["read": true]] : [:],
+                    "users": ["__op": "AddRelation", "objects": .array(members.map(pointer))],
+                ], headers: ServerHarness.masterHeaders)
+                XCTAssertEqual(a.status, 201, "\(db) \(a.text)")
+            }
+            // What AV.User#getRoles and the Python SDK's User.get_roles send: the roles
+            // whose relation holds the user, and only those the caller may read.
+            found = try await names(["users": pointer(u1)])
+            XCTAssertEqual(found, ["editors", "readers"], "\(db)")
+            found = try await names(["users": pointer(u1)], headers: ServerHarness.sessionHeaders(token))
+            XCTAssertEqual(found, ["editors", "readers"], "\(db): the hidden role's ACL grants nobody")
+            found = try await names(["users": pointer(u1)], headers: ServerHarness.masterHeaders)
+            XCTAssertEqual(found, ["editors", "hidden", "readers"], "\(db)")
+            found = try await names(["users": ["$ne": pointer(u1)]])
+            XCTAssertEqual(found, ["admins"], "\(db)")
+            found = try await names(["users": ["$in": [pointer(u2), pointer("nobody")]]])
+            XCTAssertEqual(found, ["admins", "editors"], "\(db)")
+            found = try await names(["users": ["$all": [pointer(u1), pointer(u2)]]])
+            XCTAssertEqual(found, ["editors"], "\(db)")
+            // Removing the user from a role takes the role off its list.
+            let readers = try await h.call(.GET, "/1.1/roles", query: [("where", #"{"name":"readers"}"#)]).body["results"]?.array.first?["objectId"]?.string ?? ""
+            let a = try await h.call(.PUT, "/1.1/roles/\(readers)", body: ["users": ["__op": "RemoveRelation", "objects": [pointer(u1)]]],
+                                     headers: ServerHarness.masterHeaders)
+            XCTAssertEqual(a.status, 200, "\(db) \(a.text)")
+            found = try await names(["users": pointer(u1)])
+            XCTAssertEqual(found, ["editors"], "\(db)")
+            // A count asks the same.
+            let count = try await h.call(.GET, "/1.1/roles", query: [("where", JSONWriter.string(["users": pointer(u2)])), ("count", "1"), ("limit", "0")])
+            XCTAssertEqual(count.body["count"], 2, "\(db) \(count.text)")
+        }
+    }
+
     func testBatchGetOfAMissingObjectIsNull() async throws {
         try await onEachDatabase { h, db in
             var a = try await h.call(.POST, "/1.1/classes/GameScore", body: ["score": 10000])

@@ -44,7 +44,6 @@ final class PythonSDKSuiteTests: XCTestCase {
         "test_file.test_save_with_specified_key": "a file's URL here is /files/<key>; the test expects LeanCloud's bucket layout (/<key>)",
         "test_file.test_checksum": "the sdist lacks tests/sample_text.txt; the expected MD5 is of LeanCloud's copy (the harness writes its own)",
         "test_object.test_time_zone": "the SDK compares arrow's local tzinfo with dateutil's tzlocal(), unequal objects with this Python's versions",
-        "test_user.test_get_roles": "equality of a Relation key with a Pointer (`Query(Role).equal_to(\"users\", user)`) is not served yet",
         // The test's own order: its data is made by a *teardown* (nose's `with_setup(setup, teardown)`),
         // so run first on an empty database it finds nothing; the next test then passes.
         "test_query.test_matches_key_in_query": "its objects are made by its own teardown (with_setup's second argument), after it runs",

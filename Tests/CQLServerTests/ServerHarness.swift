@@ -176,10 +176,12 @@ extension Value {
 }
 
 extension XCTestCase {
-    /// Runs `body` against a fresh server on each database.
-    func onEachDatabase(_ body: (ServerHarness, ServerHarness.Database) async throws -> Void) async throws {
+    /// Runs `body` against a fresh server on each database (`configure`:
+    /// any setting of its configuration).
+    func onEachDatabase(configure: (inout CQLServer.Configuration) -> Void = { _ in },
+                        _ body: (ServerHarness, ServerHarness.Database) async throws -> Void) async throws {
         for database in ServerHarness.Database.allCases {
-            let h = try await ServerHarness.start(database)
+            let h = try await ServerHarness.start(database, configure: configure)
             do {
                 try await body(h, database)
             } catch {

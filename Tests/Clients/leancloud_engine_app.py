@@ -18,8 +18,9 @@ content to 20 characters, sets checked), afterSave (writes a Log, and
 updates the review itself: marked so that no hook runs again), beforeUpdate
 (refuses stars above 5), afterUpdate and afterDelete (a Log each),
 beforeDelete (refuses a locked review); on Bench (scripts/bench) a no-op
-beforeSave, and on BenchBoth a no-op beforeSave and afterSave; _User onLogin
-(refuses the user "banned").
+beforeSave, and on BenchBoth a no-op beforeSave and afterSave; _User
+beforeSave (refuses the username "reserved", sets greeted), beforeUpdate
+(refuses the nickname "forbidden") and onLogin (refuses the user "banned").
 """
 import json
 import os
@@ -144,6 +145,19 @@ def bench_both_before_save(obj):
 @engine.after_save("BenchBoth")
 def bench_both_after_save(obj):
     pass
+
+
+@engine.before_save("_User")
+def user_before_save(user):
+    if user.get("username") == "reserved":
+        raise LeanEngineError(message="that username is reserved")
+    user.set("greeted", True)
+
+
+@engine.before_update("_User")
+def user_before_update(user):
+    if user.get("nickname") == "forbidden":
+        raise LeanEngineError(message="not that nickname")
 
 
 @engine.on_login

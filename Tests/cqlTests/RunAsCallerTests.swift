@@ -31,5 +31,9 @@ extension ExecTests {
         XCTAssertTrue(explain.stdout.contains(#"-- arguments: ["*","role:staff","u1"]"#), explain.stdout)
         let both = try t.cql(["run", "--sqlite", db, "--as-user", "u1", "--grantees", "*", "select * from Note"])
         XCTAssertNotEqual(both.status, 0)
+        // The server's guards too: a caller never tests _User's secrets.
+        let secret = try t.cql(["run", "--sqlite", db, "--grantees", "*", "select * from _User where password = 'x'"])
+        XCTAssertNotEqual(secret.status, 0)
+        XCTAssertTrue(secret.stderr.contains("105"), secret.stderr)
     }
 }

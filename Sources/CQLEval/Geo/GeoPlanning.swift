@@ -41,7 +41,7 @@ extension Planner {
         case .geoIntersects(let path, let pointTerm):
             return .geoIntersects(Accessor(path), try point(pointTerm, r))
         case .and, .or, .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text,
-             .containedBy, .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants:
+             .containedBy, .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants:
             return .constant(false)
         }
     }

@@ -139,6 +139,12 @@ struct Planner {
                 throw error(.invalidValue, "related ... to expects a Pointer, found \(describe(v))", r)
             }
             return .objectIdIn(relatedIds(owner: owner, key: key))
+        case .relationHolds(let key, let className, let objectTerm):
+            let v = try value(objectTerm, r)
+            guard case .pointer(let related) = v else {
+                throw error(.invalidValue, "a relation key compares with a Pointer, found \(describe(v))", r)
+            }
+            return .objectIdIn(owningIds(className: className, key: key, related: related.objectId))
 
         case .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
             return try planGeo(condition.predicate, r)
@@ -180,6 +186,16 @@ struct Planner {
                 case .string(let related)? = row["relatedId"]
             else { continue }
             ids.insert(related)
+        }
+        return ids
+    }
+
+    /// `owningId`s of the `_Join:<key>:<className>` rows whose `relatedId` is `related`.
+    private func owningIds(className: String, key: String, related: String) -> Set<String> {
+        var ids = Set<String>()
+        for row in store.objects(in: "_Join:\(key):\(className)") {
+            guard case .string(let r)? = row["relatedId"], r == related, case .string(let owning)? = row["owningId"] else { continue }
+            ids.insert(owning)
         }
         return ids
     }

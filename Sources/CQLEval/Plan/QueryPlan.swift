@@ -55,6 +55,8 @@ public final class QueryPlan: Sendable {
         } catch {
             throw (source ?? query.source).map { error.withSource($0) } ?? error
         }
+        // A relation key compared with a Pointer reads the store's join collection (EvaluationSemantics, "Relation keys").
+        let query = query.resolvingRelationKeys { store.collections[$0] != nil } ?? query
         try self.init(query, store: store, source: source ?? query.source, subqueryDepth: 0, limits: limits)
     }
 

@@ -27,7 +27,7 @@ enum ElementMatchForm: Sendable {
         switch c.predicate {
         case .and(let items), .or(let items): return items.contains(where: readsElement)
         case .not(let inner): return readsElement(inner)
-        case .constant, .relatedTo, .aclGrants: return false
+        case .constant, .relatedTo, .relationHolds, .aclGrants: return false
         case .compare(let p, _, _), .in(let p, _, _), .all(let p, _), .size(let p, _), .exists(let p, _),
             .regex(let p, _, _), .like(let p, _), .prefix(let p, _), .text(let p, _, _), .containedBy(let p, _), .elementMatch(let p, _),
             .type(let p, _), .modulo(let p, _, _), .fullText(let p, _), .select(let p, _, _, _), .inQuery(let p, _, _),

@@ -110,6 +110,7 @@ public enum ASTPrinter {
             out.append(p + "\(neg ? "not in" : "in") \(k) query")
             query_(q, indent: indent + 1, into: &out)
         case .relatedTo(let obj, let key): out.append(p + "related \(key) to \(term(obj))")
+        case .relationHolds(let key, let className, let obj): out.append(p + "relation \(className).\(key) holds \(term(obj))")
         case .near(let k, let pt, let mn, let mx):
             out.append(p + "near \(k) \(term(pt))" + distance("min", mn) + distance("max", mx))
         case .withinBox(let k, let sw, let ne): out.append(p + "within box \(k) \(term(sw)) \(term(ne))")

@@ -78,6 +78,12 @@ public enum ClassNames {
                 var renamed = node
                 renamed.predicate = .relatedTo(object: .value(.pointer(Pointer(className: name, objectId: owner.objectId))), key: key)
                 return renamed
+            case .relationHolds(let key, let className, let object):
+                let name = canonical(className)
+                guard name != className else { return nil }
+                var renamed = node
+                renamed.predicate = .relationHolds(key: key, className: name, object: object)
+                return renamed
             // Entered by the traversal, or naming no class.
             case .and, .or, .not, .elementMatch, .relatedTo, .constant, .aclGrants, .compare, .in, .all, .size, .exists, .regex,
                  .like, .prefix, .text, .containedBy, .type, .modulo, .fullText, .near, .withinBox, .withinPolygon,

@@ -239,6 +239,14 @@ public indirect enum Predicate: Hashable, Sendable {
     case inQuery(FieldPath, query: Query, negated: Bool)
     /// `related key to pointer('C','id')` (top-level `$relatedTo`).
     case relatedTo(object: Term, key: String)
+    /// The object's relation `key` holds `object` (a Pointer once bound):
+    /// the join table `_Join:<key>:<className>` has a row whose `owningId` is
+    /// the object's objectId and whose `relatedId` is the Pointer's. No query
+    /// language writes it: ``Query/resolvingRelationKeys(hasTable:)`` makes
+    /// it of a relation key's comparison with a Pointer, where the storage
+    /// shows the key is a relation, and the texts print it as that equality
+    /// (`users = pointer('_User', 'u1')`).
+    case relationHolds(key: String, className: String, object: Term)
 
     // MARK: Access control
     /// The object's `ACL` grants `right` to one of `grantees` (``ACLRule``;

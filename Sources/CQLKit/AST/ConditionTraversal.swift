@@ -52,7 +52,7 @@ extension Condition {
         case .select(_, _, let sub, _), .inQuery(_, let sub, _):
             if descent.contains(.subqueries), let inner = sub.condition { try inner.forEach(entering: descent, visit) }
         case .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy, .type, .modulo,
-             .fullText, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
+             .fullText, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
             break
         }
     }
@@ -76,7 +76,7 @@ extension Condition {
             guard descent.contains(.subqueries), let inner = sub.condition else { return false }
             return try inner.contains(entering: descent, where: test)
         case .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy, .type, .modulo,
-             .fullText, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
+             .fullText, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
             return false
         }
     }
@@ -112,7 +112,7 @@ extension Condition {
                 }
             }
         case .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy, .type, .modulo,
-             .fullText, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
+             .fullText, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
             break
         }
         return try rewrite(node ?? self) ?? node
@@ -137,7 +137,7 @@ extension Condition {
         switch predicate {
         case .select(_, _, let sub, _), .inQuery(_, let sub, _): return sub
         case .and, .or, .not, .elementMatch, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text,
-             .containedBy, .type, .modulo, .fullText, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon,
+             .containedBy, .type, .modulo, .fullText, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox, .withinPolygon,
              .withinCenterSphere, .geoIntersects:
             return nil
         }
@@ -149,6 +149,7 @@ extension Condition {
         switch predicate {
         case .select(_, _, let sub, _), .inQuery(_, let sub, _): return .subquery(sub)
         case .relatedTo(let owner, let key): return .relation(owner: owner, key: key)
+        case .relationHolds(let key, let className, _): return .ownRelation(className: className, key: key)
         case .and, .or, .not, .elementMatch, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text,
              .containedBy, .type, .modulo, .fullText, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere,
              .geoIntersects:
@@ -168,7 +169,7 @@ extension Condition {
             guard let new = try replace(sub) else { return nil }
             node.predicate = .inQuery(path, query: new, negated: negated)
         case .and, .or, .not, .elementMatch, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text,
-             .containedBy, .type, .modulo, .fullText, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon,
+             .containedBy, .type, .modulo, .fullText, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox, .withinPolygon,
              .withinCenterSphere, .geoIntersects:
             return nil
         }
@@ -193,6 +194,11 @@ public enum OutsideRead: Hashable, Sendable {
     /// `$relatedTo`: the relation `key` of the object `owner` (a Pointer
     /// once bound), read from its join table.
     case relation(owner: Term, key: String)
+    /// A relation key's comparison with a Pointer
+    /// (``Predicate/relationHolds(key:className:object:)``): the relation
+    /// `key` of the tested object itself, of class `className`, read from
+    /// its join table.
+    case ownRelation(className: String, key: String)
 }
 
 extension Query {

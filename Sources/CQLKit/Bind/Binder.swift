@@ -199,7 +199,7 @@ final class BindingContext {
         case .elementMatch(let path, let inner): return Condition(.elementMatch(path, try bind(inner)), range: c.range)
         case .select, .inQuery: return Condition(try bindSubquery(c.predicate), range: c.range)
         case .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy, .type,
-             .modulo, .fullText, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere,
+             .modulo, .fullText, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere,
              .geoIntersects: return Condition(try bindLeaf(c.predicate, range: c.range), range: c.range)
         }
     }
@@ -218,7 +218,7 @@ final class BindingContext {
         case .select(let path, let key, let q, let negated): return .select(path, key: key, query: try bind(q), negated: negated)
         case .inQuery(let path, let q, let negated): return .inQuery(path, query: try bind(q), negated: negated)
         case .and, .or, .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text,
-             .containedBy, .elementMatch, .type, .modulo, .fullText, .relatedTo, .aclGrants, .near, .withinBox,
+             .containedBy, .elementMatch, .type, .modulo, .fullText, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox,
              .withinPolygon, .withinCenterSphere, .geoIntersects: return p
         }
     }
@@ -248,6 +248,8 @@ final class BindingContext {
             }
             p = .regex(path, pattern: b, options: opts)
         case .modulo(let path, let d, let m): p = .modulo(path, divisor: try bind(d, fallback: r), remainder: try bind(m, fallback: r))
+        case .relationHolds(let key, let className, let t):
+            p = .relationHolds(key: key, className: className, object: try bind(t, fallback: r))
         case .relatedTo(let t, let key):
             let b = try bind(t, fallback: r)
             if case .value(let v) = b { try OperandChecks.pointer(v, range: BindingContext.range(of: t, fallback: r)) }

@@ -49,7 +49,7 @@ enum PlaceholderScan {
         case .elementMatch(_, let inner): visit(inner, f)
         case .constant, .exists, .text, .type, .fullText, .prefix, .aclGrants: break
         case .compare(_, _, let t), .size(_, let t), .regex(_, let t, _), .like(_, let t),
-             .relatedTo(let t, _), .geoIntersects(_, let t):
+             .relatedTo(let t, _), .relationHolds(_, _, let t), .geoIntersects(_, let t):
             visit(t, f)
         case .in(_, let items, _), .all(_, let items), .containedBy(_, let items), .withinPolygon(_, let items):
             for x in items { visit(x, f) }

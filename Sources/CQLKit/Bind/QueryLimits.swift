@@ -111,7 +111,7 @@ private struct LimitWalk {
             try self.pattern(.value(.string(text)), "text pattern", c)
         case .select(_, _, let q, _), .inQuery(_, let q, _):
             try query(q, depth: d, subqueryDepth: subqueryDepth + 1)
-        case .constant, .compare, .size, .exists, .prefix, .type, .modulo, .fullText, .relatedTo, .aclGrants, .near,
+        case .constant, .compare, .size, .exists, .prefix, .type, .modulo, .fullText, .relatedTo, .relationHolds, .aclGrants, .near,
              .withinBox, .withinCenterSphere, .geoIntersects:
             break
         }

@@ -62,7 +62,7 @@ enum UnchangedByBinding {
         case .regex(_, let t, let options):
             guard case .value(.string(let s)) = t else { return false }
             return !hasOptionGroup(s) && isSortedWithoutRepeats(options)
-        case .relatedTo, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
+        case .relatedTo, .relationHolds, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
             return false
         }
     }

@@ -40,7 +40,7 @@ public struct CanonicalPrefix: ConditionRule {
         case .regex(let path, .value(.string(let pattern)), let options) where options.utf8.allSatisfy({ $0 == UInt8(ascii: "s") }):
             return CanonicalPrefix.regexPrefix(pattern).map { Condition(.prefix(path, $0), range: c.range) }
         case .and, .or, .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text,
-             .containedBy, .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near,
+             .containedBy, .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .near,
              .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
             return nil
         }

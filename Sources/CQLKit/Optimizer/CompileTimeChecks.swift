@@ -48,7 +48,7 @@ public enum CompileTimeChecks {
         case .geoIntersects(_, let point):
             try geoPoint(point, "'$geoIntersects'", r)
         case .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy, .type,
-             .modulo, .fullText, .relatedTo, .aclGrants:
+             .modulo, .fullText, .relatedTo, .relationHolds, .aclGrants:
             break
         }
     }

@@ -112,7 +112,7 @@ public struct ConditionFeatures: OptionSet, Hashable, Sendable {
         case .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects: insert(.geoOperand)
         case .select(_, _, let query, _), .inQuery(_, let query, _):
             if let inner = query.condition { _ = visit(inner) }
-        case .size, .exists, .prefix, .text, .containedBy, .type, .modulo, .fullText, .relatedTo, .aclGrants: break
+        case .size, .exists, .prefix, .text, .containedBy, .type, .modulo, .fullText, .relatedTo, .relationHolds, .aclGrants: break
         }
         return Operand(kind: kind)
     }
@@ -222,7 +222,7 @@ public struct ConditionFeatures: OptionSet, Hashable, Sendable {
             case .or(let inner) where isAnd: return kinds(of: inner)
             case .and(let inner) where !isAnd: return kinds(of: inner)
             case .and, .or, .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text,
-                 .containedBy, .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants,
+                 .containedBy, .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants,
                  .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects: return c.predicate.featureKind
             }
         }
@@ -307,6 +307,7 @@ extension Predicate {
         case .withinCenterSphere: return 1 << 34
         case .geoIntersects: return 1 << 35
         case .aclGrants: return 1 << 36
+        case .relationHolds: return 1 << 37
         }
     }
 }

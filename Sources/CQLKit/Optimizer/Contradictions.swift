@@ -36,7 +36,7 @@ public struct Contradictions: ConditionRule {
         case .or(let items):
             if hasComplementPair(items) { return Condition(.constant(true), range: c.range) }
         case .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
-             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox,
              .withinPolygon, .withinCenterSphere, .geoIntersects: break
         }
         return nil

@@ -43,7 +43,7 @@ public struct EqualitiesToIn: ConditionRule {
         case .compare(_, let op, let t) where op == (negated ? .notEqual : .equal): terms = [t]
         case .in(_, let ts, let n) where n == negated: terms = ts
         case .and, .or, .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text,
-             .containedBy, .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near,
+             .containedBy, .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .near,
              .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects: return nil
         }
         for t in terms {
@@ -57,7 +57,7 @@ public struct EqualitiesToIn: ConditionRule {
         switch item.predicate {
         case .compare(let p, _, _), .in(let p, _, _): return p
         case .and, .or, .not, .constant, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
-             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox,
              .withinPolygon, .withinCenterSphere, .geoIntersects: return nil
         }
     }

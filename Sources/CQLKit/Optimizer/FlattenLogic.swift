@@ -25,7 +25,7 @@ public struct FlattenLogic: ConditionRule {
             guard items.contains(where: { if case .or = $0.predicate { return true } else { return false } }) else { return nil }
             return Condition(.or(items.flatMap(Operands.disjuncts)), range: c.range)
         case .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
-             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox,
              .withinPolygon, .withinCenterSphere, .geoIntersects:
             return nil
         }

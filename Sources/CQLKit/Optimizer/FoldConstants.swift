@@ -57,7 +57,7 @@ public struct FoldConstants: OptimizerRule, ConditionRule {
         case .all(_, let terms) where terms.isEmpty:
             return Condition(.constant(false), range: r)
         case .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
-             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox,
              .withinPolygon, .withinCenterSphere, .geoIntersects:
             return nil
         }

@@ -31,7 +31,7 @@ public struct MergeBounds: ConditionRule {
         case .and(let items): return merge(items, tighter: true, range: c.range) { Condition(.and($0), range: $1) }
         case .or(let items): return merge(items, tighter: false, range: c.range) { Condition(.or($0), range: $1) }
         case .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
-             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox,
              .withinPolygon, .withinCenterSphere, .geoIntersects: return nil
         }
     }

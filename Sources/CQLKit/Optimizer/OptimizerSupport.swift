@@ -46,7 +46,7 @@ enum ExactNegation {
         case .inQuery(let path, let query, let negated):
             return Condition(.inQuery(path, query: query, negated: !negated), range: r)
         case .and, .or, .compare, .all, .size, .regex, .like, .prefix, .text, .containedBy, .elementMatch, .type,
-             .modulo, .fullText, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere,
+             .modulo, .fullText, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere,
              .geoIntersects: return nil
         }
     }

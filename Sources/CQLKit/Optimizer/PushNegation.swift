@@ -38,7 +38,7 @@ public struct PushNegation: ConditionRule {
             guard let negated = all(items) else { return nil }
             return Condition(.and(negated), range: range)
         case .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
-             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox,
              .withinPolygon, .withinCenterSphere, .geoIntersects:
             return ExactNegation.negate(inner).map { var n = $0; n.range = n.range ?? range; return n }
         }

@@ -29,7 +29,7 @@ public struct RemoveDuplicates: ConditionRule {
         case .or(let items):
             return prune(items, inner: Operands.conjuncts, range: c.range) { Condition(.or($0), range: $1) }
         case .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
-             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox,
              .withinPolygon, .withinCenterSphere, .geoIntersects:
             return nil
         }
@@ -46,7 +46,7 @@ public struct RemoveDuplicates: ConditionRule {
                 let parts = inner(item)
                 if parts.count != 1 || parts[0] != item { return false }
             case .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
-                 .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near,
+                 .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .near,
                  .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects: break
             }
             for other in items[..<i] where other == item { return false }

@@ -103,7 +103,7 @@ public struct SingletonIn: OptimizerRule {
             guard unique.count != terms.count else { return nil }
             node.predicate = .in(path, unique, negated: negated)
         case .constant, .compare, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy, .elementMatch,
-             .type, .modulo, .fullText, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere,
+             .type, .modulo, .fullText, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere,
              .geoIntersects: return nil
         }
         return node
@@ -135,7 +135,7 @@ public struct SingletonIn: OptimizerRule {
              .near(let p, _, _, _), .withinBox(let p, _, _), .withinPolygon(let p, _), .withinCenterSphere(let p, _, _),
              .geoIntersects(let p, _):
             return p
-        case .and, .or, .not, .constant, .select, .inQuery, .relatedTo, .aclGrants:
+        case .and, .or, .not, .constant, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants:
             return nil
         }
     }

@@ -176,6 +176,9 @@ extension API {
             switch node.predicate {
             case .and, .or, .not: break  // entered by the traversal
             case .constant, .aclGrants: break
+            case .relationHolds(let key, _, _):
+                // Made by the server of a comparison of the key (ServerStorage.find): refused as that comparison would be.
+                try Self.refuseHidden(FieldPath([key]), hidden, className)
             case .relatedTo(let object, _):
                 // The members of a relation are read through its owner: the owner's class must grant get.
                 if case .value(.pointer(let owner)) = object { try requirePermission(.get, owner.className, grantees: grantees, snapshot: snapshot) }

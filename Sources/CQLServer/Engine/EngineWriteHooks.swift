@@ -41,7 +41,7 @@ struct EngineWriteHooks: WriteHooks {
 
     func beforeWrite(_ write: inout PendingWrite) async throws(APIError) {
         let hook = Self.hooks(write.kind).before
-        guard !write.ignoresHooks, engine.has(hook, className: write.className) else { return }
+        guard !write.skippedHooks.skips(hook.rawValue), engine.has(hook, className: write.className) else { return }
         var object: [String: Value]
         switch write.kind {
         case .create: object = write.fields
@@ -57,7 +57,9 @@ struct EngineWriteHooks: WriteHooks {
         // beforeSave's answer is what is created; beforeUpdate's changes are not saved (LeanCloud's documented behavior).
         guard write.kind == .create, case .object(let changed) = answer else { return }
         var fields: [String: Value] = [:]
-        for (key, value) in changed where !Self.serverKeys.contains(key) {
+        // The engine never saw `_User`'s secrets (``shown(_:_:)``): they are kept as they were, never dropped by its answer.
+        if write.className == "_User" { for key in Self.secretKeys { fields[key] = write.fields[key] } }
+        for (key, value) in changed where !Self.serverKeys.contains(key) && !(write.className == "_User" && Self.secretKeys.contains(key)) {
             do { fields[key] = try value.decodingTypedValues() } catch {
                 throw APIError(status: 502, code: 1, "Cloud Code engine error: beforeSave of \(write.className) answered '\(key)' as \(error.shortDescription)")
             }
@@ -66,10 +68,9 @@ struct EngineWriteHooks: WriteHooks {
     }
 
     func afterWrite(_ write: CommittedWrite) async {
-        guard !write.ignoresHooks else { return }
         for change in write.changes {
             let hook: EngineHook = change.before == nil ? .afterSave : change.after == nil ? .afterDelete : .afterUpdate
-            guard engine.has(hook, className: change.className), var object = change.after ?? change.before else { continue }
+            guard !write.skippedHooks.skips(hook.rawValue), engine.has(hook, className: change.className), var object = change.after ?? change.before else { continue }
             if hook == .afterUpdate, let before = change.before, let after = change.after {
                 let changed = Set(before.keys).union(after.keys).filter { before[$0] != after[$0] && $0 != "updatedAt" }
                 object["_updatedKeys"] = .array(changed.sorted().map { .string($0) })

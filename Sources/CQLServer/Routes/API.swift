@@ -21,6 +21,8 @@ public struct API: Sendable {
     public let files: FileStore?
     /// The app's cloud engine; nil: no cloud functions, no hooks.
     public let engine: CloudEngine?
+    /// LiveQuery's subscriptions; nil: its routes answer 404.
+    public let liveQuery: LiveQueryHub?
     /// Finds answered lately, kept prepared.
     let finds = PreparedFinds()
     /// Every class's class-level permissions, kept.
@@ -31,13 +33,14 @@ public struct API: Sendable {
     var clock: @Sendable () -> DateValue = { DateValue.now }
 
     public init(storage: ServerStorage, passwords: Passwords = Passwords(), throttle: LoginThrottle = LoginThrottle(), files: FileStore? = nil,
-                pipeline: WritePipeline = WritePipeline(), engine: CloudEngine? = nil) {
+                pipeline: WritePipeline = WritePipeline(), liveQuery: LiveQueryHub? = nil, engine: CloudEngine? = nil) {
         self.storage = storage
         self.pipeline = pipeline
         self.passwords = passwords
         self.throttle = throttle
         self.files = files
         self.engine = engine
+        self.liveQuery = liveQuery
     }
 
     /// Answers one request; a failure is an ``APIError`` (code and status).
@@ -94,6 +97,9 @@ public struct API: Sendable {
         case ("POST", "batch", 1): return try await batch(r)
         case ("GET", "cloudQuery", 1), ("POST", "cloudQuery", 1): return try await cloudQuery(r)
         case ("GET", "scan", 3) where s[1] == "classes": return try await scan(r, className: try Self.className(s[2]))
+        case ("POST", "LiveQuery", 2) where s[1] == "subscribe": return try await liveQuerySubscribe(r)
+        case ("POST", "LiveQuery", 2) where s[1] == "unsubscribe": return try liveQueryUnsubscribe(r)
+        case ("POST", "LiveQuery", 3) where s[1] == "subscribe" && s[2] == "ping": return try liveQueryPing(r)
         case ("GET", "date", 1): return APIResponse(body: .date(clock()).restJSON)
         case ("GET", "functions", 3) where s[1] == "_ops" && s[2] == "metadatas", ("POST", "functions", 3) where s[1] == "_ops" && s[2] == "metadatas":
             return try await engineMetadata(r)
@@ -158,6 +164,10 @@ public struct API: Sendable {
                 guard !key.isEmpty, !key.contains(":"), !key.utf8.contains(0) else {
                     throw APIError.invalidQuery("$relatedTo: '\(key)' is not a key")
                 }
+            case .ownRelation(let owner, let key)?:
+                // The server makes these of the caller's comparisons (ServerStorage.find); checked as `$relatedTo`'s are.
+                _ = try className(owner)
+                guard !key.isEmpty, !key.contains(":"), !key.utf8.contains(0) else { throw APIError.invalidQuery("'\(key)' is not a key") }
             case .relation?, nil: break
             }
         }

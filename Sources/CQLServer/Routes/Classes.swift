@@ -21,7 +21,7 @@ extension API {
             r.decodeQuery()
             try Self.checkParameterNames(r, segments: ["classes", className])
             let query = try Self.query(r, className: className, where: try r.json("where"), names: Self.findParameters, limit: true)
-            return PreparedFinds.Made(query: try Self.prepared(query, for: r.grantees), returnACL: query.returnACL, countAsked: query.count != .none,
+            return PreparedFinds.Made(query: try Self.prepared(query, as: r.caller), returnACL: query.returnACL, countAsked: query.count != .none,
                                       cacheable: Binder.isUnchangedByBinding(query))
         }
         // Class-level permissions on what the query reads (sub-queries, protected keys): per request, kept queries included.
@@ -40,7 +40,7 @@ extension API {
     func get(_ r: APIRequest, className: String, objectId: String) async throws -> APIResponse {
         let query = try Self.query(r, className: className, where: .object(["objectId": .string(objectId)]),
                                    names: ["keys", "include", "returnACL"], limit: false)
-        let result = try await find(try Self.prepared(query, for: r.grantees), grantees: r.grantees, storedText: r.writesBody)
+        let result = try await find(try Self.prepared(query, as: r.caller), grantees: r.grantees, storedText: r.writesBody)
         return try await body(of: result, className: query.className, returnACL: query.returnACL, grantees: r.grantees, single: true,
                               countAsked: false)
     }
@@ -51,13 +51,13 @@ extension API {
         let body = try CreateBody(try Self.objectBody(r))
         if className == "_Role" { try await checkNewRole(body.values) }
         let now = clock(), id = StatementExecutor.randomObjectId()
-        let insert = try Self.statement(["method": "POST", "path": .string("/1.1/classes/\(className)"), "body": .object(body.values)], now: now, identity: r.identity)
+        let insert = try Self.statement(try RESTReader.create(className: className, body: body.values), now: now, identity: r.identity)
         // Relations are rows of their own: added once the object exists, in
         // the same transaction (all or nothing), by an update made (and
         // checked) before anything is written.
         let relations = body.relationOps.isEmpty ? nil : try Self.statement(
-            ["method": "PUT", "path": .string("/1.1/classes/\(className)/\(id)"), "body": .object(body.relationOps)], now: now, identity: r.identity)
-        let result = try await storage.write(insert, now: now, objectId: id, then: relations)
+            try RESTReader.update(className: className, objectId: id, body: body.relationOps), now: now, identity: r.identity)
+        let result = try await write(insert, r, now: now, objectId: id, then: relations)
         guard let created = result.changes.first, let object = created.after else {
             throw APIError.internalError("the insert created no object")
         }
@@ -86,11 +86,10 @@ extension API {
         // A user setting its own password (an anonymous user registering): stored hashed.
         let settingPassword = className == "_User" && body["password"] != nil
         if settingPassword { body = try await withHashedPassword(body, r, objectId: objectId) }
-        var request: [String: Value] = ["method": "PUT", "path": .string("/1.1/classes/\(className)/\(objectId)"), "body": .object(body)]
-        if let condition { request["where"] = condition }
         let fetch = r.flag("fetchWhenSave") || r.flag("new")
-        let statement = try Self.statement(request, now: now, identity: r.identity, settingPassword: settingPassword)
-        let result = try await guardedWrite(statement, r, now: now, readBack: fetch)
+        let statement = try Self.statement(try RESTReader.update(className: className, objectId: objectId, body: body, where: condition),
+                                           now: now, identity: r.identity, settingPassword: settingPassword)
+        let result = try await write(statement, r, now: now, readBack: fetch)
         var answer: [String: Value] = ["objectId": .string(objectId), "updatedAt": .string(ISODate.format(now))]
         if fetch, let after = result.changes.first?.after {
             let shown = try await output([after], className: className, returnACL: true, grantees: r.grantees)[0].objectValue ?? [:]
@@ -107,12 +106,12 @@ extension API {
         if let condition { conditions.append(condition) }
         _ = try await writeCondition(r, className: className, objectId: objectId, verb: "update")
         let exists = try await storage.find(try Self.prepared(try WhereJSONReader.read(
-            .object(["className": .string(className), "where": .object(["objectId": .string(objectId)])])), for: r.grantees))
+            .object(["className": .string(className), "where": .object(["objectId": .string(objectId)])])), as: r.caller))
         guard let object = exists.objects.first else {
             throw APIError.notFound("101 Object not found: \(className) '\(objectId)'")
         }
         let holds = try await find(try Self.prepared(try WhereJSONReader.read(
-            .object(["className": .string(className), "where": .object(["$and": .array(conditions)])])), for: r.grantees),
+            .object(["className": .string(className), "where": .object(["$and": .array(conditions)])])), as: r.caller),
             grantees: r.grantees, countOnly: true)
         if holds.count == 0 {
             throw APIError(code: 305, "305 No effect on updating a document: the condition does not hold for \(className) '\(objectId)'")
@@ -128,10 +127,11 @@ extension API {
         }
         let condition = try r.json("where")
         let now = clock()
-        for id in objectIds.split(separator: ",", omittingEmptySubsequences: false) {
-            var request: [String: Value] = ["method": "DELETE", "path": .string("/1.1/classes/\(className)/\(id)")]
-            if let condition { request["where"] = condition }
-            _ = try await guardedWrite(try Self.statement(request, now: now, identity: r.identity), r, now: now)
+        for id in objectIds.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+            // (An empty id, as in `a,,b`: the answer it always had.)
+            if id.isEmpty { throw QueryError(.syntax, "empty segment in the path '/1.1/classes/\(className)/'", path: "path") }
+            _ = try await write(try Self.statement(try RESTReader.delete(className: className, objectId: id, where: condition), now: now, identity: r.identity),
+                                r, now: now)
             // A deleted user's sessions end with it.
             if className == "_User" { try await storage.retireSessions(of: String(id)) }
         }
@@ -156,21 +156,13 @@ extension API {
         return try WhereJSONReader.read(.object(request))
     }
 
-    /// A query ready for the storage: bound (time functions resolved) and
-    /// optimized, as `cql run` prepares it.
-    static func prepared(_ query: Query) throws -> Query {
-        let query = ClassNames.canonical(query)
-        try checkSubqueryClasses(query.condition)
-        try checkSecretKeys(query)
-        return try Optimizer.optimize(try Binder.bind(query, parameters: [], now: .now))
-    }
-
-    /// A write request read by the library's REST reader and bound.
+    /// A client's write (read by the library's REST reader: `RESTReader.create`,
+    /// `update`, `delete`), bound and checked.
     /// `settingPassword`: the update's `password` and `salt` were set by
-    /// ``withHashedPassword(_:_:objectId:passwords:)``, and are not checked
+    /// ``withHashedPassword(_:_:objectId:)``, and are not checked
     /// as a client's.
-    static func statement(_ request: [String: Value], now: DateValue, identity: Identity, settingPassword: Bool = false) throws -> Statement {
-        let s = ClassNames.canonical(try Binder.bind(try RESTReader.read(.object(request)), parameters: [], now: now))
+    static func statement(_ read: Statement, now: DateValue, identity: Identity, settingPassword: Bool = false) throws -> Statement {
+        let s = ClassNames.canonical(try Binder.bind(read, parameters: [], now: now))
         guard settingPassword, case .update(var checked) = s else {
             try checkStatement(s, identity: identity)
             return s

@@ -68,8 +68,8 @@ extension API {
 
     /// `DELETE /1.1/files/<id>`: the object, then its bytes.
     func deleteFileRoute(_ r: APIRequest, objectId: String) async throws -> APIResponse {
-        let stored = try await storage.find(try Optimizer.optimize(try Binder.bind(
-            try WhereJSONReader.read(.object(["className": "_File", "where": .object(["objectId": .string(objectId)])])), parameters: [])))
+        let stored = try await storage.find(try Self.prepared(
+            try WhereJSONReader.read(.object(["className": "_File", "where": .object(["objectId": .string(objectId)])])), as: .master))
         let answer = try await delete(r, className: "_File", objectIds: objectId)
         if let key = stored.objects.first?["key"]?.stringValue { files?.remove(key) }
         return answer
@@ -81,7 +81,7 @@ extension API {
         guard let files, FileStore.isKey(key) else { return nil }
         do {
             let query = try WhereJSONReader.read(.object(["className": "_File", "where": .object(["key": .string(key)]), "limit": 1]))
-            guard let file = try await storage.find(try Optimizer.optimize(try Binder.bind(query, parameters: []))).objects.first,
+            guard let file = try await storage.find(try Self.prepared(query, as: .master)).objects.first,
                   let bytes = files.read(key) else { return nil }
             return (bytes, Self.mimeType(file["mime_type"]?.stringValue, name: key))
         } catch {
@@ -99,9 +99,8 @@ extension API {
     func createFile(_ values: [String: Value], _ r: APIRequest) async throws -> (id: String, createdAt: Value) {
         let now = clock()
         // The server's own row: its key and url are the ones it made (checkFileKeys refuses a client's).
-        let insert = try Binder.bind(try RESTReader.read(.object(["method": "POST", "path": "/1.1/classes/_File", "body": .object(values)])),
-                                     parameters: [], now: now)
-        guard let change = try await storage.write(insert, now: now).changes.first else { throw APIError.internalError("the insert created no file") }
+        let insert = try Binder.bind(try RESTReader.create(className: "_File", body: values), parameters: [], now: now)
+        guard let change = try await write(insert, r, now: now).changes.first else { throw APIError.internalError("the insert created no file") }
         return (change.objectId, change.after?["createdAt"] ?? .null)
     }
 

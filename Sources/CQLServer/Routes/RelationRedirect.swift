@@ -51,7 +51,7 @@ extension API {
     /// may read the owner; nil when it cannot, or the key holds no relation.
     func relationTarget(of className: String, _ ownerId: String, key: String, grantees: [String]?) async throws -> String? {
         let query = try WhereJSONReader.read(.object(["className": .string(className), "where": .object(["objectId": .string(ownerId)])]))
-        let found = try await find(try Self.prepared(query, for: grantees), grantees: grantees)
+        let found = try await find(try Self.prepared(query, as: QueryCaller(grantees: grantees)), grantees: grantees)
         let owners = try await hidingUnreadable(try await permitted(found.objects, className: className, grantees: grantees), grantees: grantees)
         guard case .relation(let target)? = owners.first?[key] else { return nil }
         return target

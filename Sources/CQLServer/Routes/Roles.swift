@@ -22,7 +22,7 @@ extension API {
         }
         let query = Query(className: "_Role", keys: [SelectedKey("objectId")],
                           condition: Condition(.compare("name", .equal, .value(.string(name)))), limit: .value(.int(1)))
-        if !(try await storage.find(try Self.prepared(query, for: nil)).objects.isEmpty) {
+        if !(try await storage.find(try Self.prepared(query, as: .master)).objects.isEmpty) {
             throw APIError(code: 137, "a role named '\(name)' already exists")
         }
     }

@@ -47,7 +47,7 @@ extension API {
         // `keys` and `include` as a find takes them (`cql pull` asks only objectIds, to find deletions).
         for name in ["keys", "include"] { if let v = r.text(name), !v.isEmpty { request[name] = .string(v) } }
         if !conditions.isEmpty { request["where"] = conditions.count == 1 ? conditions[0] : .object(["$and": .array(conditions)]) }
-        let objects = try await storage.find(try Self.prepared(try WhereJSONReader.read(.object(request)))).objects
+        let objects = try await storage.find(try Self.prepared(try WhereJSONReader.read(.object(request)), as: .master)).objects
         var next: Value = .null
         if objects.count == limit {
             let token = scanKey == "objectId" ? (objects.last?["objectId"]?.stringValue ?? "") : String(skip + limit)

@@ -22,7 +22,7 @@ extension API {
     }
 
     func schema(of className: String) async throws -> [String: Value] {
-        let objects = try await storage.find(try Self.prepared(try WhereJSONReader.read(.object(["className": .string(className)])))).objects
+        let objects = try await storage.find(try Self.prepared(try WhereJSONReader.read(.object(["className": .string(className)])), as: .master)).objects
         var keys: [String: Value] = [:]
         for o in objects {
             for (key, value) in o where keys[key] == nil && value != .null {

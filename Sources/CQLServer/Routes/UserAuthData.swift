@@ -26,7 +26,7 @@ extension API {
     func authDataLogin(_ r: APIRequest, body: CreateBody, authData: Value) async throws -> APIResponse {
         let (platform, idKey, id) = try Self.authDataIdentity(authData, isMaster: r.identity.isMaster)
         if let user = try await user(where: "authData.\(platform).\(idKey)", is: .string(id)), case .string(let userId)? = user["objectId"] {
-            let token = try await newSession(for: userId, now: clock(), retiringOthers: false, newPassword: nil)
+            let token = try await newSession(for: userId, now: clock(), retiringOthers: false, newPassword: nil, r)
             return APIResponse(body: .object(try await userAnswer(user, token: token)))
         }
         if r.flag("failOnNotExist") { throw Self.noSuchUser }

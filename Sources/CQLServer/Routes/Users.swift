@@ -64,16 +64,15 @@ extension API {
         if let password { values["password"] = .string(try await passwords.hash(password)) }
         for key in Self.verifiedUserKeys where values[key] == nil { values[key] = false }
         if values["ACL"] == nil { values["ACL"] = Self.defaultUserACL(id) }
-        let insert = try Binder.bind(try RESTReader.read(.object(["method": "POST", "path": "/1.1/classes/_User", "body": .object(values)])),
-                                     parameters: [], now: now)
+        let insert = try Binder.bind(try RESTReader.create(className: "_User", body: values), parameters: [], now: now)
         // The storage keeps the names unique (202, 203, 214: ServerStorage.uniqueKeys).
         let outcome = LockedValue("")
         // Relations are rows of their own, added once the user exists (by
         // the user), in the same transaction.
         let relations = body.relationOps.isEmpty ? nil : try Self.statement(
-            ["method": "PUT", "path": .string("/1.1/classes/_User/\(id)"), "body": .object(body.relationOps)],
+            try RESTReader.update(className: "_User", objectId: id, body: body.relationOps),
             now: now, identity: Identity(isMaster: r.identity.isMaster, userId: id))
-        let result = try await storage.write(insert, now: now, objectId: id, before: { session throws(QueryError) in
+        let result = try await write(insert, r, now: now, objectId: id, before: { session throws(QueryError) in
             outcome.value = try ServerStorage.addSession(for: id, now: now, in: session)
         }, then: relations)
         let token = outcome.value
@@ -103,7 +102,7 @@ extension API {
         let rehash = try await checkPassword(password, of: user, id: id)
         try await checkOnLogin(user)
         let now = clock()
-        let token = try await newSession(for: id, now: now, retiringOthers: false, newPassword: rehash ? password : nil)
+        let token = try await newSession(for: id, now: now, retiringOthers: false, newPassword: rehash ? password : nil, r)
         return APIResponse(body: .object(try await userAnswer(user, token: token)))
     }
 
@@ -123,7 +122,7 @@ extension API {
         try Self.requireKnownSession(r)
         guard r.identity.isMaster || r.identity.userId == userId else { throw Self.userCannotBeAltered }
         guard let user = try await user(where: "objectId", is: .string(userId)) else { throw Self.noSuchUser }
-        let token = try await newSession(for: userId, now: clock(), retiringOthers: true, newPassword: nil)
+        let token = try await newSession(for: userId, now: clock(), retiringOthers: true, newPassword: nil, r)
         return APIResponse(body: .object(try await userAnswer(user, token: token)))
     }
 
@@ -141,7 +140,7 @@ extension API {
         guard let user = try await user(where: "objectId", is: .string(userId)) else { throw Self.noSuchUser }
         _ = try await checkPassword(old, of: user, id: userId)
         let now = clock()
-        let token = try await newSession(for: userId, now: now, retiringOthers: true, newPassword: new)
+        let token = try await newSession(for: userId, now: now, retiringOthers: true, newPassword: new, r)
         // LeanCloud's answer: the user's id, its new updatedAt and token.
         return APIResponse(body: .object(["objectId": .string(userId), "updatedAt": .string(ISODate.format(now)), "sessionToken": .string(token)]))
     }
@@ -192,27 +191,26 @@ extension API {
     }
 
     /// A new session of `userId`, with `newPassword` hashed and stored (and
-    /// LeanCloud's `salt` removed) in the same transaction.
-    func newSession(for userId: String, now: DateValue, retiringOthers: Bool, newPassword: String?) async throws -> String {
+    /// LeanCloud's `salt` removed) in the same transaction: the server's own
+    /// write for `r` (its route verified the old password or the login).
+    func newSession(for userId: String, now: DateValue, retiringOthers: Bool, newPassword: String?, _ r: APIRequest) async throws -> String {
         guard let newPassword else { return try await storage.newSession(for: userId, now: now, retiringOthers: retiringOthers) }
         let hash = try await passwords.hash(newPassword)
-        let update = try Binder.bind(try RESTReader.read(.object([
-            "method": "PUT", "path": .string("/1.1/classes/_User/\(userId)"),
-            "body": .object(["password": .string(hash), "salt": .object(["__op": "Delete"])]),
-        ])), parameters: [], now: now)
+        let update = try Binder.bind(try RESTReader.update(className: "_User", objectId: userId,
+                                                           body: ["password": .string(hash), "salt": .object(["__op": "Delete"])]),
+                                     parameters: [], now: now)
         let token = LockedValue("")
-        _ = try await storage.write(update, now: now) { session throws(QueryError) in
+        _ = try await write(update, r, now: now, guards: .server, before: { session throws(QueryError) in
             if retiringOthers { try ServerStorage.deleteSessions(of: userId, in: session) }
             token.value = try ServerStorage.addSession(for: userId, now: now, in: session)
-        }
+        })
         return token.value
     }
 
     /// The `_User` whose `key` equals `value` (no ACL: the server's own
     /// lookup), or nil.
     func user(where key: String, is value: Value) async throws -> [String: Value]? {
-        let query = try Optimizer.optimize(try Binder.bind(try userQuery(key, value), parameters: []))
-        return try await storage.find(query).objects.first
+        return try await storage.find(try Self.prepared(try userQuery(key, value), as: .master)).objects.first
     }
 
     func userQuery(_ key: String, _ value: Value) throws -> Query {

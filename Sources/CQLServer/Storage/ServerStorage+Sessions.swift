@@ -48,10 +48,7 @@ extension ServerStorage {
 
     /// Deletes every session of `userId` inside a write transaction.
     static func deleteSessions(of userId: String, in session: any SQLWriteSession) throws(QueryError) {
-        let table = "\"\(sessionTable)\""
-        let storage = session.dialect.storage
-        let sql = "DELETE FROM \(table) WHERE \(storage.textAtKey("user")) = \(storage.textArgument(1))"
-        try session.execute(SQLStatement(sql: sql, arguments: [.string(userId)]))
+        try session.execute(try SessionRows.deleteSessions(of: userId, table: sessionTable, dialect: session.dialect))
     }
 
     /// A new session of `userId`; with `retiringOthers`, the user's other
@@ -70,10 +67,9 @@ extension ServerStorage {
 
     /// The `_User` objectId a token belongs to, or nil.
     func sessionUser(_ token: String) async throws -> String? {
+        let hash = Self.sessionHash(token)
         let docs = try await read { db throws(QueryError) in
-            let (column, placeholder) = (db.dialect.storage.documentText, db.dialect.storage.textArgument(1))
-            return try db.documents(SQLStatement(sql: "SELECT \(column) FROM \"\(Self.sessionTable)\" WHERE \"objectId\" = \(placeholder)",
-                                                 arguments: [.string(Self.sessionHash(token))]))
+            try db.documents(try SessionRows.session(hash: hash, table: Self.sessionTable, dialect: db.dialect))
         }
         guard let doc = docs.first, case .string(let user)? = try DataFiles.object(json: doc)["user"] else { return nil }
         return user

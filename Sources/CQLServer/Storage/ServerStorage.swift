@@ -10,7 +10,7 @@ import NIOPosix
 ///
 /// Every call goes through the library paths `cql run` and `cql exec` use —
 /// ``SQLRunner/run(_:on:countOnly:source:)`` and
-/// ``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:)`` — so the
+/// ``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:images:before:then:)`` — so the
 /// server has no meaning of its own: the differential suites that prove
 /// `run` and `exec` equal to the evaluator prove the server too.
 ///
@@ -117,6 +117,11 @@ public final class ServerStorage: @unchecked Sendable {
     public func find(_ query: Query, countOnly: Bool = false, storedText: Bool = false, memo: SQLRunner.ReadMemo? = nil) async throws
         -> SQLRunner.Result
     {
+        // A relation key compared with a Pointer reads its join table (EvaluationSemantics, "Relation keys"):
+        // resolved here, where the tables are known; such a query keeps no memo, as its meaning moves with the tables.
+        let known = knownTables.value
+        let resolved = query.resolvingRelationKeys(hasTable: known.contains)
+        let query = resolved ?? query, memo = resolved == nil ? memo : nil
         let tables = memo?.tablesRead(by: query) ?? SQLRunner.tablesRead(by: query)
         if let eventLoopReaders, tables.isSubset(of: knownTables.value) {
             // PostgreSQL, every table there: read from this task, without
@@ -146,12 +151,11 @@ public final class ServerStorage: @unchecked Sendable {
         // Known present: the runner need not ask the catalog again.
         let present: Set<String>? = missing.isEmpty ? tables : nil
         return try await read { db throws(QueryError) in
-            defer { if !missing.isEmpty { try? db.dropTemporaryTablesIfAny() } }
+            defer { if !missing.isEmpty { try? db.dropTemporaryTables() } }
             let run = { () throws(QueryError) in
                 try SQLRunner.run(query, on: db, countOnly: countOnly, presentTables: present, storedText: storedText, memo: memo)
             }
-            guard let sqlite = db as? SQLiteDatabase else { return try run() }
-            return try sqlite.inReadSnapshot(run)
+            return try db.inReadSnapshot(run)
         }
     }
 
@@ -159,19 +163,26 @@ public final class ServerStorage: @unchecked Sendable {
     /// - Parameters:
     ///   - objectId: the objectId an insert gives its object (else a random one).
     ///   - before: runs first in the same transaction (see
-    ///     ``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:before:)``).
+    ///     ``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:images:before:then:)``).
     ///
     ///   - then: a second write in the same transaction, given the first's
-    ///     result (``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:before:then:)``):
+    ///     result (``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:images:before:then:)``):
     ///     a create's relation ops, committed with the object or not at all.
+    ///
+    ///   - images: every change carries its object before and after
+    ///     (``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:images:before:then:)``):
+    ///     asked only when a hook or observer will see them.
+    ///   - committed: called with the result right after the commit, on the
+    ///     writer's thread and under its lock, so calls come in commit order
+    ///     (the committed-change point: ``WritePipeline``).
     ///
     /// `_User`'s username, email and phone number, `_Role`'s name and
     /// `_File`'s key stay unique (``keepingKeysUnique(_:before:_:)``): a
     /// write that takes a used one fails with LeanCloud's code (202, 203,
     /// 214, 137).
-    public func write(_ statement: Statement, now: DateValue, readBack: Bool = false, objectId: String? = nil,
+    public func write(_ statement: Statement, now: DateValue, readBack: Bool = false, objectId: String? = nil, images: Bool = false,
                       before: @escaping @Sendable (any SQLWriteSession) throws(QueryError) -> Void = { _ in },
-                      then: Statement? = nil) async throws -> WriteResult {
+                      then: Statement? = nil, committed: (@Sendable (WriteResult) -> Void)? = nil) async throws -> WriteResult {
         // A class new to this process: checked inside the write's
         // transaction, which writes take one at a time (no two creates of
         // `note` and `Note` both pass).
@@ -185,8 +196,10 @@ public final class ServerStorage: @unchecked Sendable {
         let statement = try Self.normalisingUniqueKeys(statement)
         let result = try await keepingKeysUnique(statement, before: before) { before in
             try await onWriter { db throws(QueryError) in
-                try SQLWriteRunner.apply(statement, on: db, now: now, newObjectId: { objectId ?? StatementExecutor.randomObjectId() },
-                                         readBack: readBack, before: before, then: { _ in then })
+                let result = try SQLWriteRunner.apply(statement, on: db, now: now, newObjectId: { objectId ?? StatementExecutor.randomObjectId() },
+                                                      readBack: readBack, images: images, before: before, then: { _ in then })
+                committed?(result)
+                return result
             }
         }
         if !result.changedClasses.isSubset(of: knownTables.value) {
@@ -217,6 +230,7 @@ public final class ServerStorage: @unchecked Sendable {
 final class Connection: @unchecked Sendable {
     let db: any SQLExecutor
     let sqlite: SQLiteDatabase?
+    let postgres: PostgreSQLDatabase?
     let timeout: Double
 
     init(_ location: ServerStorage.Location, timeout: Double) throws(QueryError) {
@@ -226,15 +240,18 @@ final class Connection: @unchecked Sendable {
             let s = try SQLiteDatabase(path: path, shared: true)
             db = s
             sqlite = s
+            postgres = nil
         case .postgres(let url):
-            db = try PostgreSQLDatabase(url: url)
+            let p = try PostgreSQLDatabase(url: url)
+            db = p
+            postgres = p
             sqlite = nil
         }
     }
 
     /// Starts limiting statements (after the storage's own set-up queries).
     func limitStatements() throws(QueryError) {
-        if let postgres = db as? PostgreSQLDatabase { try postgres.setStatementTimeout(milliseconds: Int((timeout * 1000).rounded(.up))) }
+        try postgres?.setStatementTimeout(milliseconds: Int((timeout * 1000).rounded(.up)))
     }
 
     /// Runs `body`; once it has taken ``timeout``, its statements fail
@@ -253,7 +270,6 @@ final class Connection: @unchecked Sendable {
         let deadline = deadline ?? .now() + ServerStorage.amount(timeout)
         sqlite?.setDeadline(after: max(0, Double((deadline - .now()).nanoseconds) / 1e9))
         defer { sqlite?.clearDeadline() }
-        let postgres = db as? PostgreSQLDatabase
         postgres?.deadline = deadline
         defer { postgres?.deadline = nil }
         var again = sqlite == nil
@@ -316,14 +332,5 @@ final class LockedValue<T>: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return body(&stored)
-    }
-}
-
-extension SQLExecutor {
-    /// Drops the temporary stand-ins of missing tables (see
-    /// ``SQLiteDatabase/dropTemporaryTables()``).
-    func dropTemporaryTablesIfAny() throws(QueryError) {
-        if let s = self as? SQLiteDatabase { try s.dropTemporaryTables() }
-        if let p = self as? PostgreSQLDatabase { try p.dropTemporaryTables() }
     }
 }

@@ -16,6 +16,8 @@ public struct APIRequest: Sendable {
     /// Who the caller is in ACLs (`*`, its user, its roles): set once per
     /// request by ``API/handle(_:)``; `nil` for the master key.
     var grantees: [String]?
+    /// Who the request's reads run as (``CallerQuery``).
+    var caller: QueryCaller { QueryCaller(grantees: grantees) }
     /// The scheme and authority clients reach the server at
     /// (`http://127.0.0.1:3000`), for the URLs it hands out (files).
     public var origin: String = ""
@@ -29,6 +31,16 @@ public struct APIRequest: Sendable {
     /// from a kept query never needs its parameters, which cost a split,
     /// percent-decoding and a dictionary to decode.
     public var rawQuery: String?
+    /// A batch sub-request's body's `__ignore_hooks` (which the batch
+    /// takes out of it).
+    var sentIgnoreHooks: Value?
+
+    /// The hooks the request asks its write to skip (`"__ignore_hooks"` in
+    /// its body: `true` or a list of hook names); whether to honour them is
+    /// the caller's key's to say (``API/write(_:_:now:guards:objectId:readBack:before:then:)``).
+    func skippedHooks() throws(APIError) -> SkippedHooks {
+        try SkippedHooks(sent: sentIgnoreHooks ?? body?.objectValue?[CreateBody.ignoreHooks])
+    }
 
     public init(method: String, segments: [String], parameters: [String: Value] = [:], body: Value? = nil, identity: Identity) {
         self.method = method

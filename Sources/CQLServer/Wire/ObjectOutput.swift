@@ -40,29 +40,15 @@ extension API {
     /// Keys of `_User` no answer holds.
     static let userSecrets = ["password", "salt", "sessionToken"]
 
-    ///
-    /// A File reference is expanded from its `_File` only when `grantees`
-    /// may read that `_File` (`nil`: the master key) — its ACL and `_File`'s
-    /// `get` permission; else it keeps what it holds, as for a `_File` that
-    /// does not exist.
-    func output(_ objects: [[String: Value]], className: String, returnACL: Bool = false, grantees: [String]?) async throws -> [Value] {
-        var ids = Set<String>()
-        for o in objects { for v in o.values { Self.collectFileIds(v, into: &ids) } }
-        var files: [String: [String: Value]] = [:]
-        // A caller whose class-level permissions deny getting a `_File` learns none from a reference.
-        if !ids.isEmpty, try await permissionsSnapshot()["_File"].allows(.get, grantees: grantees) {
-            let condition: Value = .object(["objectId": .object(["$in": .array(ids.sorted().map { .string($0) })])])
-            let query = try WhereJSONReader.read(.object(["className": "_File", "where": condition, "limit": .int(Int64(ids.count))]))
-            for f in try await storage.find(try Self.prepared(query, for: grantees)).objects {
-                if case .string(let id)? = f["objectId"] { files[id] = f }
-            }
-        }
-        return objects.map { o in
+    /// The objects as an answer shows them, given the `_File`s their File
+    /// references name (``referencedFiles(in:grantees:)``): no storage here.
+    static func shaped(_ objects: [[String: Value]], className: String, returnACL: Bool, files: [String: [String: Value]]) -> [Value] {
+        objects.map { o in
             var shown = o
-            Self.showACL(&shown, returnACL)
-            if className == "_User" { for k in Self.userSecrets { shown.removeValue(forKey: k) } }
-            if className == "_File", let url = shown["url"] { shown["url"] = Self.servedFileURL(url) }
-            return Self.expandingFiles(.object(shown), files, returnACL: returnACL)
+            showACL(&shown, returnACL)
+            if className == "_User" { for k in userSecrets { shown.removeValue(forKey: k) } }
+            if className == "_File", let url = shown["url"] { shown["url"] = servedFileURL(url) }
+            return expandingFiles(.object(shown), files, returnACL: returnACL)
         }
     }
 

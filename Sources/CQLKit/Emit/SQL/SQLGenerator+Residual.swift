@@ -61,7 +61,7 @@ extension SQLGenerator {
         }
         switch c.predicate {
         case .and(let items), .or(let items): return items.allSatisfy { keepsSQL($0, ctx) }
-        case .constant, .aclGrants, .relatedTo, .inQuery, .select: return true
+        case .constant, .aclGrants, .relatedTo, .relationHolds, .inQuery, .select: return true
         case .not(let inner), .elementMatch(_, let inner): return SQLiteDialect.readsOtherCollections(inner)
         case .compare(let path, .equal, .value(.string)) where path.singleComponent == "objectId": return true
         case .in(let path, _, false) where path.singleComponent == "objectId": return true

@@ -199,7 +199,7 @@ public enum SQLGenerator {
                 return nil
             case .not(let inner): return first(inner, throughAnds: false)
             case .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
-                 .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .withinBox,
+                 .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .withinBox,
                  .withinPolygon, .withinCenterSphere, .geoIntersects: return nil
             }
         }
@@ -313,7 +313,8 @@ public enum SQLGenerator {
             case .select(let p, let key, let sub, _): return plainPath(p) && plainPath(key) && query(sub)
             case .aclGrants(_, let grantees): return grantees.allSatisfy(plain)
             case .relatedTo(.value(.pointer(let owner)), let key): return plain(key) && plain(owner.className) && plain(owner.objectId)
-            case .text, .fullText, .relatedTo, .geoIntersects: return false
+            case .relationHolds(let key, let className, .value(.pointer(let p))): return plain(key) && plain(className) && plain(p.objectId)
+            case .text, .fullText, .relatedTo, .relationHolds, .geoIntersects: return false
             }
         }
         func query(_ q: Query) -> Bool {
@@ -377,9 +378,13 @@ public enum SQLGenerator {
                 ctx.note("related ... to a non-Pointer")
                 return .notPushed
             }
-            let join = try ctx.dialect.quote("_Join:\(key):\(owner.className)")
-            let id = ctx.bind(.string(owner.objectId))
-            return .exact("\(ctx.rowAlias).\"objectId\" IN (SELECT \"relatedId\" FROM \(join) WHERE \"owningId\" = \(id))")
+            return .exact(try joinMembers("_Join:\(key):\(owner.className)", whose: "owningId", is: owner.objectId, give: "relatedId", &ctx))
+        case .relationHolds(let key, let className, let object):
+            guard case .value(.pointer(let related)) = object else {
+                ctx.note("a relation key compared with a non-Pointer")
+                return .notPushed
+            }
+            return .exact(try joinMembers("_Join:\(key):\(className)", whose: "relatedId", is: related.objectId, give: "owningId", &ctx))
         case .inQuery(let path, let sub, let negated):
             let mark = ctx.mark
             let inner = try subselect(sub, &ctx) { "\($0).\"objectId\"" }
@@ -433,6 +438,16 @@ public enum SQLGenerator {
 
     /// The SELECT of a subquery over a fresh row alias (`columns` of that
     /// alias), exact or not; the outer row comes back afterwards.
+    /// The row's objectId is the `give` column of a join table's rows whose
+    /// `whose` column is `id`: `$relatedTo` (the owner's related objects) and
+    /// a relation key's comparison with a Pointer (the owners holding it).
+    private static func joinMembers(_ table: String, whose column: String, is id: String, give: String,
+                                    _ ctx: inout SQLContext) throws(QueryError) -> String {
+        let join = try ctx.dialect.quote(table)
+        let bound = ctx.bind(.string(id))
+        return "\(ctx.rowAlias).\"objectId\" IN (SELECT \"\(give)\" FROM \(join) WHERE \"\(column)\" = \(bound))"
+    }
+
     private static func subselect(
         _ sub: Query, _ ctx: inout SQLContext, columns: (String) -> String
     ) throws(QueryError) -> Select {

@@ -25,6 +25,7 @@ enum SQLNotes {
         case .select(let k, _, _, _): return "select subquery on \(k.dotted)"
         case .inQuery(let k, _, _): return "inQuery on \(k.dotted)"
         case .relatedTo: return "related to"
+        case .relationHolds: return "a relation key compared with a Pointer"
         case .aclGrants(let right, _): return "ACL \(right.rawValue) access"
         case .and, .or, .not, .constant: return "logic"
         }

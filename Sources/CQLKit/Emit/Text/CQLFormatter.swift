@@ -147,7 +147,7 @@ struct CQLWriter {
                 out += ")"
             }
         case .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
-             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox,
              .withinPolygon, .withinCenterSphere, .geoIntersects:
             try predicate(c, depth: depth)
         }
@@ -210,6 +210,8 @@ struct CQLWriter {
             out += try path(p) + (negated ? " not in (" : " in (")
             try statement(query, .subquery(key: nil), depth: depth + 1)
             out += ")"
+        case .relationHolds:
+            try condition(c.writtenAsComparison, depth: depth)
         case .relatedTo(let object, let key):
             out += "related " + (try CQLLiterals.name(key, range: r)) + " to "
             try term(object, at: r)

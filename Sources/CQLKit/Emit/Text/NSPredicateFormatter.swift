@@ -89,6 +89,8 @@ struct NSPredicateWriter {
             return ("NOT " + (l < 2 ? "(" + t + ")" : t), 2)
         case .constant(let b):
             return (b ? "TRUEPREDICATE" : "FALSEPREDICATE", 2)
+        case .relationHolds:
+            return try write(c.writtenAsComparison, depth: depth)
         case .compare(let p, let op, let t):
             let v = try value(t, c)
             if case .array = v { throw unsupported("a comparison with an array", c) }

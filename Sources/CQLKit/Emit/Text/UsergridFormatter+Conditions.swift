@@ -53,6 +53,7 @@ extension UsergridWriter {
         case .fullText: throw unsupported("'$text' full-text search", c.range)
         case .select, .inQuery: throw unsupported("a subquery", c.range)
         case .relatedTo: throw unsupported("'related ... to'", c.range)
+        case .relationHolds: return try condition(c.writtenAsComparison, place)
         case .withinBox: throw unsupported("a geo box ('within [sw] and [ne]')", c.range)
         case .withinPolygon: throw unsupported("a geo polygon", c.range)
         case .withinCenterSphere: throw unsupported("a geo center sphere", c.range)

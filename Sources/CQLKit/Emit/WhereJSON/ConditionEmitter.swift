@@ -83,6 +83,8 @@ struct ConditionEmitter {
             return b ? WhereDoc() : .matchesNothing
         case .compare(let path, let op, let term):
             return try compare(path, op, term, range: r)
+        case .relationHolds:
+            return try doc(c.writtenAsComparison, ctx, depth: depth)
         case .in(let path, let terms, let negated):
             try literalOperands(terms, negated ? "not in" : "in", at: r)
             return .op(try key(path, r), negated ? "$nin" : "$in", try list(terms, at: r))

@@ -33,6 +33,7 @@ extension Predicate {
         case .select(_, _, _, let negated): return negated ? "not in (select ...)" : "in (select ...)"
         case .inQuery(_, _, let negated): return negated ? "not in (select * ...)" : "in (select * ...)"
         case .relatedTo: return "related to"
+        case .relationHolds: return "relation holds"
         case .near: return "near"
         case .withinBox: return "within"
         case .withinPolygon: return "$polygon"

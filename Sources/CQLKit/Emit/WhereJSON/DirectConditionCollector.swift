@@ -57,7 +57,7 @@ extension DirectConditionWriter {
             if !b { Self.appendMatchesNothing(&entries, &scratch) }
             return true
         case .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy, .elementMatch, .type,
-             .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon,
+             .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox, .withinPolygon,
              .withinCenterSphere, .geoIntersects:
             return try leaf(c, into: &entries, &scratch)
         }
@@ -198,7 +198,7 @@ extension DirectConditionWriter {
             guard let (pattern, options) = TextRegex.regex(match, text), let k = try key(path, r, &scratch) else { return false }
             regex(k, pattern, options, into: &entries, &scratch)
         case .and, .or, .not, .constant, .all, .containedBy, .elementMatch, .type, .modulo, .fullText, .select,
-             .inQuery, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
+             .inQuery, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
             return false
         }
         return true

@@ -30,7 +30,7 @@ enum NegationRewriter {
         case .or(let items):
             return Condition(.and(items.map { Condition(.not($0), range: $0.range) }), range: r)
         case .compare, .all, .size, .regex, .like, .prefix, .text, .containedBy, .elementMatch, .type, .modulo,
-             .fullText, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
+             .fullText, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
             return nil
         }
     }

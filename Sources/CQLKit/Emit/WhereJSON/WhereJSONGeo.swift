@@ -38,7 +38,7 @@ extension ConditionEmitter {
             }
             return .op(try key(path, r), "$geoIntersects", body)
         case .and, .or, .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text,
-             .containedBy, .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants:
+             .containedBy, .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants:
             throw table.unsupported(c.predicate.constructName, range: r)
         }
     }

@@ -29,7 +29,7 @@ enum NSPredicateMapping {
         case .exists(let p, let present): return Condition(.exists(p, !present), range: range)
         case .inQuery(let p, let q, let negated): return Condition(.inQuery(p, query: q, negated: !negated), range: range)
         case .and, .or, .not, .constant, .compare, .all, .size, .regex, .like, .prefix, .text, .containedBy,
-             .elementMatch, .type, .modulo, .fullText, .select, .relatedTo, .aclGrants, .near, .withinBox,
+             .elementMatch, .type, .modulo, .fullText, .select, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox,
              .withinPolygon, .withinCenterSphere, .geoIntersects: return Condition.not(inner, range: range)
         }
     }

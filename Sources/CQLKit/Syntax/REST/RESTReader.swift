@@ -39,6 +39,50 @@ public enum RESTReader {
     public static func read(_ value: Value) throws(QueryError) -> Statement {
         try RESTReading(json: WhereJSONReading(locations: [:], source: nil)).request(value, path: "")
     }
+
+    /// A create as a server has it already routed: the class from its path,
+    /// the body as JSON — the statement `read` makes of
+    /// `{"method":"POST","path":"/1.1/classes/<className>","body":body}`,
+    /// without a path to print and read again.
+    ///
+    /// ```swift
+    /// try RESTReader.create(className: "Note", body: ["text": "hi"])
+    /// // insert into Note (text) values ('hi')
+    /// ```
+    public static func create(className: String, body: [String: Value]) throws(QueryError) -> Statement {
+        let row = try RESTReading(json: WhereJSONReading(locations: [:], source: nil)).createBody(.object(body), "body")
+        return .insert(InsertStatement(className: className, columns: row.map { NamedKey($0.key) }, rows: [row.map(\.value)], range: nil))
+    }
+
+    /// An update of one object as a server has it already routed (the
+    /// class and objectId as its path decoded them): what `read` makes of
+    /// `{"method":"PUT","path":...,"body":body,"where":condition}`.
+    ///
+    /// ```swift
+    /// try RESTReader.update(className: "T", objectId: "a1", body: ["n": .object(["__op": "Increment", "amount": 1])])
+    /// // update T set n = op('Increment', {'amount': 1}) where objectId = 'a1'
+    /// ```
+    public static func update(className: String, objectId: String, body: [String: Value], where condition: Value? = nil)
+        throws(QueryError) -> Statement
+    {
+        let reading = RESTReading(json: WhereJSONReading(locations: [:], source: nil))
+        let assignments = try reading.updateBody(.object(body), "body")
+        let c = try condition.flatMap { (w) throws(QueryError) in try reading.whereCondition(w, "where", className: className) }
+        return .update(UpdateStatement(className: className, assignments: assignments, objectId: .value(.string(objectId)), condition: c,
+                                       range: nil, objectIdRange: nil))
+    }
+
+    /// A delete of one object as a server has it already routed: what
+    /// `read` makes of `{"method":"DELETE","path":...,"where":condition}`.
+    ///
+    /// ```swift
+    /// try RESTReader.delete(className: "T", objectId: "a1")   // delete from T where objectId = 'a1'
+    /// ```
+    public static func delete(className: String, objectId: String, where condition: Value? = nil) throws(QueryError) -> Statement {
+        let reading = RESTReading(json: WhereJSONReading(locations: [:], source: nil))
+        let c = try condition.flatMap { (w) throws(QueryError) in try reading.whereCondition(w, "where", className: className) }
+        return .delete(DeleteStatement(className: className, objectId: .value(.string(objectId)), condition: c, range: nil, objectIdRange: nil))
+    }
 }
 
 struct RESTReading {

@@ -42,7 +42,7 @@ enum UsergridMeaning {
             return nil
         case .not(let inner): return firstWithin(inner)
         case .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
-             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .withinBox,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .withinBox,
              .withinPolygon, .withinCenterSphere, .geoIntersects: return nil
         }
     }
@@ -55,7 +55,7 @@ enum UsergridMeaning {
         case .and(let items), .or(let items): for item in items { withinFields(item, into: &out) }
         case .not(let inner): withinFields(inner, into: &out)
         case .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
-             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .withinBox,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .withinBox,
              .withinPolygon, .withinCenterSphere, .geoIntersects: break
         }
     }

@@ -17,7 +17,7 @@ extension PostgreSQLDialect {
         switch c.predicate {
         case .and(let items), .or(let items): return items.contains(where: readsElementItself)
         case .not(let inner): return readsElementItself(inner)
-        case .constant, .relatedTo: return false
+        case .constant, .relatedTo, .relationHolds: return false
         case .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy, .elementMatch, .type,
              .modulo, .fullText, .select, .inQuery, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere,
              .geoIntersects: return leafPath(c.predicate).map { $0.components.isEmpty || $0.components == [""] } ?? true
@@ -32,7 +32,7 @@ extension PostgreSQLDialect {
             .modulo(let k, _, _), .fullText(let k, _), .near(let k, _, _, _), .withinBox(let k, _, _), .withinPolygon(let k, _),
             .withinCenterSphere(let k, _, _), .geoIntersects(let k, _):
             return k
-        case .select, .inQuery, .relatedTo, .and, .or, .not, .constant, .aclGrants:
+        case .select, .inQuery, .relatedTo, .relationHolds, .and, .or, .not, .constant, .aclGrants:
             return nil
         }
     }
@@ -48,7 +48,7 @@ extension PostgreSQLDialect {
         case .and(let items), .or(let items): return items.allSatisfy(runsOverDocument)
         case .not(let inner): return runsOverDocument(inner)
         case .constant: return true
-        case .select, .inQuery, .relatedTo: return false
+        case .select, .inQuery, .relatedTo, .relationHolds: return false
         case .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy, .elementMatch, .type,
              .modulo, .fullText, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere, .geoIntersects:
             guard let k = leafPath(c.predicate), let first = k.components.first else { return false }

@@ -151,7 +151,7 @@ extension PostgreSQLDialect {
             if let sql = PostgreSQLDialect.elementMatch(path, condition, &ctx) { return .exact(sql) }
             if let sql = PostgreSQLDialect.elementMatchFields(path, condition, &ctx) { return .exact(sql) }
         case .and, .or, .not, .constant, .compare, .in, .all, .exists, .regex, .like, .prefix, .text, .containedBy,
-             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox,
              .withinPolygon, .withinCenterSphere, .geoIntersects:
             break
         }
@@ -256,7 +256,7 @@ extension PostgreSQLDialect {
             default: return nil
             }
         case .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
-             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox,
              .withinPolygon, .withinCenterSphere, .geoIntersects:
             return nil
         }

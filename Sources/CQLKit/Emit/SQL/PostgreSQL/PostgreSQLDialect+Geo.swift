@@ -113,7 +113,7 @@ extension PostgreSQLDialect {
             ctx.note(SQLNotes.describe(predicate))
             return .superset(PostgreSQLDialect.withinPolygon(path, vertices, &ctx))
         case .and, .or, .not, .constant, .compare, .in, .all, .size, .exists, .regex, .like, .prefix, .text,
-             .containedBy, .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near,
+             .containedBy, .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .near,
              .geoIntersects:
             break
         }

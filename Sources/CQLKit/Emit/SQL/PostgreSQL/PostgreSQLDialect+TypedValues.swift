@@ -78,7 +78,7 @@ extension PostgreSQLDialect {
             }
             sql = parts.count == values.count ? "(" + parts.joined(separator: " AND ") + ")" : nil
         case .and, .or, .not, .constant, .compare, .size, .exists, .regex, .like, .prefix, .text, .containedBy,
-             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox,
              .withinPolygon, .withinCenterSphere, .geoIntersects:
             return nil
         }

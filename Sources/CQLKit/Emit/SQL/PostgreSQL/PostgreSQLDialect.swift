@@ -353,7 +353,7 @@ public struct PostgreSQLDialect: SQLDialect, SQLWriteDialect {
             guard let b = SQLNearBounds(predicate), let s = PostgreSQLDialect.near(b, &ctx) else { return .notPushed }
             return .superset(s)
         case .and, .or, .not, .constant, .compare, .in, .all, .regex, .like, .prefix, .text, .fullText, .select,
-             .inQuery, .relatedTo, .aclGrants, .geoIntersects:
+             .inQuery, .relatedTo, .relationHolds, .aclGrants, .geoIntersects:
             sql = nil
         }
         guard let sql else { return notPushed(predicate, &ctx) }

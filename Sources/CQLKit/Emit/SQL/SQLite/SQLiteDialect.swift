@@ -142,7 +142,7 @@ public struct SQLiteDialect: SQLDialect, SQLWriteDialect {
         case .in(_, let ts, _), .all(_, let ts): return ts.contains(where: term)
         case .text(_, _, let s), .prefix(_, let s): return s.utf8.contains(0)
         case .and, .or, .not, .constant, .size, .exists, .containedBy, .elementMatch, .type, .modulo, .fullText,
-             .select, .inQuery, .relatedTo, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere,
+             .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .near, .withinBox, .withinPolygon, .withinCenterSphere,
              .geoIntersects: return false
         }
     }
@@ -209,7 +209,7 @@ public struct SQLiteDialect: SQLDialect, SQLWriteDialect {
             guard let b = SQLNearBounds(predicate), let s = SQLiteDialect.near(b, &ctx) else { return .notPushed }
             return .superset(s)
         case .and, .or, .not, .constant, .compare, .in, .all, .regex, .like, .prefix, .text, .containedBy,
-             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .aclGrants, .withinBox,
+             .elementMatch, .type, .modulo, .fullText, .select, .inQuery, .relatedTo, .relationHolds, .aclGrants, .withinBox,
              .withinPolygon, .withinCenterSphere, .geoIntersects:
             sql = nil
         }

@@ -10,7 +10,7 @@ import CQLSQL
 /// holds (``CallerGrantees``) — computed once per request (a batch's
 /// sub-requests share their batch's) and carried in ``APIRequest/grantees``.
 ///
-/// - Reads: ``prepared(_:for:)`` adds the read condition to the query and to
+/// - Reads: ``CallerQuery`` adds the read condition to the query and to
 ///   each of its subqueries before the optimizer runs (``ACLRule/restricting(_:to:)``),
 ///   so SQL filters, and limit, skip, order and count count only readable
 ///   objects; an `include`d object the caller cannot read comes back as its
@@ -28,13 +28,13 @@ extension API {
         return try await storage.read { db throws(QueryError) in try CallerGrantees.grantees(userId: userId, on: db) }
     }
 
-    /// A query ready for the storage, restricted to what `grantees` may read
-    /// (all of it for `nil`, the master key).
-    static func prepared(_ query: Query, for grantees: [String]?) throws -> Query {
-        try prepared(grantees.map { ACLRule.restricting(query, to: $0) } ?? query)
+    /// A query ready for the storage, restricted to what `caller` may read
+    /// (``CallerQuery/prepared(_:as:now:)``).
+    static func prepared(_ query: Query, as caller: QueryCaller) throws -> Query {
+        try CallerQuery.prepared(query, as: caller)
     }
 
-    /// A read as `grantees` may run it (`query` already ``prepared(_:for:)``
+    /// A read as `grantees` may run it (`query` already ``prepared(_:as:)``
     /// for them): every `$relatedTo` whose owner they cannot read is false,
     /// as it is for an owner that does not exist, so a relation's members
     /// never show through an unreadable owner. (The owner is one object: it
@@ -64,7 +64,7 @@ extension API {
     func canRead(_ object: Pointer, grantees: [String]?) async throws -> Bool {
         let query = Query(className: object.className, keys: [SelectedKey("objectId")],
                           condition: Condition(.compare("objectId", .equal, .value(.string(object.objectId)))))
-        return try await !storage.find(try Self.prepared(query, for: grantees)).objects.isEmpty
+        return try await !storage.find(try Self.prepared(query, as: QueryCaller(grantees: grantees))).objects.isEmpty
     }
 
     /// The owners of the `$relatedTo`s in `c`, at any depth (sub-queries too).
@@ -72,7 +72,7 @@ extension API {
         c?.forEach(entering: .everything) { node in
             switch node.outsideRead {
             case .relation(.value(.pointer(let owner)), _)?: owners.insert(owner)
-            case .relation?, .subquery?, nil: break
+            case .relation?, .subquery?, .ownRelation?, nil: break
             }
         }
     }
@@ -86,7 +86,7 @@ extension API {
                 var f = node
                 f.predicate = .constant(false)
                 return f
-            case .relation?, .subquery?, nil: return nil
+            case .relation?, .subquery?, .ownRelation?, nil: return nil
             }
         }
         return falsified ?? c
@@ -107,7 +107,7 @@ extension API {
             for (className, ids) in Dictionary(grouping: pending, by: \.className) {
                 let query = Query(className: className, keys: [SelectedKey("objectId")],
                                   condition: Condition(.in("objectId", ids.map { .value(.string($0.objectId)) }, negated: false)))
-                for o in try await storage.find(try Self.prepared(query, for: grantees)).objects {
+                for o in try await storage.find(try Self.prepared(query, as: .grantees(grantees))).objects {
                     if case .string(let id)? = o["objectId"] { readable.insert(Pointer(className: className, objectId: id)) }
                 }
             }
@@ -168,7 +168,7 @@ extension API {
     func writeCondition(_ r: APIRequest, className: String, objectId: String, verb: String) async throws -> Condition? {
         guard let grantees = r.grantees else { return nil }
         let query = Query(className: className, keys: [SelectedKey("ACL")], condition: Condition(.compare("objectId", .equal, .value(.string(objectId)))))
-        guard let object = try await storage.find(try Self.prepared(query, for: grantees)).objects.first else {
+        guard let object = try await storage.find(try Self.prepared(query, as: .grantees(grantees))).objects.first else {
             throw APIError.notFound("101 Object not found: \(className) '\(objectId)'")
         }
         guard ACLRule.grants(object["ACL"], .write, to: grantees) else { throw APIError.forbidden(verb, className, objectId) }
@@ -205,18 +205,6 @@ extension API {
             }
             return .delete(d)
         case .insert, .select: return statement
-        }
-    }
-
-    /// Writes a statement guarded for the caller; a write whose own
-    /// condition is not the reason it did not apply (the ACL changed after
-    /// the check) is 403, not 305.
-    func guardedWrite(_ statement: Statement, _ r: APIRequest, now: DateValue, readBack: Bool = false) async throws -> WriteResult {
-        let written = try await guarded(statement, r)
-        do {
-            return try await storage.write(written, now: now, readBack: readBack)
-        } catch let e as QueryError where e.restCode == 305 && r.grantees != nil && Self.condition(of: statement) == nil {
-            throw APIError.forbidden(statement.verb, statement.className, Self.objectId(of: statement) ?? "")
         }
     }
 

@@ -64,6 +64,8 @@ extension API {
             case .and, .or, .not: break  // entered by the traversal
             // aclGrants reads ACL, never a secret.
             case .constant, .relatedTo, .aclGrants: break
+            // Made by the server of a comparison of the key (ServerStorage.find): refused as that comparison would be.
+            case .relationHolds(let key, _, _): try refuseSecret(FieldPath([key]), className)
             case .select(let path, let key, let sub, _):
                 try refuseSecret(path, className)
                 try refuseSecret(key, sub.className)

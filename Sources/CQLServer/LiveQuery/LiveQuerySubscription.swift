@@ -1,0 +1,148 @@
+import CQLEval
+import CQLKit
+import Crypto
+import Foundation
+
+/// One subscribed query of one installation id, with what its subscriber
+/// may read: its events are built here (LiveQuery.md, "Events").
+///
+/// The matcher is the query restricted to the subscriber's grantees
+/// (``ACLRule/restricting(_:to:)``, as a find restricts it), so "matches"
+/// means "matches and is readable by it": an object that becomes
+/// unreadable is a `leave`, one that becomes readable an `enter`.
+///
+/// ```swift
+/// let s = try Subscription(query: q, fingerprint: #"{"className":"Todo"}"#, installationId: "d1", userId: nil, grantees: ["*"], hidden: [])
+/// try s.event(ObjectChange(className: "Todo", objectId: "a", before: nil, after: ["title": "x"]))
+/// // {"object":{"className":"Todo","objectId":"a","title":"x"},"op":"create","query_id":"..."}
+/// ```
+struct Subscription: Sendable {
+    let queryId: String
+    let installationId: String
+    let className: String
+    /// The query as subscribed (without the ACL), to restrict again when
+    /// the subscriber's roles change.
+    let query: Query
+    let userId: String?
+    /// nil: the master key (reads everything).
+    let grantees: [String]?
+    let matcher: ChangeMatcher
+    /// Top-level keys selected (`keys`); nil: all.
+    let selected: Set<String>?
+    /// Keys `keys` excluded (`-title`).
+    let excluded: Set<String>
+    let returnACL: Bool
+    /// Keys never shown: `_User`'s secrets, keys the class's permissions hide.
+    let hidden: Set<String>
+    /// The equality `key = "value"` the index files it under.
+    let indexKey: (String, String)?
+
+    /// The query's canonical JSON (className, where, keys, returnACL),
+    /// which its id is made from.
+    let fingerprint: String
+
+    init(query: Query, fingerprint: String, installationId: String, userId: String?, grantees: [String]?, hidden: Set<String>) throws(QueryError) {
+        self.query = query
+        self.fingerprint = fingerprint
+        self.installationId = installationId
+        self.userId = userId
+        self.grantees = grantees
+        self.hidden = hidden
+        className = query.className
+        matcher = try ChangeMatcher(grantees.map { ACLRule.restricting(query, to: $0) } ?? query)
+        returnACL = query.returnACL
+        var selected = Set<String>(), excluded = Set<String>()
+        for k in query.keys {
+            guard let name = k.path.singleComponent, k.alias == nil else {
+                throw QueryError(.unsupported, "LiveQuery: keys are top-level keys ('\(k.path)' is not)")
+            }
+            if k.excluded { excluded.insert(name) } else { selected.insert(name) }
+        }
+        self.selected = selected.isEmpty ? nil : selected
+        self.excluded = excluded
+        indexKey = Self.equality(query.condition)
+        queryId = Self.queryId(installationId: installationId, fingerprint: fingerprint, userId: userId, master: grantees == nil)
+    }
+
+    /// The same subscription with other grantees (its roles changed).
+    func with(grantees: [String]) throws(QueryError) -> Subscription {
+        try Subscription(query: query, fingerprint: fingerprint, installationId: installationId, userId: userId, grantees: grantees, hidden: hidden)
+    }
+
+    /// The same id for the same installation, query and subscriber: an SDK
+    /// subscribing again after a reconnect gets its query id back.
+    static func queryId(installationId: String, fingerprint: String, userId: String?, master: Bool) -> String {
+        let text = [installationId, fingerprint, userId ?? "", master ? "M" : ""].joined(separator: "\u{0}")
+        return SHA256.hash(data: Data(text.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// A top-level `key = "string"` the query requires (alone or in its top `and`).
+    static func equality(_ c: Condition?) -> (String, String)? {
+        guard let c else { return nil }
+        switch c.predicate {
+        case .compare(let path, .equal, .value(.string(let s))):
+            if let key = path.singleComponent { return (key, s) }
+            return nil
+        case .and(let items):
+            for item in items { if let found = equality(item) { return found } }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// The event JSON this change produces for the subscriber; nil: none.
+    func event(_ change: ObjectChange) throws(QueryError) -> String? {
+        guard let op = try matcher.event(before: change.before, after: change.after) else { return nil }
+        var body: [String: Value] = ["query_id": .string(queryId), "op": .string(op.rawValue)]
+        switch op {
+        case .create:
+            body["object"] = shown(change.after, change)
+        case .delete:
+            body["object"] = shown(change.before, change)
+        case .update, .enter:
+            body["object"] = shown(change.after, change)
+            body["updatedKeys"] = updatedKeys(change)
+        case .leave:
+            if let after = change.after, grantees.map({ ACLRule.grants(after["ACL"], .read, to: $0) }) ?? true {
+                body["object"] = shown(after, change)
+                body["updatedKeys"] = updatedKeys(change)
+            } else {
+                // No longer readable: the object's new content, and what
+                // the write changed, are not the subscriber's to know.
+                body["object"] = .object(["className": .string(className), "objectId": .string(change.objectId)])
+                body["updatedKeys"] = .array([])
+            }
+        }
+        return JSONWriter.string(.object(body))
+    }
+
+    /// Whether the subscriber is shown `key` (with `ACL` only by `returnACL`).
+    func shows(_ key: String) -> Bool {
+        if hidden.contains(key) || excluded.contains(key) { return false }
+        if key == "ACL" { return returnACL }
+        if let selected, !selected.contains(key), !Self.alwaysShown.contains(key) { return false }
+        return true
+    }
+
+    static let alwaysShown: Set<String> = ["objectId", "createdAt", "updatedAt"]
+
+    /// The object as this subscriber's find would return it (File
+    /// references as stored: LiveQuery.md).
+    func shown(_ object: [String: Value]?, _ change: ObjectChange) -> Value {
+        var o = (object ?? [:]).filter { shows($0.key) }
+        if returnACL { API.showACL(&o, true) }
+        o["className"] = .string(className)
+        o["objectId"] = .string(change.objectId)
+        return .object(o)
+    }
+
+    /// The keys the write changed that the subscriber is shown, sorted.
+    func updatedKeys(_ change: ObjectChange) -> Value {
+        let before = change.before ?? [:], after = change.after ?? [:]
+        let keys = Set(before.keys).union(after.keys).filter { k in
+            k != "updatedAt" && k != "createdAt" && shows(k) && before[k] != after[k]
+        }
+        return .array(keys.sorted().map { .string($0) })
+    }
+}
