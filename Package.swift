@@ -74,6 +74,8 @@ let package = Package(
                 // PBKDF2 (BoringSSL's) for the passwords of new users.
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                // The app's cloud engine (LeanEngine): functions and hooks over kept-alive HTTP.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],

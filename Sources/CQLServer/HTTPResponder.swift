@@ -103,6 +103,10 @@ struct APIResponder: HTTPResponder {
                     throw APIError(status: 401, code: 401,
                                    "Unauthorized: the request's signature (X-LC-Sign) is \(minutes) minutes off the server's clock; check this device's date and time")
                 }
+                if authenticator.wrongHookKey(headers: { credentials[$0.rawValue] }) {
+                    logger.warning("401: a wrong X-LC-Hook-Key (an engine app started with another LEANCLOUD_APP_HOOK_KEY?)")
+                    throw APIError(status: 401, code: 401, "Unauthorized: X-LC-Hook-Key is not this server's hook key")
+                }
                 throw APIError.unauthorized
             }
             // A session is verified once per request (a batch's sub-requests

@@ -44,6 +44,10 @@ public struct CQLServer: Sendable {
         /// `https://api.example.com`), for file URLs; nil: `http://` and the
         /// request's `Host`.
         public var publicURL: String?
+        /// The app's cloud engine (LeanEngine) and its time limits; nil: no
+        /// cloud functions and no hooks. Its hook key is ``AppKeys/hookKey``;
+        /// its hooks take ``hooks``' place.
+        public var engine: CloudEngine.Configuration?
         /// The connections held at once, and how long one may sit idle
         /// (``ConnectionLimits``); the cap defaults to the descriptor limit,
         /// raised to the hard one, less what the server keeps for itself.
@@ -109,12 +113,20 @@ public struct CQLServer: Sendable {
     /// With `handleSignals` false (a server inside tests), it serves until
     /// the task running it is cancelled, and stops the same way.
     public func run(handleSignals: Bool = true, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        // LiveQuery hears every committed write (the pipeline's committed-change point).
+        let engine = configuration.engine.map { CloudEngine(configuration: $0, keys: configuration.keys, logger: logger) }
+        // What the engine defines: asked at start and then now and again (CloudEngine).
+        let discovery = engine.map { engine in Task { await engine.keepDiscovering() } }
         var pipeline = configuration.pipeline
+        if let engine {
+            // The hooks' `user`, read as `users/me` answers it (an API of its own: the hooks are part of the real one).
+            let users = API(storage: storage, files: files)
+            pipeline.hooks = EngineWriteHooks(engine: engine, user: { await users.hookUser($0) }, logger: logger)
+        }
+        // LiveQuery hears every committed write (the pipeline's committed-change point).
         pipeline.observers.append(liveQuery)
         let api = API(storage: storage, passwords: Passwords(iterations: configuration.passwordIterations),
                       throttle: LoginThrottle(limit: configuration.loginAttempts, window: configuration.loginWindow, lockout: configuration.loginLockout),
-                      files: files, pipeline: pipeline, liveQuery: liveQuery)
+                      files: files, pipeline: pipeline, liveQuery: liveQuery, engine: engine)
         // Weak: the storage holds the hub (its observer); a strong reference
         // back would keep both, and their database connections, for ever.
         liveQuery.refreshGrantees = { [weak storage] userId in
@@ -150,9 +162,17 @@ public struct CQLServer: Sendable {
                 try await app.runService(gracefulShutdownSignals: [])
             }
         } catch {
-            await storage.shutdown()
+            await stop(discovery, engine)
             throw error
         }
+        await stop(discovery, engine)
+    }
+
+    /// What ``run(handleSignals:onListening:)`` started, stopped once it serves no more.
+    func stop(_ discovery: Task<Void, Never>?, _ engine: CloudEngine?) async {
+        discovery?.cancel()
+        await discovery?.value
+        await engine?.shutdown()
         await storage.shutdown()
     }
 }

@@ -17,11 +17,19 @@ struct Serve: ParsableCommand {
             CQL_MASTER_KEY (which stay out of `ps`). With none given, keys are made once, kept beside \
             the database (FILE.keys, mode 0600) and shown at start-up.
 
+            With --engine URL, the app's own LeanEngine process (Node leanengine, Python \
+            leancloud.Engine) runs beside it: cloud functions (/1.1/functions, /1.1/call) are \
+            forwarded there and its hooks run around writes. Start the engine app with \
+            LEANCLOUD_API_SERVER pointing here, this server's LEANCLOUD_APP_ID, LEANCLOUD_APP_KEY \
+            and LEANCLOUD_APP_MASTER_KEY, and the hook key as LEANCLOUD_APP_HOOK_KEY: --hook-key \
+            or CQL_HOOK_KEY, else made once, kept with the keys and shown at start-up.
+
             SIGTERM or SIGINT stops it: no new connections, requests in flight finish, exit 0.
 
             Example:
               cql load --sqlite app.db export/
               cql serve --sqlite app.db --port 3000
+              cql serve --sqlite app.db --engine http://127.0.0.1:3001
             """
     )
 
@@ -67,6 +75,11 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("public-url"), help: "The scheme and host clients reach the server at (https://api.example.com), for file URLs.")
     var publicURL: String?
 
+    @Option(name: .customLong("engine"), help: "The app's cloud engine (LeanEngine) to forward cloud functions to and call hooks on: http://127.0.0.1:3001.")
+    var engine: String?
+
+    @Option(name: .customLong("hook-key"), help: "The hook key the engine is started with (LEANCLOUD_APP_HOOK_KEY; default: CQL_HOOK_KEY, else made once and kept with the keys).")
+    var hookKey: String?
     @Option(name: .customLong("max-connections"), help: "HTTP connections held at once; more are answered 503 and closed (default: the descriptor limit, raised to the hard limit, less 64; at most 16384).")
     var maxConnections: Int?
 
@@ -87,13 +100,17 @@ struct Serve: ParsableCommand {
         if let publicURL, !(publicURL.hasPrefix("http://") || publicURL.hasPrefix("https://")) {
             throw ValidationError("--public-url takes http://... or https://...")
         }
+        if let engine, !(engine.hasPrefix("http://") || engine.hasPrefix("https://")) {
+            throw ValidationError("--engine takes http://... or https://...")
+        }
     }
 
     func run() throws {
         // Whatever the server creates (database, WAL, keys, files) is its owner's alone.
         umask(0o077)
         let location: ServerStorage.Location = postgres.map { .postgres(url: $0) } ?? .sqlite(path: sqlite ?? "cql.db")
-        let keys = try resolveKeys(location)
+        var keys = try resolveKeys(location)
+        keys.hookKey = try resolveHookKey(location)
         var configuration = CQLServer.Configuration(storage: location, host: host, port: port, keys: keys)
         configuration.readers = readers
         configuration.requestTimeout = timeout
@@ -102,6 +119,7 @@ struct Serve: ParsableCommand {
         configuration.filesDirectory = files
         configuration.maximumFileSize = maxFileSize
         configuration.publicURL = publicURL
+        configuration.engine = engine.map { CloudEngine.Configuration(url: $0) }
         // The descriptor limit is raised either way: the database and the files need descriptors too.
         let defaultMaximum = ConnectionLimits.defaultMaximum()
         configuration.connections = ConnectionLimits(maximum: maxConnections ?? defaultMaximum, idleTimeout: idleTimeout)
@@ -114,11 +132,11 @@ struct Serve: ParsableCommand {
         }
         let outcome = ServeOutcome()
         let done = DispatchSemaphore(value: 0)
-        let shownHost = host
+        let shownHost = host, appId = keys.appId
         Task {
             do {
                 try await server.run { port in
-                    Output.error("cql serve: listening on http://\(shownHost):\(port) (app id \(keys.appId))")
+                    Output.error("cql serve: listening on http://\(shownHost):\(port) (app id \(appId))")
                 }
             } catch {
                 outcome.failure = "\(error)"
@@ -131,6 +149,34 @@ struct Serve: ParsableCommand {
         if let failure = outcome.failure { throw CommandFailure("error: cql serve: \(failure)") }
     }
 
+    /// The hook key: the flag, then `CQL_HOOK_KEY`, then (with an engine)
+    /// the keys file beside the database; nil without an engine or a key.
+    func resolveHookKey(_ location: ServerStorage.Location) throws(CommandFailure) -> String? {
+        if let given = hookKey ?? ProcessInfo.processInfo.environment["CQL_HOOK_KEY"], !given.isEmpty { return given }
+        guard let engine else { return nil }
+        let file = Self.keysFile(location)
+        do {
+            let (key, generated) = try AppKeys.loadOrGenerateHookKey(file: file)
+            if generated {
+                Output.error("cql serve: made a hook key and saved it in \(file); start the engine app at \(engine) with LEANCLOUD_APP_HOOK_KEY=\(key)")
+            } else {
+                Output.error("cql serve: the engine app at \(engine) needs LEANCLOUD_APP_HOOK_KEY=<CQL_HOOK_KEY in \(file)>")
+            }
+            return key
+        } catch {
+            throw CommandFailure("error: \(error)")
+        }
+    }
+
+    /// Where keys not given are kept: beside the SQLite file, or in the
+    /// working directory for PostgreSQL.
+    static func keysFile(_ location: ServerStorage.Location) -> String {
+        switch location {
+        case .sqlite(let path): return path + ".keys"
+        case .postgres: return "cql-serve.keys"
+        }
+    }
+
     /// Flags, then the environment, then the keys file beside the database.
     func resolveKeys(_ location: ServerStorage.Location) throws(CommandFailure) -> AppKeys {
         let env = ProcessInfo.processInfo.environment
@@ -140,11 +186,7 @@ struct Serve: ParsableCommand {
         if !present.isEmpty {
             throw CommandFailure("error: give all three keys (--app-id, --app-key, --master-key or CQL_APP_ID, CQL_APP_KEY, CQL_MASTER_KEY), or none to use generated ones", status: 2)
         }
-        let file: String
-        switch location {
-        case .sqlite(let path): file = path + ".keys"
-        case .postgres: file = "cql-serve.keys"
-        }
+        let file = Self.keysFile(location)
         do {
             let (keys, generated) = try AppKeys.loadOrGenerate(file: file)
             if generated {

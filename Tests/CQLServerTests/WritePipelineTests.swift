@@ -299,9 +299,9 @@ final class WritePipelineTests: XCTestCase {
                 XCTAssertEqual(pending[0].fields["n"], ["__op": "Increment", "amount": 1], "\(db)")
                 XCTAssertEqual(pending[0].current?["text"], "b", "\(db)")
                 XCTAssertEqual(pending[0].caller.userId, ann.id, "\(db)")
-                XCTAssertFalse(pending[0].ignoresHooks, "\(db)")
+                XCTAssertEqual(pending[0].skippedHooks, .none, "\(db)")
                 XCTAssertEqual(pending[1].current?["n"], 1, "\(db)")
-                XCTAssertTrue(pending[1].ignoresHooks, "\(db) __ignore_hooks with the master key")
+                XCTAssertTrue(pending[1].skippedHooks.all, "\(db) __ignore_hooks with the master key")
             }
             // A class the hooks do not handle: not called.
             a = try await h.call(.POST, "/1.1/classes/Unhooked", body: ["text": "u"])

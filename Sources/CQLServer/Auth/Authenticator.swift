@@ -39,12 +39,12 @@ public struct Authenticator: Sendable {
     /// ```
     public static let headerNames = [
         "x-lc-id", "x-avoscloud-application-id", "x-lc-session", "x-avoscloud-session-token", "x-lc-sign", "x-avoscloud-request-sign",
-        "x-avoscloud-master-key", "x-lc-key", "x-avoscloud-application-key",
+        "x-avoscloud-master-key", "x-lc-key", "x-avoscloud-application-key", "x-lc-hook-key",
     ]
 
     /// The headers ``identify(_:)`` reads (``headerNames``, in order).
     public enum Header: Int, CaseIterable, Sendable {
-        case id, legacyId, session, legacySession, sign, legacySign, legacyMasterKey, key, legacyKey
+        case id, legacyId, session, legacySession, sign, legacySign, legacyMasterKey, key, legacyKey, hookKey
 
         /// Its lowercased name.
         public var name: String { Authenticator.headerNames[rawValue] }
@@ -73,6 +73,26 @@ public struct Authenticator: Sendable {
     /// read a request's headers once (``Header/init(name:)``) answers each
     /// from what it kept.
     public func identify(headers header: (Header) -> String?) -> Identity? {
+        guard var identity = identifyKeys(headers: header) else { return nil }
+        if let hookKey = keys.hookKey, let given = header(.hookKey), !given.isEmpty {
+            // A wrong hook key is refused (``wrongHookKey(headers:)`` says why): an engine started with another key learns it at once.
+            guard equal(given, hookKey) else { return nil }
+            identity.hasHookKey = true
+        }
+        return identity
+    }
+
+    /// Whether ``identify(headers:)`` refused a request only for its
+    /// `X-LC-Hook-Key`: its keys are right, its hook key is not the
+    /// server's (an engine app started with another
+    /// `LEANCLOUD_APP_HOOK_KEY`).
+    public func wrongHookKey(headers header: (Header) -> String?) -> Bool {
+        guard let hookKey = keys.hookKey, let given = header(.hookKey), !given.isEmpty else { return false }
+        return identifyKeys(headers: header) != nil && !equal(given, hookKey)
+    }
+
+    /// The identity the app id, key or signature and session prove.
+    func identifyKeys(headers header: (Header) -> String?) -> Identity? {
         guard let id = header(.id) ?? header(.legacyId), equal(id, keys.appId) else { return nil }
         let session = header(.session) ?? header(.legacySession)
         if let sign = header(.sign) ?? header(.legacySign) {

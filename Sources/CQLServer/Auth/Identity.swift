@@ -20,6 +20,10 @@ public struct Identity: Sendable, Equatable {
     /// session is the point (`/1.1/users/me`, refreshing a token, changing a
     /// password) is it answered 211 ("Invalid session token.").
     public var presentedUnknownSession = false
+    /// The request carried the server's hook key (`X-LC-Hook-Key`): it comes
+    /// from the app's cloud engine, whose `__ignore_hooks` marks are honoured
+    /// (as the master key's are).
+    public var hasHookKey = false
 
     public init(isMaster: Bool, sessionToken: String? = nil, userId: String? = nil) {
         self.isMaster = isMaster

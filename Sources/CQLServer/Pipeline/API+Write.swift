@@ -33,17 +33,19 @@ extension API {
         var written = statement
         if guards == .caller { written = try await guarded(statement, r) }
         // 2. The before-write hook point.
-        let ignoresHooks = r.identity.isMaster && r.asksToIgnoreHooks
+        // `__ignore_hooks` counts from the app's engine (the hook key) or the master key only; a bad one is refused from anyone.
+        let sentSkips = try r.skippedHooks()
+        let skippedHooks = r.identity.isMaster || r.identity.hasHookKey ? sentSkips : .none
         let kind = Self.pendingKind(of: statement)
         let hooked = pipeline.hooks.map { $0.handles(kind, className: statement.className) } ?? false
-        if hooked { written = try await beforeWrite(written, r, now: now, ignoresHooks: ignoresHooks) }
+        if hooked { written = try await beforeWrite(written, r, now: now, skippedHooks: skippedHooks) }
         // 3. The runner; 4. the committed-change point, on the writer's thread right after the commit.
         let observed = hooked || !pipeline.observers.isEmpty
         let stages = pipeline, caller = r.identity
         var committed: (@Sendable (WriteResult) -> Void)?
         if !stages.observers.isEmpty {
             committed = { (done: WriteResult) in
-                if !done.changes.isEmpty { stages.committed(CommittedWrite(changes: done.changes, caller: caller, ignoresHooks: ignoresHooks)) }
+                if !done.changes.isEmpty { stages.committed(CommittedWrite(changes: done.changes, caller: caller, skippedHooks: skippedHooks)) }
             }
         }
         let result: WriteResult
@@ -54,7 +56,7 @@ extension API {
             throw APIError.forbidden(statement.verb, statement.className, Self.objectId(of: statement) ?? "")
         }
         // 5. The after-write hook point: its own task; the answer does not wait for it.
-        if hooked { stages.afterWrite(CommittedWrite(changes: result.changes, caller: caller, ignoresHooks: ignoresHooks)) }
+        if hooked { stages.afterWrite(CommittedWrite(changes: result.changes, caller: caller, skippedHooks: skippedHooks)) }
         return result
     }
 
@@ -71,7 +73,7 @@ extension API {
     /// and may change the fields or refuse; changed fields are read into the
     /// statement again (a hook is the app's trusted code: not checked as a
     /// client's).
-    func beforeWrite(_ statement: Statement, _ r: APIRequest, now: DateValue, ignoresHooks: Bool) async throws -> Statement {
+    func beforeWrite(_ statement: Statement, _ r: APIRequest, now: DateValue, skippedHooks: SkippedHooks) async throws -> Statement {
         guard let hooks = pipeline.hooks else { return statement }
         switch statement {
         case .insert(var s):
@@ -80,7 +82,7 @@ extension API {
                 guard case .object(let request) = try RESTEmitter.emit(.insert(InsertStatement(className: s.className, columns: s.columns, rows: [row]))),
                       case .object(let fields)? = request["body"] else { throw APIError.internalError("a create's fields could not be shown to its hook") }
                 var pending = PendingWrite(kind: .create, className: s.className, objectId: nil, fields: fields, current: nil,
-                                           caller: r.identity, ignoresHooks: ignoresHooks)
+                                           caller: r.identity, skippedHooks: skippedHooks)
                 try await hooks.beforeWrite(&pending)
                 if pending.fields == fields {
                     rows.append((s.columns, row))
@@ -102,7 +104,7 @@ extension API {
                   case .object(let request) = try RESTEmitter.emit(.update(UpdateStatement(className: u.className, assignments: u.assignments, objectId: u.objectId))),
                   case .object(let fields)? = request["body"] else { return statement }
             var pending = PendingWrite(kind: .update, className: u.className, objectId: id, fields: fields,
-                                       current: try await storedObject(u.className, id), caller: r.identity, ignoresHooks: ignoresHooks)
+                                       current: try await storedObject(u.className, id), caller: r.identity, skippedHooks: skippedHooks)
             try await hooks.beforeWrite(&pending)
             guard pending.fields != fields else { return statement }
             guard case .update(let changed) = try Binder.bind(try RESTReader.update(className: u.className, objectId: id, body: pending.fields),
@@ -112,7 +114,7 @@ extension API {
         case .delete(let d):
             guard case .value(.string(let id)) = d.objectId else { return statement }
             var pending = PendingWrite(kind: .delete, className: d.className, objectId: id, fields: [:],
-                                       current: try await storedObject(d.className, id), caller: r.identity, ignoresHooks: ignoresHooks)
+                                       current: try await storedObject(d.className, id), caller: r.identity, skippedHooks: skippedHooks)
             try await hooks.beforeWrite(&pending)
             return statement
         case .select:

@@ -26,18 +26,19 @@ public struct PendingWrite: Sendable {
     /// update/delete: the object as stored before the write (nil for a create).
     public var current: [String: Value]?
     public let caller: Identity
-    /// `__ignore_hooks` was sent with the hook key or the master key.
-    public let ignoresHooks: Bool
+    /// The hooks `__ignore_hooks` named, sent with the hook key or the
+    /// master key (``SkippedHooks``); from any other caller, none.
+    public let skippedHooks: SkippedHooks
 
     public init(kind: Kind, className: String, objectId: String?, fields: [String: Value], current: [String: Value]?,
-                caller: Identity, ignoresHooks: Bool) {
+                caller: Identity, skippedHooks: SkippedHooks) {
         self.kind = kind
         self.className = className
         self.objectId = objectId
         self.fields = fields
         self.current = current
         self.caller = caller
-        self.ignoresHooks = ignoresHooks
+        self.skippedHooks = skippedHooks
     }
 }
 
@@ -51,14 +52,14 @@ public struct PendingWrite: Sendable {
 public struct CommittedWrite: Sendable {
     public let changes: [ObjectChange]
     public let caller: Identity
-    /// As ``PendingWrite/ignoresHooks``: an after-hook that honours
-    /// `__ignore_hooks` does nothing for such a write.
-    public let ignoresHooks: Bool
+    /// As ``PendingWrite/skippedHooks``: an after-hook it names does
+    /// nothing for this write.
+    public let skippedHooks: SkippedHooks
 
-    public init(changes: [ObjectChange], caller: Identity, ignoresHooks: Bool = false) {
+    public init(changes: [ObjectChange], caller: Identity, skippedHooks: SkippedHooks = .none) {
         self.changes = changes
         self.caller = caller
-        self.ignoresHooks = ignoresHooks
+        self.skippedHooks = skippedHooks
     }
 }
 

@@ -19,6 +19,8 @@ public struct API: Sendable {
     public let throttle: LoginThrottle
     /// Where uploaded files' bytes live; nil: the file routes answer 404.
     public let files: FileStore?
+    /// The app's cloud engine; nil: no cloud functions, no hooks.
+    public let engine: CloudEngine?
     /// LiveQuery's subscriptions; nil: its routes answer 404.
     public let liveQuery: LiveQueryHub?
     /// Finds answered lately, kept prepared.
@@ -31,12 +33,13 @@ public struct API: Sendable {
     var clock: @Sendable () -> DateValue = { DateValue.now }
 
     public init(storage: ServerStorage, passwords: Passwords = Passwords(), throttle: LoginThrottle = LoginThrottle(), files: FileStore? = nil,
-                pipeline: WritePipeline = WritePipeline(), liveQuery: LiveQueryHub? = nil) {
+                pipeline: WritePipeline = WritePipeline(), liveQuery: LiveQueryHub? = nil, engine: CloudEngine? = nil) {
         self.storage = storage
         self.pipeline = pipeline
         self.passwords = passwords
         self.throttle = throttle
         self.files = files
+        self.engine = engine
         self.liveQuery = liveQuery
     }
 
@@ -98,6 +101,9 @@ public struct API: Sendable {
         case ("POST", "LiveQuery", 2) where s[1] == "unsubscribe": return try liveQueryUnsubscribe(r)
         case ("POST", "LiveQuery", 3) where s[1] == "subscribe" && s[2] == "ping": return try liveQueryPing(r)
         case ("GET", "date", 1): return APIResponse(body: .date(clock()).restJSON)
+        case ("GET", "functions", 3) where s[1] == "_ops" && s[2] == "metadatas", ("POST", "functions", 3) where s[1] == "_ops" && s[2] == "metadatas":
+            return try await engineMetadata(r)
+        case ("POST", "functions", 2), ("POST", "call", 2): return try await callFunction(r, name: s[1], rpc: s[0] == "call")
         case ("GET", "schemas", 1): return try await schemas(r, className: nil)
         case ("GET", "schemas", 2): return try await schemas(r, className: try Self.className(s[1]))
         case ("PUT", "schemas", 2): return try await setClassPermissions(r, className: try Self.className(s[1]))

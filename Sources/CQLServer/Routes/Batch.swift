@@ -92,8 +92,8 @@ extension API {
         var parameters: [String: Value] = [:]
         if pathOnly.count == 2 { parameters = HTTPQuery.parameters(pathOnly[1]) }
         if case .object(let p)? = o["params"] { parameters.merge(p) { $1 } }
-        var body = o["body"], ignoresHooks = false
-        if case .object(var b)? = body { ignoresHooks = b.removeValue(forKey: CreateBody.ignoreHooks) == .bool(true); body = .object(b) }
+        var body = o["body"], ignoresHooks: Value?
+        if case .object(var b)? = body { ignoresHooks = b.removeValue(forKey: CreateBody.ignoreHooks); body = .object(b) }
         var sub = APIRequest(method: method.uppercased(), segments: segments, parameters: parameters,
                              body: body == .null ? nil : body, identity: identity)
         sub.sentIgnoreHooks = ignoresHooks

@@ -100,6 +100,7 @@ extension API {
             throw Self.noSuchUser
         }
         let rehash = try await checkPassword(password, of: user, id: id)
+        try await checkOnLogin(user)
         let now = clock()
         let token = try await newSession(for: id, now: now, retiringOthers: false, newPassword: rehash ? password : nil, r)
         return APIResponse(body: .object(try await userAnswer(user, token: token)))

@@ -31,14 +31,15 @@ public struct APIRequest: Sendable {
     /// from a kept query never needs its parameters, which cost a split,
     /// percent-decoding and a dictionary to decode.
     public var rawQuery: String?
-    /// A batch sub-request's body held `__ignore_hooks` (which the batch
+    /// A batch sub-request's body's `__ignore_hooks` (which the batch
     /// takes out of it).
-    var sentIgnoreHooks = false
+    var sentIgnoreHooks: Value?
 
-    /// Whether the request asks that the app's hooks skip its write
-    /// (`"__ignore_hooks": true` in its body).
-    var asksToIgnoreHooks: Bool {
-        sentIgnoreHooks || body?.objectValue?[CreateBody.ignoreHooks] == .bool(true)
+    /// The hooks the request asks its write to skip (`"__ignore_hooks"` in
+    /// its body: `true` or a list of hook names); whether to honour them is
+    /// the caller's key's to say (``API/write(_:_:now:guards:objectId:readBack:before:then:)``).
+    func skippedHooks() throws(APIError) -> SkippedHooks {
+        try SkippedHooks(sent: sentIgnoreHooks ?? body?.objectValue?[CreateBody.ignoreHooks])
     }
 
     public init(method: String, segments: [String], parameters: [String: Value] = [:], body: Value? = nil, identity: Identity) {
