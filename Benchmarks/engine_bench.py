@@ -7,7 +7,8 @@ The engine is LeanCloud's Python `leancloud.Engine` (PyPI `leancloud`
 a request (Tests/Clients/leancloud_engine_app.py), beside a release
 `cql serve` over a fresh SQLite file. C client threads (kept-alive
 connections, Python's http.client) create objects for D seconds in each of
-three classes of the same shape: Plain (no hook), Bench (a no-op
+three classes of the same shape (after the same creates on a server
+without --engine, the baseline): Plain (no hook), Bench (a no-op
 beforeSave) and BenchBoth (no-op beforeSave and afterSave); then the same
 threads call the engine's beforeSave of Bench directly (the engine's own
 floor: what one hook round trip costs with no server in between).
@@ -112,6 +113,25 @@ def main():
         else:
             raise SystemExit("the server did not discover the engine")
         rows = []
+        # The baseline: the same binary and data without --engine (what a class without hooks must not lose).
+        plain_port = free_port()
+        plain = subprocess.Popen([cql, "serve", "--sqlite", os.path.join(tmp, "plain.db"), "--port", str(plain_port)],
+                                 env={**os.environ, **keys}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(300):
+                try:
+                    conn = http.client.HTTPConnection("127.0.0.1", plain_port, timeout=5)
+                    conn.request("GET", "/1.1/date")
+                    if conn.getresponse().status == 200:
+                        break
+                except OSError:
+                    pass
+                time.sleep(0.1)
+            rate, p50 = load(plain_port, "/1.1/classes/Plain", app_headers, lambda t, n: {"thread": t, "n": n, "title": "bench"}, True)
+            rows.append(f"| cql serve without --engine, creates ({connections} connections, SQLite) | {rate:,.0f} creates/s, p50 {p50:.1f} ms | | | |")
+        finally:
+            plain.terminate()
+            plain.wait()
         for label, cls in [("no hook", "Plain"), ("a no-op beforeSave", "Bench"), ("no-op beforeSave + afterSave", "BenchBoth")]:
             rate, p50 = load(server_port, f"/1.1/classes/{cls}", app_headers, lambda t, n: {"thread": t, "n": n, "title": "bench"}, True)
             rows.append(f"| cql serve --engine, creates, {label} ({connections} connections, SQLite) | {rate:,.0f} creates/s, p50 {p50:.1f} ms | | | |")

@@ -37,6 +37,22 @@ final class LiveQueryTests: XCTestCase {
         }
     }
 
+    /// An attacker with the app key may subscribe to no more than a find
+    /// may ask: a condition on `_User`'s secrets is 105, as in a find (else
+    /// each sign-up would tell it whether a password hash matched a prefix).
+    func testASubscriptionCannotAskForSecrets() async throws {
+        try await onEachDatabase { h, db in
+            for where_ in [#"{"password":"x"}"#, #"{"password":{"$regex":"^a"}}"#, #"{"salt":{"$exists":true}}"#,
+                           #"{"sessionToken":"x"}"#, #"{"$or":[{"username":"a"},{"password":"x"}]}"#] {
+                let body = try JSONReader.parse(#"{"query":{"className":"_User","where":\#(where_)},"id":"attacker"}"#)
+                let a = try await h.call(.POST, "/1.1/LiveQuery/subscribe", body: body)
+                XCTAssertEqual([a.status, Int(a.body["code"]?.int ?? 0)], [400, 105], "\(db) \(where_): \(a.text)")
+            }
+            let fine = try await h.call(.POST, "/1.1/LiveQuery/subscribe", body: try JSONReader.parse(#"{"query":{"className":"_User","where":{"username":"a"}},"id":"d"}"#))
+            XCTAssertEqual(fine.status, 200, "\(db): \(fine.text)")
+        }
+    }
+
     /// Hostile frames: each subprotocol's decoder answers an error, never crashes.
     func testFrameDecoderRefusesGarbage() throws {
         var g = SystemRandomNumberGenerator()

@@ -6,10 +6,11 @@ import Foundation
 /// One subscribed query of one installation id, with what its subscriber
 /// may read: its events are built here (LiveQuery.md, "Events").
 ///
-/// The matcher is the query restricted to the subscriber's grantees
-/// (``ACLRule/restricting(_:to:)``, as a find restricts it), so "matches"
-/// means "matches and is readable by it": an object that becomes
-/// unreadable is a `leave`, one that becomes readable an `enter`.
+/// The matcher is the query as the caller-query path makes it for a find
+/// (``CallerQuery/restricted(_:as:)``: restricted to the subscriber's
+/// grantees, `_User`'s secrets refused with 105), so "matches" means
+/// "matches and is readable by it": an object that becomes unreadable is a
+/// `leave`, one that becomes readable an `enter`.
 ///
 /// ```swift
 /// let s = try Subscription(query: q, fingerprint: #"{"className":"Todo"}"#, installationId: "d1", userId: nil, grantees: ["*"], hidden: [])
@@ -41,7 +42,8 @@ struct Subscription: Sendable {
     /// which its id is made from.
     let fingerprint: String
 
-    init(query: Query, fingerprint: String, installationId: String, userId: String?, grantees: [String]?, hidden: Set<String>) throws(QueryError) {
+    /// Throws ``APIError`` (what the caller may not ask) or `QueryError`.
+    init(query: Query, fingerprint: String, installationId: String, userId: String?, grantees: [String]?, hidden: Set<String>) throws {
         self.query = query
         self.fingerprint = fingerprint
         self.installationId = installationId
@@ -49,7 +51,8 @@ struct Subscription: Sendable {
         self.grantees = grantees
         self.hidden = hidden
         className = query.className
-        matcher = try ChangeMatcher(grantees.map { ACLRule.restricting(query, to: $0) } ?? query)
+        // One path with finds: a subscription may ask no more than a find may (`_User`'s secrets: 105).
+        matcher = try ChangeMatcher(try CallerQuery.restricted(query, as: QueryCaller(grantees: grantees)))
         returnACL = query.returnACL
         var selected = Set<String>(), excluded = Set<String>()
         for k in query.keys {
@@ -65,7 +68,7 @@ struct Subscription: Sendable {
     }
 
     /// The same subscription with other grantees (its roles changed).
-    func with(grantees: [String]) throws(QueryError) -> Subscription {
+    func with(grantees: [String]) throws -> Subscription {
         try Subscription(query: query, fingerprint: fingerprint, installationId: installationId, userId: userId, grantees: grantees, hidden: hidden)
     }
 

@@ -63,7 +63,7 @@ extension API {
         do {
             subscription = try Subscription(query: query, fingerprint: JSONWriter.string(.object(read)), installationId: id,
                                             userId: identity.userId, grantees: grantees, hidden: hidden)
-        } catch {
+        } catch let error as QueryError {
             throw APIError.from(error)
         }
         let queryId = try hub.subscribe(subscription)
