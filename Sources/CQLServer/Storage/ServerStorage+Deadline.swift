@@ -26,7 +26,7 @@ extension ServerStorage {
     /// the lock waited for until `deadline` at most.
     func onWriter<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws(QueryError) -> T) async throws -> T {
         let deadline = currentDeadline()
-        return try await threads.runIfActive { [self] () throws -> T in
+        return try await writeThreads.runIfActive { [self] () throws -> T in
             try checkTime(deadline)
             guard writeLock.lock(before: Date(timeIntervalSinceNow: Double((deadline - .now()).nanoseconds) / 1e9)) else {
                 throw APIError.timeout(requestTimeout)

@@ -41,8 +41,14 @@ public final class ServerStorage: @unchecked Sendable {
     public let location: Location
     public let readerCount: Int
     public let requestTimeout: Double
+    /// The readers' threads, one per reader connection.
     let threads: NIOThreadPool
+    /// The writer's thread: a write waiting for the write lock waits here,
+    /// holding none of the readers' threads.
+    let writeThreads: NIOThreadPool
     let readers: ConnectionPool
+    /// Scans run on at most one fewer than the readers (``ReadKind``).
+    let scanPermits: AsyncPermits
     let writer: Connection
     let writeLock = NSLock()
     /// PostgreSQL: the connections handlers read through without a thread
@@ -80,8 +86,11 @@ public final class ServerStorage: @unchecked Sendable {
         } else {
             eventLoopReaders = nil
         }
-        threads = NIOThreadPool(numberOfThreads: self.readerCount + 1)
+        threads = NIOThreadPool(numberOfThreads: self.readerCount)
         threads.start()
+        writeThreads = NIOThreadPool(numberOfThreads: 1)
+        writeThreads.start()
+        scanPermits = AsyncPermits(max(1, self.readerCount - 1))
         knownTables.value = try writer.db.tableNames()
         uniqueIndexed.value = indexed
         // Set-up statements first: the request time limit is for requests.
@@ -93,11 +102,18 @@ public final class ServerStorage: @unchecked Sendable {
     public func shutdown() async {
         await eventLoopReaders?.close()
         try? await threads.shutdownGracefully()
+        try? await writeThreads.shutdownGracefully()
     }
 
-    /// Runs `body` with a reader connection, on the storage's threads.
-    public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws(QueryError) -> T) async throws -> T {
+    /// Runs `body` with a reader connection, on the storage's threads; a
+    /// `.scan` first waits (without a thread) for one of the scan permits
+    /// (``ReadKind``), all within the request's deadline.
+    public func read<T: Sendable>(_ kind: ReadKind = .point, _ body: @escaping @Sendable (any SQLExecutor) throws(QueryError) -> T) async throws -> T {
         let deadline = currentDeadline()
+        if kind == .scan {
+            guard await scanPermits.acquire(before: deadline) else { throw APIError.timeout(requestTimeout) }
+        }
+        defer { if kind == .scan { scanPermits.release() } }
         return try await threads.runIfActive { [self] () throws -> T in
             try checkTime(deadline)
             guard let connection = readers.checkOut(before: deadline) else { throw APIError.timeout(requestTimeout) }
@@ -123,7 +139,12 @@ public final class ServerStorage: @unchecked Sendable {
         let resolved = query.resolvingRelationKeys(hasTable: known.contains)
         let query = resolved ?? query, memo = resolved == nil ? memo : nil
         let tables = memo?.tablesRead(by: query) ?? SQLRunner.tablesRead(by: query)
+        let kind = ReadKind.of(query)
         if let eventLoopReaders, tables.isSubset(of: knownTables.value) {
+            if kind == .scan {
+                guard await scanPermits.acquire(before: currentDeadline()) else { throw APIError.timeout(requestTimeout) }
+            }
+            defer { if kind == .scan { scanPermits.release() } }
             // PostgreSQL, every table there: read from this task, without
             // blocking a thread; nil when the query needs the full path below.
             // A lane whose connection turns out lost connects again and
@@ -150,7 +171,7 @@ public final class ServerStorage: @unchecked Sendable {
         if !missing.isEmpty { try Self.checkLetterCase(missing, present: knownTables.value) }
         // Known present: the runner need not ask the catalog again.
         let present: Set<String>? = missing.isEmpty ? tables : nil
-        return try await read { db throws(QueryError) in
+        return try await read(kind) { db throws(QueryError) in
             defer { if !missing.isEmpty { try? db.dropTemporaryTables() } }
             let run = { () throws(QueryError) in
                 try SQLRunner.run(query, on: db, countOnly: countOnly, presentTables: present, storedText: storedText, memo: memo)
