@@ -86,13 +86,15 @@ public final class PostgreSQLListener: @unchecked Sendable {
                     }
                 }
             } catch {
-                if Task.isCancelled { break }
-                _ = link.failure(error, on: connection)
-                try? await Task.sleep(nanoseconds: 100_000_000)
+                if !Task.isCancelled {
+                    _ = link.failure(error, on: connection)
+                    try? await Task.sleep(nanoseconds: 100_000_000)
+                }
             }
             lock.withLock { listening = nil }
             if Task.isCancelled { break }
-            // The stream ended without an error: the connection is gone.
+            // Whether the stream ended or a statement failed, this connection
+            // listens no more: the next one is made (and listens) afresh.
             if !connection.isClosed { link.lose(connection) }
             logger.warning("postgres: the LISTEN connection on '\(channel)' was lost; listening again")
         }

@@ -33,14 +33,11 @@ final class LiveQueryProcessesTests: XCTestCase {
                               "CQL_MASTER_KEY": ServerHarness.keys.masterKey, "CQL_WRITE_SERVER": b.base,
                               "PYTHONPATH": PythonSDKTests.root + "/Tests/Clients"])
             XCTAssertEqual(status, 0, "\(name): the client failed:\n\(errors)\n\(output)")
-            var asserts = 0
-            for line in output.split(separator: "\n") {
-                let record = try JSONReader.parse(String(line))
-                guard case .string(let check)? = record["assert"] else { continue }
-                asserts += 1
-                XCTAssertEqual(record["ok"], true, "\(name) \(check): \(JSONWriter.string(record["detail"] ?? .null))")
-                if check == "timing" || name == "resume" { print("LiveQueryProcessesTests \(name) \(check): \(JSONWriter.string(record["detail"] ?? .null))") }
+            let checked = try PythonSDKTests.checkedAsserts(output, name)
+            for (check, detail) in checked where check == "timing" || name == "resume" {
+                print("LiveQueryProcessesTests \(name) \(check): \(JSONWriter.string(detail))")
             }
+            let asserts = checked.count
             XCTAssertGreaterThanOrEqual(asserts, minimum, "\(name): asserts checked\n\(errors)\nA said:\n\(a.stderr.suffix(2000))")
         }
 
