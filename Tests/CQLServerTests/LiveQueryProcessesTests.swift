@@ -52,6 +52,11 @@ final class LiveQueryProcessesTests: XCTestCase {
         }
 
         try phase("events", minimum: 17)
+        // The database's own floor, measured in the same run: a bare
+        // pg_notify committed by one connection, heard by a listening one.
+        let floor = try await Self.bareNotifyRoundTrips(pg.url, count: 200).sorted()
+        print("LiveQueryProcessesTests bare LISTEN/NOTIFY round trip, ms p50/p90/p99: "
+              + [0.5, 0.9, 0.99].map { String(format: "%.2f", floor[Int($0 * Double(floor.count - 1))]) }.joined(separator: "/"))
 
         // The listening connections terminated, the other connections kept.
         let admin = try PostgreSQLDatabase(url: pg.url)
@@ -67,5 +72,27 @@ final class LiveQueryProcessesTests: XCTestCase {
         await listeningAgain(2)
         try phase("resume", minimum: 1)
         XCTAssertTrue(a.isRunning && b.isRunning)
+    }
+
+    /// Milliseconds from `SELECT pg_notify(...)` sent (autocommit) to its
+    /// payload heard by a ``PostgreSQLListener``, `count` times in turn.
+    static func bareNotifyRoundTrips(_ url: String, count: Int) async throws -> [Double] {
+        let listener = try PostgreSQLListener(url: url, channel: "cql_floor", applicationName: "cql-floor")
+        let sender = try PostgreSQLDatabase(url: url)
+        let (heard, hear) = AsyncStream.makeStream(of: String.self)
+        let task = Task {
+            await listener.run(onListening: { _ in hear.yield("") }, onNotification: { payload in hear.yield(payload) })
+        }
+        defer { task.cancel() }
+        var next = heard.makeAsyncIterator()
+        _ = await next.next()   // listening
+        var out: [Double] = []
+        for n in 0..<count {
+            let sent = ContinuousClock.now
+            _ = try sender.integer(SQLStatement(sql: "SELECT 1::int8 FROM pg_notify($1, $2)", arguments: [.string("cql_floor"), .string("\(n)")]))
+            guard await next.next() == "\(n)" else { throw PostgreSQLServer.Failure(description: "notification \(n) not heard in order") }
+            out.append(FaultSupport.elapsed(since: sent) * 1000)
+        }
+        return out
     }
 }
