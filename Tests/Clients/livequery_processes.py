@@ -61,6 +61,7 @@ def route():
 async def events():
     tag = uuid.uuid4().hex[:8]
     cls = "LP" + tag
+    started = time.monotonic()
     url = route()
 
     def user(name):
@@ -131,13 +132,29 @@ async def events():
         trips.append(answered - sent)
         delays.append(heard - sent)
 
+    latency_done = time.monotonic()
+    # Order: writes to one object alternately through A and B; A's subscriber
+    # hears them in commit order (one source: every process's NOTIFY).
+    for n in range(31, 51):
+        if n % 2:
+            s, r = lq.rest("PUT", base + "/" + probe, {"n": n}, master=True)
+            if s != 200:
+                check("write through A", False, [s, r])
+        else:
+            write("PUT", base + "/" + probe, {"n": n})
+    await p.until(lambda e: e["object"].get("n") == 50)
+    order = [e["object"]["n"] for e in p.events if e["object"].get("objectId") == probe and e["object"].get("n", 0) > 30]
+    check("writes through A and B heard in commit order", order == list(range(31, 51)), order)
+    sections = {"until the latency probe": round(latency_done - started, 2), "order": round(time.monotonic() - latency_done, 2)}
+
     def pct(xs, q):
         xs = sorted(xs)
         return round(1000 * xs[min(len(xs) - 1, int(q * len(xs)))], 2) if xs else None
 
     check("timing", len(delays) == 30, {"seconds for 7 writes through B and every event at A": round(elapsed, 3),
                                         "ms from a write sent to B to its event at A, p50/p90/max": [pct(delays, .5), pct(delays, .9), pct(delays, 1)],
-                                        "ms of the write's own round trip to B, p50/p90": [pct(trips, .5), pct(trips, .9)]})
+                                        "ms of the write's own round trip to B, p50/p90": [pct(trips, .5), pct(trips, .9)],
+                                        "seconds": sections})
     for client in [a, b, p]:
         await client.ws.close()
 
@@ -174,7 +191,8 @@ async def resume():
             closes.append(str(e))
             await asyncio.sleep(0.3)
     check("events resume after the listener's outage", got is not None and got["op"] == "create"
-          and got["object"].get("title") == "after", {"attempts": attempts, "closes": closes, "event": got})
+          and got["object"].get("title") == "after",
+          {"attempts": attempts, "closes": closes, "event": got, "seconds": round(time.monotonic() - deadline + 20, 2)})
 
 
 if __name__ == "__main__":
