@@ -46,11 +46,16 @@ public enum SQLWriteRunner {
     ///   in the same transaction, or nil (a server's create with relation
     ///   ops: the object, then its relations, all or nothing); the result
     ///   is the first write's, its object as the second left it (read back).
+    /// - Parameter beforeCommit: given the final result, runs last inside
+    ///   the transaction, just before COMMIT (a server's `pg_notify` of the
+    ///   changes, delivered only if the write commits); throwing rolls
+    ///   everything back.
     public static func apply(
         _ statement: Statement, on db: some SQLExecutor, now: DateValue,
         newObjectId: @escaping () -> String = StatementExecutor.randomObjectId, strict: Bool = false,
         readBack: Bool = false, images: Bool = false, before: (any SQLWriteSession) throws(QueryError) -> Void = { _ in },
-        then: (WriteResult) throws(QueryError) -> Statement? = { _ in nil }
+        then: (WriteResult) throws(QueryError) -> Statement? = { _ in nil },
+        beforeCommit: (WriteResult, any SQLWriteSession) throws(QueryError) -> Void = { _, _ in }
     ) throws(QueryError) -> WriteResult {
         guard statement.isWrite else {
             throw QueryError(.unsupported, "exec applies insert, update and delete; run a select with run", range: statement.range)
@@ -58,15 +63,17 @@ public enum SQLWriteRunner {
         return try db.inWriteTransaction { session throws(QueryError) -> WriteResult in
             try before(session)
             var result = try apply(statement, in: session, now: now, newObjectId: newObjectId, strict: strict, readBack: readBack, images: images)
-            guard let next = try then(result) else { return result }
-            guard next.isWrite else { throw QueryError(.unsupported, "a write's follow-up must be a write", range: next.range) }
-            let second = try apply(next, in: session, now: now, newObjectId: newObjectId, strict: strict, readBack: true, images: false)
-            for change in second.changes {
-                if let i = result.changes.firstIndex(where: { $0.objectId == change.objectId && $0.className == change.className }) {
-                    result.changes[i].after = change.after
+            if let next = try then(result) {
+                guard next.isWrite else { throw QueryError(.unsupported, "a write's follow-up must be a write", range: next.range) }
+                let second = try apply(next, in: session, now: now, newObjectId: newObjectId, strict: strict, readBack: true, images: false)
+                for change in second.changes {
+                    if let i = result.changes.firstIndex(where: { $0.objectId == change.objectId && $0.className == change.className }) {
+                        result.changes[i].after = change.after
+                    }
                 }
+                result.changedClasses.formUnion(second.changedClasses)
             }
-            result.changedClasses.formUnion(second.changedClasses)
+            try beforeCommit(result, session)
             return result
         }
     }

@@ -54,6 +54,12 @@ public struct CQLServer: Sendable {
         public var connections = ConnectionLimits(maximum: ConnectionLimits.defaultMaximum(), idleTimeout: 60)
         /// LiveQuery's limits (LiveQuery.md, "Limits").
         public var liveQuery = LiveQueryHub.Limits()
+        /// With PostgreSQL: LiveQuery hears the writes of every `cql serve`
+        /// process on the database, through `LISTEN`/`NOTIFY`
+        /// (``LiveQueryNotifications``; LiveQuery.md, "Several processes").
+        /// false: only this process's writes, and no `pg_notify` in writes.
+        /// SQLite is one process: ignored.
+        public var liveQueryAcrossProcesses = true
         /// What joins every write: the cloud-code hooks and the observers of
         /// committed changes (``WritePipeline``).
         public var pipeline = WritePipeline()
@@ -94,6 +100,9 @@ public struct CQLServer: Sendable {
     public let files: FileStore
     /// LiveQuery's subscriptions and connections in this process.
     public let liveQuery: LiveQueryHub
+    /// With PostgreSQL (and ``Configuration/liveQueryAcrossProcesses``):
+    /// what carries every process's writes to ``liveQuery``; nil with SQLite.
+    public let liveQueryNotifications: LiveQueryNotifications?
     let logger: Logger
 
     public init(configuration: Configuration, logger: Logger = Logger(label: "cql.serve")) throws(QueryError) {
@@ -106,6 +115,11 @@ public struct CQLServer: Sendable {
         }
         self.logger = logger
         liveQuery = LiveQueryHub(limits: configuration.liveQuery, logger: logger)
+        if case .postgres(let url) = configuration.storage, configuration.liveQueryAcrossProcesses {
+            liveQueryNotifications = try LiveQueryNotifications(hub: liveQuery, url: url, logger: logger)
+        } else {
+            liveQueryNotifications = nil
+        }
     }
 
     /// Serves until SIGTERM or SIGINT (then stops accepting, lets the requests
@@ -122,11 +136,14 @@ public struct CQLServer: Sendable {
             let users = API(storage: storage, files: files)
             pipeline.hooks = EngineWriteHooks(engine: engine, user: { await users.hookUser($0) }, logger: logger)
         }
-        // LiveQuery hears every committed write (the pipeline's committed-change point).
-        pipeline.observers.append(liveQuery)
-        let api = API(storage: storage, passwords: Passwords(iterations: configuration.passwordIterations),
+        // LiveQuery hears every committed write: with PostgreSQL through
+        // NOTIFY (every process's, its own included, in commit order), else
+        // at the pipeline's committed-change point.
+        if liveQueryNotifications == nil { pipeline.observers.append(liveQuery) }
+        var api = API(storage: storage, passwords: Passwords(iterations: configuration.passwordIterations),
                       throttle: LoginThrottle(limit: configuration.loginAttempts, window: configuration.loginWindow, lockout: configuration.loginLockout),
                       files: files, pipeline: pipeline, liveQuery: liveQuery, engine: engine)
+        api.liveQueryNotifications = liveQueryNotifications
         // Weak: the storage holds the hub (its observer); a strong reference
         // back would keep both, and their database connections, for ever.
         liveQuery.refreshGrantees = { [weak storage] userId in
@@ -155,6 +172,14 @@ public struct CQLServer: Sendable {
             logger: logger)
         let dispatcher = Task { await liveQuery.run() }
         defer { dispatcher.cancel() }
+        let notifications = liveQueryNotifications
+        let listening = notifications.map { n in Task { await n.run() } }
+        defer { listening?.cancel() }
+        if let notifications {
+            // Requests only once it listens: no write of this process goes unheard.
+            await notifications.waitUntilListening(seconds: 5)
+            if !notifications.isListening { logger.warning("LiveQuery: not listening on PostgreSQL after 5 s; serving, and listening once it can") }
+        }
         do {
             if handleSignals {
                 try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])

@@ -26,13 +26,7 @@ final class LiveQueryTests: XCTestCase {
                 environment: ["CQL_APP_ID": ServerHarness.keys.appId, "CQL_APP_KEY": ServerHarness.keys.appKey,
                               "CQL_MASTER_KEY": ServerHarness.keys.masterKey])
             XCTAssertEqual(status, 0, "\(db) \(wire): the client failed:\n\(errors)\n\(output)")
-            var asserts = 0
-            for line in output.split(separator: "\n") {
-                let record = try JSONReader.parse(String(line))
-                guard case .string(let name)? = record["assert"] else { continue }
-                asserts += 1
-                XCTAssertEqual(record["ok"], true, "\(db) \(wire) \(name): \(JSONWriter.string(record["detail"] ?? .null))")
-            }
+            let asserts = try PythonSDKTests.checkedAsserts(output, "\(db) \(wire)").count
             XCTAssertGreaterThanOrEqual(asserts, 30, "\(db) \(wire): asserts checked\n\(errors)")
         }
     }

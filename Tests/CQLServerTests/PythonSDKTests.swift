@@ -77,6 +77,22 @@ final class PythonSDKTests: XCTestCase {
         try await runPhase("compat", asserts: 7)
     }
 
+    /// A client's `{"assert": name, "ok": bool, "detail": ...}` lines, each
+    /// of which must be ok (a failure named after `label` and the assert):
+    /// their names and details, in order.
+    static func checkedAsserts(_ output: String, _ label: String, file: StaticString = #filePath, line: UInt = #line) throws
+        -> [(name: String, detail: Value)] {
+        var checked: [(name: String, detail: Value)] = []
+        for text in output.split(separator: "\n") {
+            let record = try JSONReader.parse(String(text))
+            guard case .string(let name)? = record["assert"] else { continue }
+            let detail = record["detail"] ?? .null
+            checked.append((name, detail))
+            XCTAssertEqual(record["ok"], true, "\(label) \(name): \(JSONWriter.string(detail))", file: file, line: line)
+        }
+        return checked
+    }
+
     /// Runs one phase of the client on each database; every assert must hold.
     func runPhase(_ phase: String, asserts expected: Int) async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.python) else {
@@ -86,13 +102,7 @@ final class PythonSDKTests: XCTestCase {
         try await onEachDatabase { h, db in
             let (status, output, errors) = try Self.runClient(port: h.port, phase: phase)
             XCTAssertEqual(status, 0, "\(db) \(phase): the client failed:\n\(errors)\n\(output)")
-            var asserts = 0
-            for line in output.split(separator: "\n") {
-                let record = try JSONReader.parse(String(line))
-                guard case .string(let name)? = record["assert"] else { continue }
-                asserts += 1
-                XCTAssertEqual(record["ok"], true, "\(db) \(name): \(JSONWriter.string(record["detail"] ?? .null))")
-            }
+            let asserts = try Self.checkedAsserts(output, "\(db)").count
             XCTAssertEqual(asserts, expected, "\(db) \(phase): asserts checked")
         }
     }

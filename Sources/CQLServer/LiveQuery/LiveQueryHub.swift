@@ -11,9 +11,10 @@ import Logging
 /// Writes arrive through ``committed(_:)`` (a ``CommittedChangeObserver``:
 /// it only queues the write) and are matched by one dispatcher task
 /// (``run()``), in commit order, so one subscriber receives the events of
-/// one object in the order they were committed. Any other change source —
-/// PostgreSQL NOTIFY of ids read back as rows — feeds the same queue through
-/// ``committed(_:)``.
+/// one object in the order they were committed. With PostgreSQL the
+/// source is ``LiveQueryNotifications`` instead (every process's writes,
+/// heard through `LISTEN`/`NOTIFY`), which feeds the same queue through
+/// ``committed(_:)``: one matching path either way.
 ///
 /// Subscriptions are indexed by class and by one equality key of their
 /// query (`{"list": "groceries"}`): a write looks at the subscriptions of

@@ -18,12 +18,13 @@ extension API {
     }
 
     /// One write through the stages: guards → before-write hook point → the
-    /// write runner in its transaction → committed-change point (inside the
+    /// write runner in its transaction (with PostgreSQL, LiveQuery's
+    /// `pg_notify` last in it) → committed-change point (inside the
     /// writer's lock, in commit order) → after-write hook point.
     ///
     /// `statement` is bound and checked (``checkStatement(_:identity:)``);
     /// `objectId`, `readBack`, `before` and `then` are
-    /// ``ServerStorage/write(_:now:readBack:objectId:images:before:then:committed:)``'s.
+    /// ``ServerStorage/write(_:now:readBack:objectId:images:before:then:beforeCommit:committed:)``'s.
     /// A write the caller's guards pass but whose ACL changed before it ran is
     /// 403, not 305 (its own condition is not why it did not apply).
     func write(_ statement: Statement, _ r: APIRequest, now: DateValue, guards: WriteGuards = .caller, objectId: String? = nil,
@@ -40,8 +41,14 @@ extension API {
         let hooked = pipeline.hooks.map { $0.handles(kind, className: statement.className) } ?? false
         if hooked { written = try await beforeWrite(written, r, now: now, skippedHooks: skippedHooks) }
         // 3. The runner; 4. the committed-change point, on the writer's thread right after the commit.
-        let observed = hooked || !pipeline.observers.isEmpty
+        // With PostgreSQL, LiveQuery hears every write through NOTIFY, sent in its transaction.
+        let notifications = liveQueryNotifications
+        let observed = hooked || !pipeline.observers.isEmpty || notifications != nil
         let stages = pipeline, caller = r.identity
+        var notify: (@Sendable (WriteResult, any SQLWriteSession) throws(QueryError) -> Void)?
+        if let notifications {
+            notify = { (done: WriteResult, session: any SQLWriteSession) throws(QueryError) in try notifications.notify(done, in: session) }
+        }
         var committed: (@Sendable (WriteResult) -> Void)?
         if !stages.observers.isEmpty {
             committed = { (done: WriteResult) in
@@ -51,7 +58,7 @@ extension API {
         let result: WriteResult
         do {
             result = try await storage.write(written, now: now, readBack: readBack, objectId: objectId, images: observed, before: before,
-                                             then: then, committed: committed)
+                                             then: then, beforeCommit: notify, committed: committed)
         } catch let e as QueryError where guards == .caller && e.restCode == 305 && r.grantees != nil && Self.condition(of: statement) == nil {
             throw APIError.forbidden(statement.verb, statement.className, Self.objectId(of: statement) ?? "")
         }

@@ -29,6 +29,9 @@ public struct API: Sendable {
     let classPermissions = ClassPermissionsCache()
     /// The hooks and observers every write passes (``WritePipeline``).
     public var pipeline: WritePipeline
+    /// With PostgreSQL: every write's changes sent to LiveQuery on every
+    /// process, inside the write's transaction (``LiveQueryNotifications``).
+    var liveQueryNotifications: LiveQueryNotifications?
     /// The instant a request's writes stamp as createdAt/updatedAt.
     var clock: @Sendable () -> DateValue = { DateValue.now }
 

@@ -10,7 +10,7 @@ import NIOPosix
 ///
 /// Every call goes through the library paths `cql run` and `cql exec` use —
 /// ``SQLRunner/run(_:on:countOnly:source:)`` and
-/// ``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:images:before:then:)`` — so the
+/// ``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:images:before:then:beforeCommit:)`` — so the
 /// server has no meaning of its own: the differential suites that prove
 /// `run` and `exec` equal to the evaluator prove the server too.
 ///
@@ -184,15 +184,18 @@ public final class ServerStorage: @unchecked Sendable {
     /// - Parameters:
     ///   - objectId: the objectId an insert gives its object (else a random one).
     ///   - before: runs first in the same transaction (see
-    ///     ``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:images:before:then:)``).
+    ///     ``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:images:before:then:beforeCommit:)``).
     ///
     ///   - then: a second write in the same transaction, given the first's
-    ///     result (``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:images:before:then:)``):
+    ///     result (``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:images:before:then:beforeCommit:)``):
     ///     a create's relation ops, committed with the object or not at all.
     ///
     ///   - images: every change carries its object before and after
-    ///     (``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:images:before:then:)``):
+    ///     (``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:images:before:then:beforeCommit:)``):
     ///     asked only when a hook or observer will see them.
+    ///   - beforeCommit: given the result, runs last inside the transaction,
+    ///     before COMMIT (LiveQuery's `pg_notify` of the changes:
+    ///     ``LiveQueryNotifications``).
     ///   - committed: called with the result right after the commit, on the
     ///     writer's thread and under its lock, so calls come in commit order
     ///     (the committed-change point: ``WritePipeline``).
@@ -203,7 +206,8 @@ public final class ServerStorage: @unchecked Sendable {
     /// 214, 137).
     public func write(_ statement: Statement, now: DateValue, readBack: Bool = false, objectId: String? = nil, images: Bool = false,
                       before: @escaping @Sendable (any SQLWriteSession) throws(QueryError) -> Void = { _ in },
-                      then: Statement? = nil, committed: (@Sendable (WriteResult) -> Void)? = nil) async throws -> WriteResult {
+                      then: Statement? = nil, beforeCommit: (@Sendable (WriteResult, any SQLWriteSession) throws(QueryError) -> Void)? = nil,
+                      committed: (@Sendable (WriteResult) -> Void)? = nil) async throws -> WriteResult {
         // A class new to this process: checked inside the write's
         // transaction, which writes take one at a time (no two creates of
         // `note` and `Note` both pass).
@@ -218,7 +222,8 @@ public final class ServerStorage: @unchecked Sendable {
         let result = try await keepingKeysUnique(statement, before: before) { before in
             try await onWriter { db throws(QueryError) in
                 let result = try SQLWriteRunner.apply(statement, on: db, now: now, newObjectId: { objectId ?? StatementExecutor.randomObjectId() },
-                                                      readBack: readBack, images: images, before: before, then: { _ in then })
+                                                      readBack: readBack, images: images, before: before, then: { _ in then },
+                                                      beforeCommit: { result, session throws(QueryError) in try beforeCommit?(result, session) })
                 committed?(result)
                 return result
             }

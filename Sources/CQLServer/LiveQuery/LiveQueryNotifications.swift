@@ -1,0 +1,178 @@
+import CQLEval
+import CQLKit
+import CQLSQL
+import Foundation
+import Logging
+
+/// LiveQuery across `cql serve` processes sharing one PostgreSQL database
+/// (LiveQuery.md, "Several processes"): every write's changes are sent with
+/// `pg_notify` inside the write's own transaction, and every process —
+/// the writer's included — feeds what it hears on the channel to its
+/// ``LiveQueryHub``, which matches them exactly as it matches any write
+/// (one queue, one matching path, each subscriber's ACL).
+///
+/// A notification carries the write's changes, before and after images as
+/// stored, when its JSON fits under ``inlineLimit`` bytes (PostgreSQL's
+/// payload limit is 8,000); a larger one is written, in the same
+/// transaction, to the table `cql:livequery` and the notification carries
+/// its row's number, which listeners read (rows are pruned after
+/// ``retention`` seconds).
+///
+/// ```swift
+/// let notifications = try LiveQueryNotifications(hub: server.liveQuery, url: "postgres://localhost/app")
+/// Task { await notifications.run() }   // listens, reconnecting, until cancelled
+/// // in a write's transaction, after its changes:
+/// try notifications.notify(result, in: session)
+/// ```
+public final class LiveQueryNotifications: @unchecked Sendable {
+    /// The channel every process listens on (one per database, as NOTIFY is).
+    public static let channel = "cql_livequery"
+    /// Payloads up to this many bytes go in the notification itself.
+    public static let inlineLimit = 7_900
+    /// The table of larger payloads (a name no class can have).
+    static let spillTable = "cql:livequery"
+    /// Seconds a spilled payload is kept (listeners read it within milliseconds).
+    public static let retention: Double = 600
+
+    let hub: LiveQueryHub
+    let listener: PostgreSQLListener
+    let logger: Logger
+    /// When the table of spilled payloads was last pruned.
+    private let lastPrune = LockedValue<Double>(0)
+    /// Set once `LISTEN` is first in effect.
+    private let listening = LockedValue<Bool>(false)
+
+    /// Connects the listener (blocking) and makes the table of large payloads.
+    public init(hub: LiveQueryHub, url: String, logger: Logger = Logger(label: "cql.livequery")) throws(QueryError) {
+        self.hub = hub
+        self.logger = logger
+        let db = try PostgreSQLDatabase(url: url)
+        // Under the write lock: two processes starting at once do not race to create it.
+        try db.inWriteTransaction { session throws(QueryError) in
+            _ = try session.execute(SQLStatement(
+                sql: "CREATE TABLE IF NOT EXISTS \"\(Self.spillTable)\" (seq bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now(), payload text NOT NULL)",
+                arguments: []))
+        }
+        listener = try PostgreSQLListener(url: url, channel: Self.channel, applicationName: "cql-livequery", logger: logger)
+    }
+
+    // MARK: Sending, inside the write's transaction
+
+    /// Sends `result`'s changes on the channel from inside the write's
+    /// transaction (`session`): PostgreSQL delivers the notification when,
+    /// and only if, the write commits, in commit order with every other.
+    public func notify(_ result: WriteResult, in session: any SQLWriteSession) throws(QueryError) {
+        guard !result.changes.isEmpty, session.dialect == .postgres else { return }
+        let payload = Self.payload(result.changes)
+        if payload.utf8.count <= Self.inlineLimit {
+            _ = try session.execute(SQLStatement(sql: "SELECT pg_notify($1, $2)", arguments: [.string(Self.channel), .string(payload)]))
+            return
+        }
+        _ = try session.execute(SQLStatement(
+            sql: "WITH s AS (INSERT INTO \"\(Self.spillTable)\" (payload) VALUES ($3) RETURNING seq) "
+                + "SELECT pg_notify($1, $2 || s.seq::text || '}') FROM s",
+            arguments: [.string(Self.channel), .string(#"{"r":"#), .string(payload)]))
+        let now = Date().timeIntervalSince1970
+        let prunes = lastPrune.update { (last: inout Double) -> Bool in
+            guard now - last > 60 else { return false }
+            last = now
+            return true
+        }
+        if prunes {
+            _ = try session.execute(SQLStatement(
+                sql: "DELETE FROM \"\(Self.spillTable)\" WHERE at < now() - make_interval(secs => $1)", arguments: [.double(Self.retention)]))
+        }
+    }
+
+    /// One write's changes: each image the stored JSON text of the object.
+    struct Payload: Codable {
+        struct Change: Codable {
+            var c: String
+            var i: String
+            var b: String?
+            var a: String?
+        }
+        var c: [Change]?
+        /// A spilled payload's row.
+        var r: Int64?
+    }
+
+    /// `_User`'s secrets (password hash, salt, session) never leave in a
+    /// notification: any role that may connect to the database may LISTEN,
+    /// and no subscriber is ever shown them.
+    static func payload(_ changes: [ObjectChange]) -> String {
+        func image(_ object: [String: Value]?, _ className: String) -> String? {
+            guard var object else { return nil }
+            if className == "_User" { for k in API.userSecrets { object[k] = nil } }
+            return JSONWriter.string(.object(object))
+        }
+        let p = Payload(c: changes.map { change in
+            Payload.Change(c: change.className, i: change.objectId, b: image(change.before, change.className), a: image(change.after, change.className))
+        })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        // Strings and optionals only: encoding cannot fail.
+        return (try? encoder.encode(p)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// The changes a payload carries; nil for a reference (its row number in `reference`).
+    static func changes(_ payload: String) throws -> (changes: [ObjectChange]?, reference: Int64?) {
+        let p = try JSONDecoder().decode(Payload.self, from: Data(payload.utf8))
+        if let r = p.r { return (nil, r) }
+        var out: [ObjectChange] = []
+        for c in p.c ?? [] {
+            out.append(ObjectChange(className: c.c, objectId: c.i, before: try c.b.map { (s) throws(QueryError) in try DataFiles.object(json: s) },
+                                    after: try c.a.map { (s) throws(QueryError) in try DataFiles.object(json: s) }))
+        }
+        return (out, nil)
+    }
+
+    // MARK: Listening
+
+    /// Listens until the task is cancelled, reconnecting as the server's
+    /// other connections do; every change heard goes to the hub's queue.
+    /// After a gap (the listening connection lost, then made again) every
+    /// LiveQuery connection is closed with 4409: writes committed in the gap
+    /// produced no events, and the SDKs reconnect and subscribe again.
+    public func run() async {
+        await listener.run(onListening: { [self] gap in
+            listening.value = true
+            if gap {
+                logger.warning("LiveQuery: listening on PostgreSQL again; writes committed while it was not listening produced no events: every LiveQuery connection closed (4409)")
+                hub.closeAll(code: 4409, reason: "events may have been lost while the server was not listening: subscribe again")
+            } else {
+                logger.info("LiveQuery: listening on PostgreSQL channel '\(Self.channel)'")
+            }
+        }, onNotification: { [self] payload in
+            do {
+                let decoded = try Self.changes(payload)
+                var changes = decoded.changes
+                if let reference = decoded.reference {
+                    let rows = try await listener.strings(SQLStatement(
+                        sql: "SELECT payload FROM \"\(Self.spillTable)\" WHERE seq = $1", arguments: [.int(reference)]))
+                    guard let text = rows.first else {
+                        logger.error("LiveQuery: the changes of notification \(reference) are gone from \(Self.spillTable); no events for them")
+                        return
+                    }
+                    changes = try Self.changes(text).changes
+                }
+                guard let changes, !changes.isEmpty else { return }
+                hub.committed(CommittedWrite(changes: changes, caller: Identity(isMaster: false)))
+            } catch let e where PostgreSQLListener.meansLost(e) {
+                throw e
+            } catch {
+                logger.error("LiveQuery: a notification could not be read (\(error)); no events for it")
+            }
+        })
+    }
+
+    /// Whether `LISTEN` has been in effect at least once.
+    public var isListening: Bool { listening.value }
+
+    /// Waits until `LISTEN` is in effect (at most `seconds`): the server
+    /// takes requests only then, so that no write of its own goes unheard.
+    func waitUntilListening(seconds: Double) async {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !isListening && Date() < deadline { try? await Task.sleep(nanoseconds: 5_000_000) }
+    }
+}
