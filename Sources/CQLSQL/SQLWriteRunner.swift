@@ -276,8 +276,8 @@ public enum SQLWriteRunner {
     /// resolved over the tables, values bound), with the exact answer when
     /// that SQL is exact, and `false` when even its superset holds no row.
     /// `nil` — evaluate in memory over the classes it names — when the SQL
-    /// is a superset that holds the row, when a table the condition reads
-    /// is missing, or when the data defeats the SQL
+    /// is a superset that holds the row, when its statement fails, when a
+    /// table the condition reads is missing, or when the data defeats the SQL
     /// (``SQLWriteSession/requiresRecheck(tables:)``). The condition is
     /// planned first as the evaluator plans it, so that its errors (a bad
     /// regular expression, a limit) are the evaluator's.
@@ -291,7 +291,18 @@ public enum SQLWriteRunner {
         var find = resolved
         find.condition = Condition.and([Condition(.compare("objectId", .equal, .value(.string(id)))), resolved.condition ?? Condition(.constant(true))])
         guard let t = try? SQLGenerator.pushdown(find, dialect: session.dialect) else { return nil }
-        let found = try session.documents(SQLStatement(sql: "SELECT q.\"objectId\" FROM (\(t.select.sql)) AS q", arguments: t.select.arguments))
+        // In a savepoint: a statement that fails (an order PostgreSQL cannot
+        // rank, SQLite's parallel arrays) leaves the condition to memory, as
+        // a find re-checks it, and the transaction usable.
+        try session.execute(SQLStatement(sql: "SAVEPOINT cql_condition", arguments: []))
+        var found: [String]?
+        do throws(QueryError) {
+            found = try session.documents(SQLStatement(sql: "SELECT q.\"objectId\" FROM (\(t.select.sql)) AS q", arguments: t.select.arguments))
+        } catch {
+            try session.execute(SQLStatement(sql: "ROLLBACK TO SAVEPOINT cql_condition", arguments: []))
+        }
+        try session.execute(SQLStatement(sql: "RELEASE SAVEPOINT cql_condition", arguments: []))
+        guard let found else { return nil }
         if found.isEmpty { return false }
         return t.whereIsExact ? true : nil
     }
