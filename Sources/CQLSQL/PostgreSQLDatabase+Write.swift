@@ -44,6 +44,11 @@ struct PostgreSQLWriteSession: SQLWriteSession {
             "SELECT c.relname::text FROM pg_class c WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace")))
     }
 
+    /// The tables' date-array marks, asked in the write's transaction.
+    func requiresRecheck(tables: Set<String>) throws(QueryError) -> Bool {
+        try db.requiresRecheck(tables: tables)
+    }
+
     func documents(_ statement: SQLStatement) throws(QueryError) -> [String] {
         try db.strings(try db.execute(statement.sql, statement.arguments))
     }

@@ -8,7 +8,8 @@ import CQLKit
 /// superset (``SQLTranslation/isExact`` is false) the database returns the
 /// prefiltered rows in input order and the evaluator's own plan re-checks,
 /// sorts and pages them. Projection and `include` are always applied by the
-/// evaluator's shaping to the fetched objects.
+/// evaluator's shaping to the fetched objects; `include` reads only the
+/// objects the page's Pointers name, by objectId.
 ///
 /// ```swift
 /// let db = try SQLiteDatabase(path: "scores.db")
@@ -148,16 +149,65 @@ public enum SQLRunner {
         if !exact { collectClasses(q.condition, into: &classes) }
         // Class tables only: a name with ':' is a `_Join:` table or a
         // server's own (its sessions), never a class a Pointer may name.
-        if !q.includes.isEmpty { classes.formUnion(try db.tableNames().filter { !$0.contains(":") }) }
         for name in classes.sorted() { try loadCollection(name, db, into: &store) }
 
         if exact {
             var count: Int?
             if q.count != .none, let c = translation.count { count = try db.integer(c) }
+            try addIncluded(q, from: objects, db, into: &store)
             return try shaped(q, translation, objects: objects, count: count, store: store, source: source)
         }
-        let result = try QueryPlan(q, store: store, source: source).run(over: objects)
-        return Result(objects: result.objects, count: result.count, translation: translation)
+        if q.includes.isEmpty {
+            let result = try QueryPlan(q, store: store, source: source).run(over: objects)
+            return Result(objects: result.objects, count: result.count, translation: translation)
+        }
+        // Filter, order and page first (include and keys come after, in
+        // the plan too), then read what the page includes.
+        var unshaped = q
+        unshaped.includes = []
+        unshaped.keys = []
+        let page = try QueryPlan(unshaped, store: store, source: source).run(over: objects)
+        try addIncluded(q, from: page.objects, db, into: &store)
+        let result = try shaped(q, translation, objects: page.objects, count: page.count, store: store, source: source)
+        return Result(objects: result.objects, count: page.count, translation: translation)
+    }
+
+    /// The most objectIds one statement of ``addIncluded(_:from:_:into:)`` binds.
+    static let includeBatch = 500
+
+    /// The objects `include` reaches from `objects` added to `store`, read
+    /// by objectId, so that the store includes exactly what a store of
+    /// every class would, and no table is read whole: the Pointers the
+    /// store lacks (``DocumentStore/pointersIncludeLacks(in:paths:)``), read
+    /// at most ``includeBatch`` ids a statement (bound), then the Pointers
+    /// inside what was read, level by level. Only class tables are read (a
+    /// name with ':' is a `_Join:` table or a server's own, never a class a
+    /// Pointer may name); a Pointer to no table or to no row stays a Pointer.
+    static func addIncluded(_ q: Query, from objects: [[String: Value]], _ db: some SQLExecutor,
+                            into store: inout DocumentStore) throws(QueryError) {
+        guard !q.includes.isEmpty, q.count != .only else { return }
+        var tables: Set<String>?
+        var asked = Set<Pointer>()
+        while true {
+            let lacking = store.pointersIncludeLacks(in: objects, paths: q.includes).filter { !asked.contains($0) }
+            if lacking.isEmpty { return }
+            asked.formUnion(lacking)
+            if tables == nil { tables = try db.tableNames() }
+            let d = db.dialect.dialect
+            for (className, pointers) in Dictionary(grouping: lacking, by: \.className).sorted(by: { $0.key < $1.key })
+            where !className.contains(":") && tables!.contains(className) {
+                let table = try d.quote(className)
+                for start in stride(from: 0, to: pointers.count, by: includeBatch) {
+                    let batch = pointers[start..<min(pointers.count, start + includeBatch)]
+                    let list = batch.indices.map { d.placeholder($0 - start + 1) }.joined(separator: ", ")
+                    let byId = SQLStatement(sql: "SELECT \(d.resultColumns) FROM \(table) AS t0 WHERE t0.\"objectId\" IN (\(list))",
+                                            arguments: batch.map { .string($0.objectId) })
+                    var found: [[String: Value]] = []
+                    for doc in try db.documents(byId) { found.append(try DataFiles.object(json: doc)) }
+                    store.add(found, to: className)
+                }
+            }
+        }
     }
 
     // MARK: The phases every read goes through

@@ -119,12 +119,36 @@ public enum SQLWriteRunner {
     /// The SQL of an update or a delete, or `nil` when it has none of the
     /// same meaning (and for inserts, whose fresh objectIds are checked
     /// against the table on the exact path).
+    ///
+    /// The condition's relation keys are resolved over the tables, as a
+    /// find resolves them; a condition reading a table that does not exist
+    /// has no SQL (the exact path reads it as empty).
     static func translated(_ statement: Statement, _ session: some SQLWriteSession, now: DateValue) throws(QueryError) -> SQLWrite? {
         var joinTables: [String] = []
+        var tables: Set<String>?
+        func present() throws(QueryError) -> Set<String> {
+            if let tables { return tables }
+            let names = try session.tableNames()
+            tables = names
+            return names
+        }
         switch statement {
         case .update: break
-        case .delete: joinTables = SQLWriteGenerator.joinTables(of: statement.className, among: try session.tableNames())
+        case .delete: joinTables = SQLWriteGenerator.joinTables(of: statement.className, among: try present())
         case .insert, .select: return nil
+        }
+        var statement = statement
+        if let condition = statement.writeCondition {
+            var read = Set<String>()
+            SQLRunner.collectClasses(condition, into: &read)
+            if !read.isEmpty, !read.isSubset(of: try present()) { return nil }
+            var failure: QueryError?
+            let asked = Query(className: statement.className, condition: condition)
+            let resolved = asked.resolvingRelationKeys { name in
+                do throws(QueryError) { return try present().contains(name) } catch { failure = error; return false }
+            }
+            if let failure { throw failure }
+            if let c = resolved?.condition { statement = statement.withCondition(c) }
         }
         guard let write = try? SQLWriteGenerator.translate(statement, dialect: session.dialect, now: now, newObjectId: { "" },
                                                            joinTables: joinTables) else { return nil }
@@ -182,7 +206,9 @@ public enum SQLWriteRunner {
     /// The exact path: read, apply in memory, write back the changed rows.
     static func readApplyWrite(_ statement: Statement, _ session: some SQLWriteSession, now: DateValue,
                                newObjectId: @escaping () -> String) throws(QueryError) -> WriteResult {
-        var store = try read(statement, session)
+        let read = try read(statement, session)
+        var store = read.store
+        let statement = read.statement
         let before = store
         // The store holds only what the statement reads: an insert's fresh
         // objectId is also checked against the table (drawn again if taken).
@@ -192,10 +218,14 @@ public enum SQLWriteRunner {
         return result
     }
 
-    /// What the statement reads: its target object, the classes and join
-    /// tables its condition reads, the join rows the target owns.
-    static func read(_ statement: Statement, _ session: some SQLWriteSession) throws(QueryError) -> DocumentStore {
+    /// What the statement reads: its target object, the join rows the
+    /// target owns, and — only when its extra condition could not be
+    /// decided in the database (``decidingCondition(_:className:objectId:tables:_:)``)
+    /// — the classes and join tables that condition reads. Returns the
+    /// statement to apply: the condition decided is a constant.
+    static func read(_ statement: Statement, _ session: some SQLWriteSession) throws(QueryError) -> (store: DocumentStore, statement: Statement) {
         var store = DocumentStore()
+        var statement = statement
         let tables = try session.tableNames()
         let className = statement.className
         let target: (id: Term, condition: Condition?)?
@@ -204,11 +234,25 @@ public enum SQLWriteRunner {
         case .delete(let d): target = (d.objectId, d.condition)
         default: target = nil
         }
-        guard let target else { return store }
-        var names = Set<String>()
-        SQLRunner.collectClasses(target.condition, into: &names)
-        names.remove(className)
+        guard let target else { return (store, statement) }
         let d = try dialect(session)
+        var object: [[String: Value]] = []
+        if case .value(.string(let id)) = target.id, tables.contains(className) {
+            object = try objects(session, try objectById(className, id, session))
+            if let condition = target.condition {
+                // No object: 101 comes before the condition is looked at.
+                var decided: Bool? = true
+                do throws(QueryError) {
+                    if !object.isEmpty { decided = try decidingCondition(condition, className: className, objectId: id, tables: tables, session) }
+                } catch {
+                    throw statement.source.map { error.withSource($0) } ?? error
+                }
+                if let decided { statement = statement.withCondition(Condition(.constant(decided), range: condition.range)) }
+            }
+        }
+        var names = Set<String>()
+        SQLRunner.collectClasses(statement.writeCondition, into: &names)
+        names.remove(className)
         for name in names.sorted() where tables.contains(name) {
             let table = try d.quote(name)
             if name.hasPrefix("_Join:") {
@@ -219,9 +263,9 @@ public enum SQLWriteRunner {
                           to: name)
             }
         }
-        guard case .value(.string(let id)) = target.id, tables.contains(className) else { return store }
+        guard case .value(.string(let id)) = target.id, tables.contains(className) else { return (store, statement) }
         let idArgument = d.placeholder(1)
-        store.add(try objects(session, try objectById(className, id, session)), to: className)
+        store.add(object, to: className)
         // The join rows the object owns (relation ops edit them, a delete drops them).
         let suffix = ":" + className
         for join in tables.sorted() where join.hasPrefix("_Join:") && join.hasSuffix(suffix) && !names.contains(join) {
@@ -230,7 +274,44 @@ public enum SQLWriteRunner {
                 sql: "SELECT \"owningId\", \"relatedId\" FROM \(j) WHERE \"owningId\" = \(idArgument) ORDER BY \(d.inputOrder(j))",
                 arguments: [.string(id)])), to: join)
         }
-        return store
+        return (store, statement)
+    }
+
+    /// Whether the extra condition of a write holds for its object (which
+    /// exists), decided in the database as a find decides it: the
+    /// generator's SQL for `objectId = id and condition` (relation keys
+    /// resolved over the tables, values bound), with the exact answer when
+    /// that SQL is exact, and `false` when even its superset holds no row.
+    /// `nil` — evaluate in memory over the classes it names — when the SQL
+    /// is a superset that holds the row, when its statement fails, when a
+    /// table the condition reads is missing, or when the data defeats the SQL
+    /// (``SQLWriteSession/requiresRecheck(tables:)``). The condition is
+    /// planned first as the evaluator plans it, so that its errors (a bad
+    /// regular expression, a limit) are the evaluator's.
+    static func decidingCondition(_ condition: Condition, className: String, objectId id: String, tables: Set<String>,
+                                  _ session: some SQLWriteSession) throws(QueryError) -> Bool? {
+        _ = try QueryPlan(Query(className: className, condition: condition), store: DocumentStore())
+        let asked = Query(className: className, condition: condition)
+        let resolved = asked.resolvingRelationKeys(hasTable: tables.contains) ?? asked
+        let read = SQLRunner.tablesRead(by: resolved)
+        guard read.isSubset(of: tables), try !session.requiresRecheck(tables: read) else { return nil }
+        var find = resolved
+        find.condition = Condition.and([Condition(.compare("objectId", .equal, .value(.string(id)))), resolved.condition ?? Condition(.constant(true))])
+        guard let t = try? SQLGenerator.pushdown(find, dialect: session.dialect) else { return nil }
+        // In a savepoint: a statement that fails (an order PostgreSQL cannot
+        // rank, SQLite's parallel arrays) leaves the condition to memory, as
+        // a find re-checks it, and the transaction usable.
+        try session.execute(SQLStatement(sql: "SAVEPOINT cql_condition", arguments: []))
+        var found: [String]?
+        do throws(QueryError) {
+            found = try session.documents(SQLStatement(sql: "SELECT q.\"objectId\" FROM (\(t.select.sql)) AS q", arguments: t.select.arguments))
+        } catch {
+            try session.execute(SQLStatement(sql: "ROLLBACK TO SAVEPOINT cql_condition", arguments: []))
+        }
+        try session.execute(SQLStatement(sql: "RELEASE SAVEPOINT cql_condition", arguments: []))
+        guard let found else { return nil }
+        if found.isEmpty { return false }
+        return t.whereIsExact ? true : nil
     }
 
     /// Writes back the objects the result changed and, for each changed join
@@ -301,5 +382,25 @@ public enum SQLWriteRunner {
 
     static func dialect(_ session: some SQLWriteSession) throws(QueryError) -> any SQLDialect {
         session.dialect.dialect
+    }
+}
+
+extension Statement {
+    /// The extra condition of an update or delete.
+    fileprivate var writeCondition: Condition? {
+        switch self {
+        case .update(let u): return u.condition
+        case .delete(let d): return d.condition
+        case .insert, .select: return nil
+        }
+    }
+
+    /// An update or delete with `condition` as its extra condition.
+    fileprivate func withCondition(_ condition: Condition) -> Statement {
+        switch self {
+        case .update(var u): u.condition = condition; return .update(u)
+        case .delete(var d): d.condition = condition; return .delete(d)
+        case .insert, .select: return self
+        }
     }
 }

@@ -8,6 +8,11 @@ public protocol SQLWriteSession {
     var dialect: SQLDialectName { get }
     /// The table names present.
     func tableNames() throws(QueryError) -> Set<String>
+    /// Whether the stored data defeats the generated SQL for a read of
+    /// `tables` (``SQLExecutor/requiresRecheck(tables:)``: strings with NUL
+    /// on SQLite, an array at a date key), so that a write's condition is
+    /// evaluated in memory rather than by its SQL.
+    func requiresRecheck(tables: Set<String>) throws(QueryError) -> Bool
     /// The `doc` text of each row a `SELECT ... "doc"` statement returns.
     func documents(_ statement: SQLStatement) throws(QueryError) -> [String]
     /// `{"owningId":..,"relatedId":..}` of each row a join-table SELECT returns.

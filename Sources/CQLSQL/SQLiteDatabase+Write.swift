@@ -45,6 +45,11 @@ struct SQLiteWriteSession: SQLWriteSession {
         try run { Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND \(SQLiteDatabase.notInternal)")) }
     }
 
+    /// The database's one mark (`PRAGMA user_version`, ``SQLiteDatabase/requiresRecheck(tables:)``).
+    func requiresRecheck(tables: Set<String>) throws(QueryError) -> Bool {
+        try run { try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 } != 0
+    }
+
     func documents(_ statement: SQLStatement) throws(QueryError) -> [String] {
         try run { try String.fetchAll(db, sql: statement.sql, arguments: SQLiteDatabase.arguments(statement.arguments)) }
     }

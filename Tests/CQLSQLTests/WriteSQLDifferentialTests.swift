@@ -43,11 +43,76 @@ final class WriteSQLDifferentialTests: XCTestCase {
         XCTAssertEqual(try Self.snapshot(db), before)
     }
 
+    func testConditionsReadingOtherClassesOnSQLite() throws {
+        XCTAssertEqual(try Self.conditionsReadingOtherClasses { try SQLiteDatabase(path: nil) }, Self.otherClassWrites.count)
+    }
+
     func testUntouchedValuesKeepTheirTextOnSQLite() throws {
         XCTAssertEqual(try Self.untouchedValuesKeepTheirText { try SQLiteDatabase(path: nil) }, Self.numberTextWrites.count)
     }
 
     // MARK: Shared with PostgreSQLTests
+
+    /// Data for ``otherClassWrites``: `T`, the class `S` its conditions
+    /// read, and the relations `_Join:likes:T` and `_Join:likes:U`.
+    static let otherClassData: [String: [[String: Value]]] = [
+        "T": [
+            ["objectId": "o1", "s": "alpha", "n": 1, "tags": [1]],
+            ["objectId": "o2", "s": "beta", "tags": ["x"]],
+            ["objectId": "o3", "n": 1, "ref": .pointer(Pointer(className: "S", objectId: "s2"))],
+            ["objectId": "o4", "s": "gamma"],
+        ],
+        "S": [
+            ["objectId": "s1", "name": "alpha", "k": 1],
+            ["objectId": "s2", "name": "beta", "k": 2],
+            ["objectId": "s3", "name": ["gamma", "delta"], "k": 3],
+        ],
+        "_Join:likes:T": [["owningId": "o1", "relatedId": "u1"], ["owningId": "o2", "relatedId": "u2"]],
+        "_Join:likes:U": [["owningId": "u1", "relatedId": "o4"]],
+    ]
+
+    /// Updates and deletes whose condition reads another class or a
+    /// relation, holding and not, with ops that have SQL and ops that do
+    /// not (AddUnique of an array: the exact path), a missing object and a
+    /// missing class: the exact path decides the condition in the database
+    /// (``SQLWriteRunner``), with the evaluator's outcome.
+    static let otherClassWrites = [
+        "update T set n = 5 where objectId = 'o1' and s in (select name from S where k > 0)",
+        "update T set n = 6 where objectId = 'o1' and s in (select name from S where k > 1)",
+        "update T set tags = op('AddUnique', {'objects': [[1], 'a']}) where objectId = 'o2' and s in (select name from S)",
+        "update T set tags = op('AddUnique', {'objects': [[1], 'a']}) where objectId = 'o2' and s not in (select name from S)",
+        "update T set tags = op('AddUnique', {'objects': [[1], 'a']}) where objectId = 'o4' and s in (select name from S where k = 3)",
+        "update T set n = op('Increment', {'amount': 1}) where objectId = 'o3' and ref in (select * from S where k = 2)",
+        "update T set n = op('Increment', {'amount': 1}) where objectId = 'o3' and ref in (select * from S where k = 3)",
+        "update T set tags = op('Increment', {'amount': 1}) where objectId = 'o2' and s in (select name from S)",
+        "update T set n = 9 where objectId = 'o1' and likes = pointer('U', 'u1')",
+        "update T set n = 9 where objectId = 'o2' and likes = pointer('U', 'u1')",
+        "update T set tags = op('AddUnique', {'objects': [[2]]}) where objectId = 'o1' and likes != pointer('U', 'u1')",
+        "delete from T where objectId = 'o4' and related likes to pointer('U', 'u1')",
+        "delete from T where objectId = 'o1' and related likes to pointer('U', 'u1')",
+        "update T set n = 1 where objectId = 'missing' and s in (select name from S)",
+        "update T set n = 2 where objectId = 'o1' and s in (select name from Missing)",
+        "update T set n = 2 where objectId = 'o1' and s not in (select name from Missing)",
+        "update T set n = 2 where objectId = 'o1' and s in (select name from S where name regexp '(')",
+    ]
+
+    /// Each of ``otherClassWrites`` on a fresh copy of ``otherClassData``:
+    /// the same outcome and rows as in memory. Returns how many ran.
+    static func conditionsReadingOtherClasses<DB: SQLExecutor>(fresh: () throws -> DB) throws -> Int {
+        var n = 0
+        for text in otherClassWrites {
+            let statement = try Binder.bind(try CQLParser.parseStatement(text), parameters: [], now: now)
+            var store = DocumentStore(otherClassData)
+            let want = outcome { () throws(QueryError) in try StatementExecutor.apply(statement, to: &store, now: now) }
+            let db = try fresh()
+            for (name, rows) in otherClassData.sorted(by: { $0.key < $1.key }) { try db.insert(rows, into: name) }
+            let got = outcome { () throws(QueryError) in try SQLWriteRunner.apply(statement, on: db, now: now, strict: true) }
+            XCTAssertEqual(got, want, "\(db.dialect.rawValue): \(text)")
+            XCTAssertEqual(try snapshot(db, classes: ["T", "S"]), snapshot(store, classes: ["T", "S"]), "\(db.dialect.rawValue): \(text)")
+            n += 1
+        }
+        return n
+    }
 
     /// An object whose numbers jsonb would print as other values (`1e+20`
     /// as an integer too large for 64 bits, `-0.0` as `0.0`, `100.0`

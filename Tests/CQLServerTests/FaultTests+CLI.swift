@@ -8,7 +8,7 @@ import XCTest
 /// writes go on.
 final class FaultTestsCLI: XCTestCase {
     /// The `cql` binary with `arguments` in `directory`: its exit status and stderr.
-    func cql(_ arguments: [String], in directory: String) throws -> (Int32, String) {
+    static func cql(_ arguments: [String], in directory: String) throws -> (Int32, String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: FaultSupport.binary)
         p.arguments = arguments
@@ -37,7 +37,7 @@ final class FaultTestsCLI: XCTestCase {
         var runs: [(String, Int32, String)] = []
         for i in 0..<12 {
             let arguments = i % 2 == 0 ? ["index", "--sqlite", "app.db", "n,s"] : ["load", "--sqlite", "app.db", "--class", "Extra\(i)", "data/Extra.ndjson"]
-            let (status, errors) = try cql(arguments, in: dir)
+            let (status, errors) = try Self.cql(arguments, in: dir)
             runs.append((arguments[0], status, errors))
         }
         await clients.shutdown()

@@ -100,6 +100,11 @@ final class PostgreSQLTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(n, 30)
     }
 
+    func testConditionsReadingOtherClassesOnPostgreSQL() throws {
+        XCTAssertEqual(try WriteSQLDifferentialTests.conditionsReadingOtherClasses { try self.database() },
+                       WriteSQLDifferentialTests.otherClassWrites.count)
+    }
+
     func testRandomWriteSequencesOnPostgreSQL() throws {
         let tally = try WriteSQLDifferentialTests.randomSequences(self, keepNUL: false) { try self.database() }
         XCTAssertGreaterThan(tally.refused, 30)

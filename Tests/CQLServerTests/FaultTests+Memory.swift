@@ -1,0 +1,84 @@
+import CQLKit
+import Foundation
+import XCTest
+
+/// Memory one request may take (Server.md, "Memory a request takes"): a
+/// conditional write whose `where` holds a `$inQuery` or `$select` over a
+/// large class, and a one-row find with `include`, measured as the served process's peak resident set
+/// (`VmHWM` in `/proc/<pid>/status`). Before, the write read every object
+/// of the class its condition names, and `include` every class's table,
+/// into memory (hundreds of MB for 120,000 objects); now the condition is
+/// decided in the database and `include` reads the objects it names.
+final class FaultTestsMemory: XCTestCase {
+    static let bigCount = 120_000
+
+    /// The served process's `VmHWM` (peak) and `VmRSS`, in MB.
+    static func memory(_ pid: pid_t) -> (peak: Double, resident: Double) {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        func kB(_ field: String) -> Double {
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return 0 }
+            return Double(line.split(separator: " ").dropFirst().first.map(String.init) ?? "") ?? 0
+        }
+        return (kB("VmHWM") / 1024, kB("VmRSS") / 1024)
+    }
+
+    static func encoded(_ s: String) -> String { s.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? s }
+
+    func testAWriteConditionAndAnIncludeOverALargeClassStayBounded() async throws {
+        #if !os(Linux)
+        throw XCTSkip("reads /proc")
+        #endif
+        let dir = NSTemporaryDirectory() + "cql-fault-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir + "/data", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let pad = String(repeating: "p", count: 100)
+        var big = ""
+        big.reserveCapacity(Self.bigCount * 160)
+        for i in 0..<Self.bigCount { big += #"{"objectId":"b\#(i)","n":\#(i),"name":"name\#(i)","pad":"\#(pad)"}"# + "\n" }
+        try big.write(toFile: dir + "/data/Big.ndjson", atomically: true, encoding: .utf8)
+        try #"{"objectId":"a1","owner":"nobody","amount":1,"ref":{"__type":"Pointer","className":"Big","objectId":"b7"}}"#.write(toFile: dir + "/data/Account.ndjson", atomically: true, encoding: .utf8)
+        for name in ["Big", "Account"] {
+            let (status, errors) = try FaultTestsCLI.cql(["load", "--sqlite", "app.db", "--class", name, "data/\(name).ndjson"], in: dir)
+            XCTAssertEqual(status, 0, errors)
+        }
+        let server = try ServedProcess(["--sqlite", dir + "/app.db"], directory: dir)
+        let timeline = Timeline()
+        let clients = LoadClients(base: server.base, timeline: timeline, patience: 60)
+        await clients.send(.init(what: "warm", method: .GET, path: "/1.1/classes/Account/a1", body: nil))
+        let base = Self.memory(server.pid)
+
+        // A write whose condition names every object of Big ($inQuery; it does not hold: 305).
+        let inQuery = #"{"ref":{"$inQuery":{"className":"Big","where":{"n":{"$lt":0}}}}}"#
+        await clients.send(.init(what: "inQuery", method: .PUT, path: "/1.1/classes/Account/a1?where=" + Self.encoded(inQuery), body: #"{"amount":2}"#))
+        let afterInQuery = Self.memory(server.pid)
+        // A one-row find with include.
+        await clients.send(.init(what: "include", method: .GET, path: "/1.1/classes/Big?limit=1&include=nothing", body: nil))
+        let afterInclude = Self.memory(server.pid)
+        // The same kind of condition holding: 200.
+        let holds = #"{"ref":{"$inQuery":{"className":"Big","where":{"n":7}}}}"#
+        await clients.send(.init(what: "holds", method: .PUT, path: "/1.1/classes/Account/a1?where=" + Self.encoded(holds), body: #"{"amount":3}"#))
+        // $select over every object of Big, not holding: 305 (before: 154, the
+        // evaluator's subquery limit, once Big was read whole). SQLite's SQL for
+        // `$select` hands the subquery's documents to the evaluator's test
+        // (as a find's does): its peak is reported, not bounded here.
+        let select = #"{"owner":{"$select":{"query":{"className":"Big","where":{"n":{"$gte":0}}},"key":"name"}}}"#
+        await clients.send(.init(what: "select", method: .PUT, path: "/1.1/classes/Account/a1?where=" + Self.encoded(select), body: #"{"amount":4}"#))
+        let afterSelect = Self.memory(server.pid)
+        await clients.shutdown()
+
+        let answers = Dictionary(timeline.all.map { ($0.what, $0) }, uniquingKeysWith: { a, _ in a })
+        func status(_ what: String) -> String { answers[what].map { "\($0.status)/\($0.code.map(String.init) ?? "-") \($0.error ?? "")" } ?? "none" }
+        XCTAssertEqual(answers["inQuery"]?.code, 305, status("inQuery"))
+        XCTAssertEqual(answers["include"]?.status, 200, status("include"))
+        XCTAssertEqual(answers["holds"]?.status, 200, status("holds"))
+        XCTAssertEqual(answers["select"]?.code, 305, status("select"))
+        let report = String(
+            format: "base peak %.0f MB; $inQuery write %.2f s, peak %.0f MB; include %.2f s, peak %.0f MB; $select write %.2f s, peak %.0f MB, resident %.0f MB",
+            base.peak, answers["inQuery"]?.seconds ?? -1, afterInQuery.peak, answers["include"]?.seconds ?? -1, afterInclude.peak,
+            answers["select"]?.seconds ?? -1, afterSelect.peak, afterSelect.resident)
+        print("FaultTestsMemory: \(Self.bigCount) objects in Big; " + report)
+        XCTAssertLessThan(afterInQuery.peak - base.peak, 40, "the write's condition read Big into memory: \(report)")
+        XCTAssertLessThan(afterInclude.peak - afterInQuery.peak, 40, "include read whole tables: \(report)")
+        XCTAssertEqual(server.stop(within: 10), 0)
+    }
+}
