@@ -48,9 +48,11 @@ final class WireDecodingTests: XCTestCase {
     /// one pass (``APIResponder/credentials(_:)``): every name `identify`
     /// asks, whatever the headers, is in that list.
     func testEveryHeaderIdentifyAsksIsListed() {
-        let auth = Authenticator(keys: AppKeys(appId: "app", appKey: "k", masterKey: "m"))
+        // With a hook key (a server with an engine): `X-LC-Hook-Key` is asked too.
+        let auth = Authenticator(keys: AppKeys(appId: "app", appKey: "k", masterKey: "m", hookKey: "h"))
         let now = String(Int64(Date().timeIntervalSince1970 * 1000))
         let forms: [[String: String]] = [
+            ["x-lc-id": "app", "x-lc-key": "k", "x-lc-hook-key": "h"],
             [:], ["x-lc-id": "app"], ["x-lc-id": "app", "x-lc-key": "k"], ["x-lc-id": "app", "x-lc-key": "m,master"],
             ["x-lc-id": "app", "x-lc-sign": "00,\(now)"], ["x-avoscloud-application-id": "app", "x-avoscloud-master-key": "m"],
             ["x-avoscloud-application-id": "app", "x-avoscloud-request-sign": "00,\(now),master"],
