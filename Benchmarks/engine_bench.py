@@ -49,6 +49,20 @@ def free_port():
     return port
 
 
+def wait_for(port, path, headers, failure):
+    """Asks `path` every 0.1 s until it answers 200 (at most 30 s); else ends the run with `failure`."""
+    for _ in range(300):
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            conn.request("GET", path, headers=headers)
+            if conn.getresponse().status == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise SystemExit(failure)
+
+
 def load(port, path, headers, body, keep_alive):
     """C threads posting for `seconds`: requests per second and the median latency (ms)."""
     done, latencies, stop = [0], [], time.time() + seconds
@@ -101,32 +115,15 @@ def main():
                                "--engine", f"http://127.0.0.1:{engine_port}"],
                               env={**os.environ, **keys}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        for _ in range(300):
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", server_port, timeout=5)
-                conn.request("GET", "/1.1/functions/_ops/metadatas", headers={"X-LC-Id": "bench", "X-LC-Key": "benchmaster,master"})
-                if conn.getresponse().status == 200:
-                    break
-            except OSError:
-                pass
-            time.sleep(0.1)
-        else:
-            raise SystemExit("the server did not discover the engine")
+        wait_for(server_port, "/1.1/functions/_ops/metadatas", {"X-LC-Id": "bench", "X-LC-Key": "benchmaster,master"},
+                 "the server did not discover the engine")
         rows = []
         # The baseline: the same binary and data without --engine (what a class without hooks must not lose).
         plain_port = free_port()
         plain = subprocess.Popen([cql, "serve", "--sqlite", os.path.join(tmp, "plain.db"), "--port", str(plain_port)],
                                  env={**os.environ, **keys}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            for _ in range(300):
-                try:
-                    conn = http.client.HTTPConnection("127.0.0.1", plain_port, timeout=5)
-                    conn.request("GET", "/1.1/date")
-                    if conn.getresponse().status == 200:
-                        break
-                except OSError:
-                    pass
-                time.sleep(0.1)
+            wait_for(plain_port, "/1.1/date", {}, "the server without --engine did not start")
             rate, p50 = load(plain_port, "/1.1/classes/Plain", app_headers, lambda t, n: {"thread": t, "n": n, "title": "bench"}, True)
             rows.append(f"| cql serve without --engine, creates ({connections} connections, SQLite) | {rate:,.0f} creates/s, p50 {p50:.1f} ms | | | |")
         finally:
