@@ -260,11 +260,12 @@ extension PostgreSQLDatabase {
 
 extension PostgreSQLDatabase {
     /// `cql index`: the indexes `load --index` makes for `keys`, on every
-    /// class table there is now, then fresh statistics.
+    /// class table there is now (or on those of `only` that exist), then
+    /// fresh statistics.
     /// - Returns: the class tables indexed.
     @discardableResult
-    public func addIndexes(keys: [String]) throws(QueryError) -> [String] {
-        let classes = try tableNames().filter { !$0.hasPrefix("_Join:") }.sorted()
+    public func addIndexes(keys: [String], only: Set<String>? = nil) throws(QueryError) -> [String] {
+        let classes = try tableNames().filter { !$0.hasPrefix("_Join:") && only?.contains($0) != false }.sorted()
         for c in classes {
             try createIndexes(c, keys: keys)
             try execute("ANALYZE \(try PostgreSQLDialect().quote(c))")

@@ -11,8 +11,8 @@ extension SQLiteDatabase {
     /// prints), join tables their `owningId`/`relatedId` strings, indexed
     /// both ways. Each key of `indexes` gets, on every class table, the
     /// expression indexes the generated SQL uses: the value
-    /// (`json_extract("doc", '$."k"')`) and its JSON type. Ends with a
-    /// sampled `ANALYZE` of the tables of ``analyzedRows`` rows or more, as
+    /// (`json_extract("doc", '$."k"')`) and its JSON type. Ends with an
+    /// `ANALYZE` of the tables of ``analyzedRows`` rows or more, as
     /// the PostgreSQL load analyzes its tables.
     ///
     /// - Returns: the number of objects imported per table.
@@ -75,12 +75,18 @@ extension SQLiteDatabase {
         return counts
     }
 
-    /// Statistics (sampled) of the tables large enough for the plan to
-    /// matter, so that the planner tells a type index (`json_type(...) =
-    /// 'text'`: one value for most rows) from a value index, and an
-    /// early-stopping walk of a date index from a sort.
+    /// Statistics of the tables large enough for the plan to matter, so
+    /// that the planner tells a type index (`json_type(...) = 'text'`: one
+    /// value for most rows) from a value index, and an early-stopping walk
+    /// of a date index from a sort.
+    ///
+    /// Whole indexes are read, not a sample (`analysis_limit` 0): a sample
+    /// of the first 1,000 entries of a value index whose values each hold
+    /// thousands of rows records as many rows per value as the type index
+    /// (1,001 each), and `url = ? limit 1` then walked every row through the
+    /// type index (SQLiteLoadTests).
     static func analyze(_ db: Database, _ classes: [String]) throws {
-        try db.execute(sql: "PRAGMA analysis_limit = 1000")
+        try db.execute(sql: "PRAGMA analysis_limit = 0")
         for c in classes {
             let table = try SQLiteDialect().quote(c)
             let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM \(table) LIMIT \(SQLiteDatabase.analyzedRows))") ?? 0
@@ -162,8 +168,9 @@ extension SQLiteDatabase {
     /// `_Join:` tables), then fresh statistics (load and `cql index`).
     /// - Returns: the class tables, by name.
     @discardableResult
-    static func indexClassTables(_ db: Database, keys: [String]) throws -> [String] {
+    static func indexClassTables(_ db: Database, keys: [String], only: Set<String>? = nil) throws -> [String] {
         let classes = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_Join:%' ESCAPE '\\' AND \(SQLiteDatabase.notInternal) ORDER BY name")
+            .filter { only?.contains($0) != false }
         for c in classes {
             for key in keys { try createIndexes(db, className: c, key: key) }
         }
@@ -227,15 +234,16 @@ extension SQLiteDatabase {
 
 extension SQLiteDatabase {
     /// `cql index`: the indexes `load --index` makes for `keys`, on every
-    /// class table there is now (a running `cql serve` may go on: the file
-    /// is shared), then fresh statistics.
+    /// class table there is now, or on those of `only` that exist (a
+    /// running `cql serve` may go on: the file is shared), then fresh
+    /// statistics.
     /// - Returns: the class tables indexed.
     @discardableResult
-    public func addIndexes(keys: [String]) throws(QueryError) -> [String] {
+    public func addIndexes(keys: [String], only: Set<String>? = nil) throws(QueryError) -> [String] {
         var classes: [String] = []
         do {
             try queue.inTransaction(.immediate) { db in
-                classes = try SQLiteDatabase.indexClassTables(db, keys: keys)
+                classes = try SQLiteDatabase.indexClassTables(db, keys: keys, only: only)
                 return .commit
             }
         } catch let e as QueryError {

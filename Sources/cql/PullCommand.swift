@@ -47,6 +47,9 @@ struct Pull: ParsableCommand {
     @Option(help: "Seconds before this pull's start that the next pull starts from (writes in flight, clocks apart).")
     var overlap = 60
 
+    @Option(name: .customLong("indexes-from"), help: "The indexes the app had, made after the pull: a MongoDB dump's folder of <Class>.metadata.json (LeanCloud's backup export), or one such file (see `cql index --help`).")
+    var indexesFrom: String?
+
     func validate() throws {
         if !(1...1000).contains(pageSize) { throw ValidationError("--page-size takes 1 to 1000.") }
         if overlap < 0 { throw ValidationError("--overlap takes 0 or more seconds.") }
@@ -58,6 +61,8 @@ struct Pull: ParsableCommand {
         guard let key = masterKey ?? ProcessInfo.processInfo.environment["CQL_SOURCE_MASTER_KEY"], !key.isEmpty else {
             throw CommandFailure("error: give the source's master key: --master-key KEY or CQL_SOURCE_MASTER_KEY", status: 2)
         }
+        // Read first: a bad index file stops the pull before it starts.
+        let exported = try indexesFrom.map { (path) throws(CommandFailure) in try ExportedIndexes.read(path: path) }
         let db = try database.open()
         let excluded = Set((exclude ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         let puller = Puller(api: SourceAPI(base: from, appId: appId, masterKey: key), rows: UncheckedBox(StoredRows(db.executor)),
@@ -86,6 +91,9 @@ struct Pull: ParsableCommand {
         }
         let total = report.classes.reduce(0) { $0 + $1.pulled }
         Output.line("pulled \(TerminalProgress.grouped(total)) object\(total == 1 ? "" : "s") of \(report.classes.count) class\(report.classes.count == 1 ? "" : "es") (\(report.kind)); the next pull brings what changed since \(report.nextSince)")
+        if let exported {
+            do { _ = try db.addIndexes(exported) } catch { throw CommandFailure("error: " + error.message) }
+        }
     }
 }
 

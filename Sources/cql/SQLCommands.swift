@@ -56,11 +56,30 @@ struct DatabaseOptions: ParsableArguments {
             }
         }
 
-        func addIndexes(keys: [String]) throws(QueryError) -> [String] {
+        func addIndexes(keys: [String], only: Set<String>? = nil) throws(QueryError) -> [String] {
             switch self {
-            case .sqlite(let db): return try db.addIndexes(keys: keys)
-            case .postgres(let db): return try db.addIndexes(keys: keys)
+            case .sqlite(let db): return try db.addIndexes(keys: keys, only: only)
+            case .postgres(let db): return try db.addIndexes(keys: keys, only: only)
             }
+        }
+
+        /// The indexes an export names (``ExportedIndexes``), made on the
+        /// classes this database holds; what is left out, and the classes
+        /// it does not hold, said on standard error.
+        /// - Returns: the keys indexed, by class.
+        func addIndexes(_ found: ExportedIndexes) throws(QueryError) -> [String: [String]] {
+            for note in found.notes { Output.error("indexes: " + note) }
+            var made: [String: [String]] = [:]
+            for className in found.keysByClass.keys.sorted() {
+                let keys = found.keysByClass[className] ?? []
+                if try addIndexes(keys: keys, only: [className]).isEmpty {
+                    Output.error("indexes: \(className): no such class in the database; its indexes (\(keys.joined(separator: ", "))) are not made")
+                } else {
+                    made[className] = keys
+                    Output.error("indexes: \(className): \(keys.joined(separator: ", "))")
+                }
+            }
+            return made
         }
 
         /// The result, its objects written to `ndjson`.
@@ -102,11 +121,13 @@ struct Load: ParsableCommand {
             with its file and line and leaves the database as it was. Large \
             loads show their progress on standard error when it is a terminal. \
             --index creates the expression indexes the generated SQL uses for \
-            those keys.
+            those keys; --indexes-from makes those of the indexes an export \
+            names, class by class (see `cql index --help`).
 
             Examples:
               cql load --sqlite scores.db --index score,name Corpus/data
               cql load --postgres postgres://postgres@127.0.0.1/db Corpus/data
+              cql load --sqlite app.db --indexes-from backup/app export/
             """
     )
 
@@ -115,6 +136,9 @@ struct Load: ParsableCommand {
     @Option(help: "Keys to index, comma-separated (equality, in, ranges and prefix LIKE on them use the index).")
     var index: String?
 
+    @Option(name: .customLong("indexes-from"), help: "The indexes the app had: a MongoDB dump's folder of <Class>.metadata.json (LeanCloud's backup export), or one such file.")
+    var indexesFrom: String?
+
     @Option(name: .customLong("class"), help: "The class of a single file (default: the file's base name).")
     var className: String?
 
@@ -122,11 +146,14 @@ struct Load: ParsableCommand {
     var data: String
 
     func run() throws {
+        // Read first: a bad index file stops the load before it starts.
+        let exported = try indexesFrom.map { (path) throws(CommandFailure) in try ExportedIndexes.read(path: path) }
         let db = try database.open()
         let keys = index?.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
         do {
             let counts = try db.load(path: data, className: className, indexes: keys)
             Output.line(JSONWriter.string(.object(counts.mapValues { .int(Int64($0)) })))
+            if let exported { _ = try db.addIndexes(exported) }
         } catch {
             throw CommandFailure("error: " + error.message)
         }
@@ -140,19 +167,37 @@ struct Index: ParsableCommand {
         discussion: """
             Creates the expression indexes the generated SQL uses for equality, in, ranges and prefix LIKE on each key, on every class table the database holds now, and refreshes the planner's statistics. It may run while `cql serve` serves the database; a class created later gets them when index runs again. objectId, createdAt and updatedAt are indexed columns of every table already.
 
-            Example:
+            --indexes-from reads the indexes an app had instead: LeanCloud's backup export is a MongoDB dump, whose <Class>.metadata.json files list each class's indexes. Each key of each index is indexed on its class only (a compound index becomes an index per key); _id, createdAt, updatedAt and the ACL are left as they are, text and geo indexes are not made, and unique is reported but not enforced; each such case is said on standard error. A JSON file {"<Class>": [{"key": {"<key>": 1}}, ...]} is read the same way.
+
+            Examples:
               cql index --sqlite app.db url,author
+              cql index --sqlite app.db --indexes-from backup/app
             """
     )
 
     @OptionGroup var database: DatabaseOptions
 
+    @Option(name: .customLong("indexes-from"), help: "A MongoDB dump's folder of <Class>.metadata.json (LeanCloud's backup export), or one such file.")
+    var indexesFrom: String?
+
     @Argument(help: "Keys to index, comma-separated (dotted paths allowed).")
-    var keys: String
+    var keys: String?
 
     func run() throws {
-        let list = keys.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        if list.isEmpty { throw CommandFailure("error: index: give at least one key", status: 2) }
+        if let indexesFrom {
+            if keys != nil { throw CommandFailure("error: index: give keys or --indexes-from, not both", status: 2) }
+            let exported = try ExportedIndexes.read(path: indexesFrom)
+            let db = try database.open()
+            do {
+                let made = try db.addIndexes(exported)
+                Output.line(JSONWriter.string(.object(["indexed": .object(made.mapValues { .array($0.map { .string($0) }) })])))
+            } catch {
+                throw CommandFailure("error: " + error.message)
+            }
+            return
+        }
+        let list = (keys ?? "").split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if list.isEmpty { throw CommandFailure("error: index: give at least one key, or --indexes-from", status: 2) }
         let db = try database.open()
         do {
             let classes = try db.addIndexes(keys: list)

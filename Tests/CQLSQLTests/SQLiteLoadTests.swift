@@ -143,4 +143,21 @@ final class SQLiteLoadTests: XCTestCase {
         XCTAssertEqual(try SQLRunner.run(page, on: db).objects.first?["objectId"], .string("a1"))
         try compare()
     }
+    /// The statistics `load --index` leaves count whole indexes: with a
+    /// sample (`analysis_limit = 1000`, as before), three urls of 1,800
+    /// rows each made the value index look no better than the type index
+    /// (1,001 rows a value each) and `url = ? limit 1` walked every row
+    /// through the type index.
+    func testTheStatisticsAfterALoadCountTheWholeIndexes() throws {
+        let db = try SQLiteDatabase(path: dir.appendingPathComponent("stats.db").path)
+        var lines: [String] = []
+        for i in 0..<6000 { lines.append(#"{"objectId":"c\#(i)","url":"\#(i % 10 == 0 ? "/u/\(i)/" : "/p/\(i % 3)/")"}"#) }
+        try db.load(path: try write("Comment.ndjson", lines), indexes: ["url"])
+        let stats = try db.documents(SQLStatement(sql: "SELECT \"idx\" || ' ' || \"stat\" AS \"doc\" FROM sqlite_stat1 WHERE \"idx\" LIKE 'Comment:url:%' ORDER BY 1", arguments: []))
+        XCTAssertEqual(stats, ["Comment:url:type 6000 6000", "Comment:url:value 6000 10 10 10"])
+        let rare = try Binder.bind(try CQLParser.parse("select * from Comment where url = '/u/70/' limit 1"), parameters: [])
+        let plan = try SQLRunner.explain(rare, on: db)
+        XCTAssertEqual(plan.filter { !$0.hasPrefix("--") }.first, "SEARCH t0 USING INDEX Comment:url:value (<expr>=? AND <expr>=?)", plan.joined(separator: "\n"))
+        XCTAssertEqual(try SQLRunner.run(rare, on: db).objects.first?["objectId"], .string("c70"))
+    }
 }

@@ -156,8 +156,11 @@ final class PullTests: XCTestCase {
         try write("POST", "/1.1/users", #"{"username":"newcomer","password":"pw"}"#)
         // (--overlap 0: the next pull starts at this one's start, so that a
         // third finds nothing; by default it starts a minute earlier.)
-        let second = try pull(source, target, ["--overlap", "0"])
+        // (And the indexes the app had, in the form LeanCloud's index API takes.)
+        try Data(#"{"Comment":[{"keys":{"body":1}}]}"#.utf8).write(to: URL(fileURLWithPath: dir + "/indexes.json"))
+        let second = try pull(source, target, ["--overlap", "0", "--indexes-from", dir + "/indexes.json"])
         XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertTrue(second.stderr.contains("indexes: Comment: body\n"), second.stderr)
         assertLines(second, ["Post: 3 objects, 3 relation rows, 0 deleted", "Comment: 1 object, 1 deleted", "_User: 1 object, 0 deleted",
                              "_File: 0 objects, 0 deleted"], last: "pulled 5 objects of 5 classes (changes since 20")
         // The same objects through both servers' APIs.
