@@ -46,6 +46,8 @@ let package = Package(
         .target(name: "CQLKit"),
         // libpcre2-8 from the system (Debian: libpcre2-dev); trait `PCRE2` only.
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
+        // glibc's malloc_trim, for the server (RequestBodyReader).
+        .systemLibrary(name: "CMalloc"),
         // The in-memory evaluator: planner, predicates, geo, document store.
         .target(name: "CQLEval", dependencies: ["CQLKit", .target(name: "CPCRE2", condition: .when(traits: ["PCRE2"]))]),
         // Runs the generated SQL: SQLite through GRDB (with the evaluator's
@@ -68,6 +70,7 @@ let package = Package(
             name: "CQLServer",
             dependencies: [
                 "CQLKit", "CQLEval", "CQLSQL",
+                .target(name: "CMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -6,8 +6,8 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// The HTTP side of the server: CORS, the body limit, authentication, the
-/// access log, and the JSON in and out of ``API``.
+/// The HTTP side of the server: CORS, the body (``RequestBodyReader``),
+/// authentication, the access log, and the JSON in and out of ``API``.
 ///
 /// One access-log line per request through swift-log: method, path (never
 /// the query string, which may hold user data), status and milliseconds —
@@ -18,7 +18,7 @@ struct APIResponder: HTTPResponder {
     let authenticator: Authenticator
     /// The origin file URLs start with; nil: `http://` and the request's host.
     let publicURL: String?
-    let maximumBodySize: Int
+    let bodies: RequestBodyReader
     let logger: Logger
 
     static let corsAllowHeaders = [
@@ -113,7 +113,9 @@ struct APIResponder: HTTPResponder {
             // share it); an unknown or retired token makes the caller anonymous.
             if identity.sessionToken?.isEmpty == true { identity.sessionToken = nil }
             if !isDate { try await api.resolveSession(&identity) }
-            let body = try await readBody(request)
+            // A cloud function's parameters may be any JSON; every other body is an object.
+            let (body, turn) = try await bodies.read(request, anyJSON: segments.first == "functions" || segments.first == "call")
+            defer { turn?.end() }
             var api = APIRequest(method: request.method.rawValue, segments: segments, body: body, identity: identity)
             // Decoded by the API when a route reads it (a kept find does not).
             api.rawQuery = request.uri.query
@@ -199,26 +201,6 @@ struct APIResponder: HTTPResponder {
                 || b == UInt8(ascii: ":") || b == UInt8(ascii: "[") || b == UInt8(ascii: "]")
         }
         return "http://" + (plain ? host : "127.0.0.1")
-    }
-
-    /// The JSON body, nil when empty; over the limit: 413; not JSON: 107.
-    func readBody(_ request: Request) async throws(APIError) -> Value? {
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: maximumBodySize)
-        } catch is NIOTooManyBytesError {
-            throw APIError.tooLarge(maximumBodySize)
-        } catch {
-            throw APIError.malformedJSON("cannot read the request body")
-        }
-        if buffer.readableBytes == 0 { return nil }
-        let text = String(buffer: buffer)
-        if text.allSatisfy(\.isWhitespace) { return nil }
-        do {
-            return try JSONReader.parse(text)
-        } catch {
-            throw APIError.malformedJSON("malformed JSON in the body: \(error.shortDescription)")
-        }
     }
 
     static func json(_ value: Value, status: Int, headers: HTTPFields = HTTPFields()) -> Response {

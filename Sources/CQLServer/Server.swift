@@ -24,6 +24,11 @@ public struct CQLServer: Sendable {
         public var keys: AppKeys
         /// Larger bodies are refused with 413.
         public var maximumBodySize: Int = 16 << 20
+        /// Bodies of this size or more are large: at most
+        /// ``largeBodiesAtOnce`` of them are read and handled at once, the
+        /// others wait until their deadline (``RequestBodyReader``).
+        public var largeBodySize: Int = 1 << 20
+        public var largeBodiesAtOnce: Int = 2
         /// A request's database work longer than this is stopped (code 124).
         public var requestTimeout: Double = 10
         /// Connections that read at once.
@@ -157,7 +162,9 @@ public struct CQLServer: Sendable {
             http1: HTTP1Channel.Configuration(idleTimeout: idle),
             ws: WebSocketServerConfiguration(maxFrameSize: configuration.liveQuery.messageSize, autoPing: .enabled(timePeriod: .seconds(60))))
         let responder = APIResponder(api: api, authenticator: Authenticator(keys: configuration.keys), publicURL: configuration.publicURL,
-                                     maximumBodySize: configuration.maximumBodySize, logger: logger)
+                                     bodies: RequestBodyReader(maximumSize: configuration.maximumBodySize, largeSize: configuration.largeBodySize,
+                                                               largeAtOnce: configuration.largeBodiesAtOnce),
+                                     logger: logger)
         let app = Application(
             responder: responder,
             // PostgreSQL: handlers on their connection's event loop, where

@@ -60,6 +60,9 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("timeout"), help: "Seconds a request's database work may take before it is stopped.")
     var timeout = 10.0
 
+    @Option(name: .customLong("large-bodies"), help: "Request bodies of 1 MiB or more read and handled at once; the others wait, until their time limit (503, code 124).")
+    var largeBodies = 2
+
     @Option(name: .customLong("password-iterations"), help: "PBKDF2-HMAC-SHA256 iterations of new password hashes (at least 210000).")
     var passwordIterations = Passwords.defaultIterations
 
@@ -91,6 +94,7 @@ struct Serve: ParsableCommand {
         if !(0...65535).contains(port) { throw ValidationError("--port takes 0 to 65535.") }
         if readers < 1 || readers > 256 { throw ValidationError("--readers takes 1 to 256.") }
         if !(timeout > 0) { throw ValidationError("--timeout takes a number of seconds above 0.") }
+        if largeBodies < 1 || largeBodies > 1024 { throw ValidationError("--large-bodies takes 1 to 1024.") }
         // Below OWASP's floor for PBKDF2-HMAC-SHA256 only a test server may go.
         if passwordIterations < 210_000 { throw ValidationError("--password-iterations takes 210000 or more.") }
         if loginAttempts < 1 { throw ValidationError("--login-attempts takes 1 or more.") }
@@ -114,6 +118,7 @@ struct Serve: ParsableCommand {
         var configuration = CQLServer.Configuration(storage: location, host: host, port: port, keys: keys)
         configuration.readers = readers
         configuration.requestTimeout = timeout
+        configuration.largeBodiesAtOnce = largeBodies
         configuration.passwordIterations = passwordIterations
         configuration.loginAttempts = loginAttempts
         configuration.filesDirectory = files

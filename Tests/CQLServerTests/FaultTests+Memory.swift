@@ -81,4 +81,54 @@ final class FaultTestsMemory: XCTestCase {
         XCTAssertLessThan(afterInclude.peak - afterInQuery.peak, 40, "include read whole tables: \(report)")
         XCTAssertEqual(server.stop(within: 10), 0)
     }
+    /// Bodies (Server.md, "Memory a request takes"): eight 15 MiB bodies
+    /// that open no object are refused from their first byte, nothing built
+    /// (before: each parsed whole, 1.4 GB at once, answers after 13–24 s);
+    /// eight large object bodies take turns, two at a time
+    /// (`--large-bodies 2`), so the peak is that of two; and once they are
+    /// answered the process gives the memory back.
+    func testLargeBodiesTakeTurnsAndTheirMemoryIsGivenBack() async throws {
+        #if !os(Linux)
+        throw XCTSkip("reads /proc")
+        #endif
+        let dir = NSTemporaryDirectory() + "cql-fault-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try ServedProcess(["--sqlite", dir + "/app.db", "--timeout", "120", "--large-bodies", "2"], directory: dir)
+        let timeline = Timeline()
+        let clients = LoadClients(base: server.base, timeline: timeline, patience: 180)
+        await clients.send(.init(what: "warm", method: .POST, path: "/1.1/classes/Big", body: #"{"a":[1]}"#))
+        let base = Self.memory(server.pid)
+        func eight(_ what: String, _ body: String) async {
+            await withTaskGroup(of: Void.self) { group in
+                for i in 0..<8 { group.addTask { await clients.send(.init(what: "\(what)\(i)", method: .POST, path: "/1.1/classes/Big", body: body)) } }
+            }
+        }
+        await eight("array", "[" + String(repeating: "1,", count: (15 << 20) / 2 - 2) + "1]")
+        let afterArrays = Self.memory(server.pid)
+        // A million numbers (2 MiB): one alone, then eight at once.
+        let object = #"{"a":["# + String(repeating: "1,", count: 1 << 20) + "1]}"
+        await clients.send(.init(what: "one", method: .POST, path: "/1.1/classes/Big", body: object))
+        let afterOne = Self.memory(server.pid)
+        await eight("object", object)
+        let afterEight = Self.memory(server.pid)
+        try await Task.sleep(nanoseconds: 1_000_000_000)
+        let settled = Self.memory(server.pid)
+        await clients.shutdown()
+
+        let answers = timeline.all
+        let report = String(format: "base %.0f MB; 8 arrays: peak %.0f MB; one object: peak %.0f MB; 8 objects: peak %.0f MB, resident %.0f MB, 1 s later %.0f MB",
+                            base.peak, afterArrays.peak, afterOne.peak, afterEight.peak, afterEight.resident, settled.resident)
+        print("FaultTestsMemory: " + report)
+        for a in answers where a.what.hasPrefix("array") {
+            XCTAssertEqual(a.code, 107, "\(a.what): \(a.status) \(a.error ?? "")")
+            XCTAssertLessThan(a.seconds, 5, a.what)
+        }
+        for a in answers where a.what == "one" || a.what.hasPrefix("object") { XCTAssertEqual(a.status, 201, "\(a.what): \(a.error ?? "")") }
+        XCTAssertLessThan(afterArrays.peak - base.peak, 40, "bodies opening no object were built: \(report)")
+        let one = afterOne.peak - base.peak
+        XCTAssertLessThan(afterEight.peak - base.peak, 3 * one, "more than two large bodies at once: \(report)")
+        XCTAssertLessThan(settled.resident - base.resident, 60, "the memory was not given back: \(report)")
+        XCTAssertEqual(server.stop(within: 10), 0)
+    }
 }
