@@ -27,9 +27,11 @@ matches exactly 4 subscriptions (0.04% of 10,000): 4 events.
 
 Writes: Python http.client threads, kept-alive connections, alternately
 through A and B (app key, no ACL: public). Fixed-rate phases (--rates,
-default 100,500 writes/s) are open loop: write i is due at start + i/rate
+default 100,500,1000 writes/s) are open loop: write i is due at start + i/rate
 and sent then (or as soon as a thread is free when the client is behind);
-then a saturation phase: --threads threads writing back to back. Each
+then two saturation phases of --threads threads writing back to back:
+through A and B alternately, then all through A (B takes no writes: its
+CPU a write is what hearing, matching and delivering costs alone). Each
 phase lasts --seconds D, then the subscribers are given until their count
 of events stops growing (at most 10 s).
 
@@ -38,29 +40,34 @@ What is measured, per phase:
                    the last answer.
   events/s         events received by the subscribers / the time from the
                    first send to the last event received.
-  latency          for each event, the time its frame was received (in the
-                   subscriber process, before JSON decoding) minus the time
-                   the write's answer was received by the writer: commit
-                   happens before the answer, so this is a lower bound on
-                   commit → frame (it can be negative: NOTIFY may beat the
-                   HTTP answer); "from send" is frame minus the time the
-                   write was sent, an upper bound (the create's own time
-                   included). Same host, one clock (time.time()).
+  commit → frame   for each event, the time its frame was received (in the
+                   subscriber process, before JSON decoding) minus the
+                   commit time of the write's transaction as PostgreSQL
+                   recorded it (the cluster runs with
+                   track_commit_timestamp = on; pg_xact_commit_timestamp of
+                   the row's xmin, read after the run). Same host, one clock
+                   (PostgreSQL's gettimeofday and Python's time.time()).
+  send → frame     frame minus the time the writer sent the create: the
+                   create's own time in the server included.
+  round trip       the create's answer minus its send (p50).
   lost             events expected (each answered write's 4 subscriptions,
                    counted per WebSocket) not received by the end of the
                    drain; extra: received more often than expected.
-  RSS              each server's VmRSS after the phase (VmHWM, the peak,
-                   in the last row), from /proc.
+  RSS              each server's VmRSS after the phase, from /proc; the
+                   line above the table has the RSS once the subscriptions
+                   are made (idle) and the peak of the run (VmHWM).
   CPU              each server's CPU seconds in the phase, per write.
 
 The floor (before the servers start, the same cluster): asyncpg (PyPI)
 connections: two listeners on one channel (as A and B listen), notifiers
-sending `SELECT pg_notify(channel, payload)` in autocommit (one transaction
-each, as one write is) with a payload of the size a create's notification
-has (about 400 bytes of JSON): at each fixed rate (open loop as above,
-latency = listener's receipt − the NOTIFY's answer, and − its send) and
+sending `SELECT pg_notify(channel, txid_current() || payload)` in
+autocommit: one transaction each with an id (as one write has), whose
+commit time is looked up afterwards the same way, and a payload of the
+size a create's notification has (442 bytes of JSON): at each fixed rate
+(open loop as above; commit → receipt and send → receipt, the receipt
+being the listener's callback in this process's asyncio loop) and
 saturated with --threads notifier connections (notifications delivered to
-both listeners per second).
+the two listeners per second).
 
 Subscriber processes: one Python process for A's WebSockets and one for
 B's (this script again, with --subscriber), so the client's reading is not
@@ -68,6 +75,7 @@ one process's GIL.
 
 Usage: livequery_bench.py CQL [--subscriptions N] [--connections C]
        [--rates R1,R2] [--seconds D] [--threads T]
+CQL_BENCH_KEEP=1 keeps the temp dir (the servers' logs, the events).
 Needs websockets and asyncpg in the Python running it (scripts/bench makes
 .build-bench/lq-venv). Prints the rows (markdown) for BENCHMARKS.md.
 """
@@ -222,15 +230,17 @@ class Writer:
         self.next_w = 0
         self.lock = threading.Lock()
 
-    def run(self, rooms, scores, seconds, threads, rate=None):
-        """One phase: open loop at `rate` writes/s, else `threads` back to back; returns the w range."""
+    def run(self, rooms, scores, seconds, threads, rate=None, ports=None):
+        """One phase: open loop at `rate` writes/s, else `threads` back to back, through
+        `ports` (default: all, alternately); returns the w range."""
+        ports = ports or self.ports
         first = self.next_w
         start = time.time() + 0.05
         stop = start + seconds
         total = int(rate * seconds) if rate else None
 
         def worker():
-            conns = {p: http.client.HTTPConnection("127.0.0.1", p, timeout=30) for p in self.ports}
+            conns = {p: http.client.HTTPConnection("127.0.0.1", p, timeout=30) for p in ports}
             while True:
                 with self.lock:
                     w = self.next_w
@@ -243,7 +253,7 @@ class Writer:
                     delay = due - time.time()
                     if delay > 0:
                         time.sleep(delay)
-                port = self.ports[w % len(self.ports)]
+                port = ports[w % len(ports)]
                 sent = time.time()
                 body = json.dumps({"room": f"r{room}", "score": score, "w": w, "t": sent, "text": TEXT})
                 try:
@@ -430,7 +440,7 @@ def main(cql, args):
     import bench_postgres
     subs_total = option(args, "--subscriptions", 10_000)
     conns = option(args, "--connections", 100)
-    rates = [int(r) for r in option(args, "--rates", "100,500").split(",") if r]
+    rates = [int(r) for r in option(args, "--rates", "100,500,1000").split(",") if r]
     seconds = option(args, "--seconds", 15.0)
     threads = option(args, "--threads", 16)
     per_conn = subs_total // conns
@@ -493,10 +503,12 @@ def main(cql, args):
 
         writer = Writer(ports, seed=42)
         phases = []
-        for rate in rates + [None]:
+        # Fixed rates, saturated through both, then saturated through A only
+        # (B then only listens and delivers: its CPU a write is delivery's own).
+        for rate, through in [(r, None) for r in rates] + [(None, None), (None, ports[:1])]:
             cpu0 = [cpu_seconds(p.pid) for p in servers]
             began = time.time()
-            ws = writer.run(rooms, scores, seconds, threads if rate is None else max(threads, 4), rate)
+            ws = writer.run(rooms, scores, seconds, threads if rate is None else max(threads, 4), rate, through)
             answered = [w for w in ws if w in writer.records]
             expected = sum(len(room_conns.get(writer.records[w][0], [])) + 1 for w in answered)
             # Drain: until the subscribers' count stops growing (1 s) or reaches what is expected.
@@ -513,9 +525,9 @@ def main(cql, args):
                 time.sleep(0.1)
             cpu = [cpu_seconds(p.pid) - c0 for p, c0 in zip(servers, cpu0)]
             rss = [proc_status(p.pid, "VmRSS") for p in servers]
-            phases.append({"rate": rate, "ws": ws, "expected_total": base + expected, "began": began, "cpu": cpu, "rss": rss,
+            phases.append({"rate": rate, "only_a": through is not None, "ws": ws, "expected_total": base + expected, "began": began, "cpu": cpu, "rss": rss,
                            "answered": len(answered)})
-            print(f"  phase {rate or 'saturated'}: {len(answered):,} writes answered, {writer.errors} errors so far", flush=True)
+            print(f"  phase {rate or 'saturated'}{' through A' if through else ''}: {len(answered):,} writes answered, {writer.errors} errors so far", flush=True)
 
         results = [s.finish() for s in subscribers]
         subscribers = []
@@ -556,7 +568,8 @@ def main(cql, args):
             trips.sort()
             lat_sent.sort()
             span = last_answer - first_sent
-            rows.append({"label": f"{ph['rate']} writes/s" if ph["rate"] else f"saturated, {threads} writer threads",
+            rows.append({"label": f"{ph['rate']} writes/s" if ph["rate"] else f"saturated, {threads} writer threads"
+                         + (", all through A (B only delivers)" if ph["only_a"] else ""),
                          "writes_per_s": ph["answered"] / span if span > 0 else 0, "events": delivered,
                          "events_per_s": delivered / (last_event - first_sent) if last_event > first_sent else 0,
                          "p50": pct(lat_commit, .5), "p99": pct(lat_commit, .99),
@@ -581,6 +594,19 @@ def main(cql, args):
                   f"{r['p50']:.2f} / {r['p99']:.2f} ms | {r['sent_p50']:.2f} / {r['sent_p99']:.2f} ms | {r['trip_p50']:.2f} ms | "
                   f"{r['lost']} of {r['events'] - r['extra'] + r['lost']:,}" + (f" (+{r['extra']} extra)" if r["extra"] else "")
                   + f" | {r['cpu_us'][0]:,.0f} / {r['cpu_us'][1]:,.0f} µs | {r['rss'][0]:.0f} / {r['rss'][1]:.0f} MB |")
+        # The goals of issue 42, item 8, as this run found them.
+        print()
+        at500 = next((r for r in rows if r["label"] == "500 writes/s"), None)
+        if at500:
+            print(f"- p99 under 50 ms at 500 writes/s: commit → frame p99 {at500['p99']:.1f} ms at {at500['writes_per_s']:,.0f} "
+                  f"writes/s achieved: {'met' if at500['p99'] < 50 and at500['writes_per_s'] >= 490 else 'not met'}")
+        cql_max, pg_max = rows[-2], floor_rows[-1]
+        print(f"- throughput at least half of bare NOTIFY's (saturated): {cql_max['writes_per_s']:,.0f} writes/s "
+              f"({cql_max['events_per_s']:,.0f} events/s) against {pg_max['writes_per_s']:,.0f} NOTIFY/s "
+              f"({pg_max['events_per_s']:,.0f} notifications/s): {cql_max['writes_per_s'] / pg_max['writes_per_s']:.2f} of it, "
+              f"events/notifications {cql_max['events_per_s'] / pg_max['events_per_s']:.2f}: "
+              f"{'met' if cql_max['events_per_s'] >= pg_max['events_per_s'] / 2 else 'not met'}")
+        print(f"- server RSS under 300 MB: peak A {hwm[0]:.0f} MB, B {hwm[1]:.0f} MB: {'met' if max(hwm) < 300 else 'not met'}")
     finally:
         for s in subscribers:
             s.p.kill()
