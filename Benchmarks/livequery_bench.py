@@ -27,7 +27,7 @@ matches exactly 4 subscriptions (0.04% of 10,000): 4 events.
 
 Writes: Python http.client threads, kept-alive connections, alternately
 through A and B (app key, no ACL: public). Fixed-rate phases (--rates,
-default 100,500,1000 writes/s) are open loop: write i is due at start + i/rate
+default 100,200,500 writes/s) are open loop: write i is due at start + i/rate
 and sent then (or as soon as a thread is free when the client is behind);
 then two saturation phases of --threads threads writing back to back:
 through A and B alternately, then all through A (B takes no writes: its
@@ -440,7 +440,7 @@ def main(cql, args):
     import bench_postgres
     subs_total = option(args, "--subscriptions", 10_000)
     conns = option(args, "--connections", 100)
-    rates = [int(r) for r in option(args, "--rates", "100,500,1000").split(",") if r]
+    rates = [int(r) for r in option(args, "--rates", "100,200,500").split(",") if r]
     seconds = option(args, "--seconds", 15.0)
     threads = option(args, "--threads", 16)
     per_conn = subs_total // conns
