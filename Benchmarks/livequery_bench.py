@@ -1,0 +1,631 @@
+#!/usr/bin/env python3
+"""The LiveQuery section of scripts/bench (`scripts/bench --livequery`):
+events delivered by two `cql serve --postgres` processes to N subscriptions
+while writes come at a fixed rate, beside PostgreSQL's own floor, a bare
+LISTEN/NOTIFY round trip measured in the same run on the same cluster.
+
+Set-up: a private PostgreSQL 15 (bench_postgres.py: initdb in a temp dir,
+fsync off) and two `cql serve --postgres` processes, A and B, on its one
+database (LiveQuery across processes goes through LISTEN/NOTIFY: every
+write's changes are sent with pg_notify in its transaction, and each
+process matches what it hears).
+
+Subscriptions (default N = 10,000 over C = 100 WebSockets, N/C each, one
+installation id a WebSocket; the first C/2 WebSockets on A, the others on
+B; the subscriptions of a WebSocket are made through the REST API of its
+own process, POST /1.1/LiveQuery/subscribe in the C# SDK's body, anonymous;
+frames on the lc.json.3 subprotocol):
+  90%  {"room": "r<k>"}: 0.3 N rooms, three subscriptions each, on three
+       WebSockets a third of C apart (so usually on both processes): the
+       equality the server indexes, so a write looks at three of them.
+  10%  {"score": j} for j in 0..0.1 N - 1: a number, which the index does
+       not take (only string equalities are indexed), so every write is
+       evaluated against all of them (0.05 N per process).
+Each write is a create of {"room": "r<k>", "score": j, "w": its number,
+"t": its send time, "text": 120 bytes} with k and j uniform at random: it
+matches exactly 4 subscriptions (0.04% of 10,000): 4 events.
+
+Writes: Python http.client threads, kept-alive connections, alternately
+through A and B (app key, no ACL: public). Fixed-rate phases (--rates,
+default 100,200,500 writes/s) are open loop: write i is due at start + i/rate
+and sent then (or as soon as a thread is free when the client is behind);
+then two saturation phases of --threads threads writing back to back:
+through A and B alternately, then all through A (B takes no writes: its
+CPU a write is what hearing, matching and delivering costs alone). Each
+phase lasts --seconds D, then the subscribers are given until their count
+of events stops growing (at most 10 s).
+
+What is measured, per phase:
+  writes/s         answered creates (201) / the time from the first send to
+                   the last answer.
+  events/s         events received by the subscribers / the time from the
+                   first send to the last event received.
+  commit → frame   for each event, the time its frame was received (in the
+                   subscriber process, before JSON decoding) minus the
+                   commit time of the write's transaction as PostgreSQL
+                   recorded it (the cluster runs with
+                   track_commit_timestamp = on; pg_xact_commit_timestamp of
+                   the row's xmin, read after the run). Same host, one clock
+                   (PostgreSQL's gettimeofday and Python's time.time()).
+  send → frame     frame minus the time the writer sent the create: the
+                   create's own time in the server included.
+  round trip       the create's answer minus its send (p50).
+  lost             events expected (each answered write's 4 subscriptions,
+                   counted per WebSocket) not received by the end of the
+                   drain; extra: received more often than expected.
+  RSS              each server's VmRSS after the phase, from /proc; the
+                   line above the table has the RSS once the subscriptions
+                   are made (idle) and the peak of the run (VmHWM).
+  CPU              each server's CPU seconds in the phase, per write.
+
+The floor (before the servers start, the same cluster): asyncpg (PyPI)
+connections: two listeners on one channel (as A and B listen), notifiers
+sending `SELECT pg_notify(channel, txid_current() || payload)` in
+autocommit: one transaction each with an id (as one write has), whose
+commit time is looked up afterwards the same way, and a payload of the
+size a create's notification has (442 bytes of JSON): at each fixed rate
+(open loop as above; commit → receipt and send → receipt, the receipt
+being the listener's callback in this process's asyncio loop) and
+saturated with --threads notifier connections (notifications delivered to
+the two listeners per second).
+
+Subscriber processes: one Python process for A's WebSockets and one for
+B's (this script again, with --subscriber), so the client's reading is not
+one process's GIL.
+
+Usage: livequery_bench.py CQL [--subscriptions N] [--connections C]
+       [--rates R1,R2] [--seconds D] [--threads T]
+CQL_BENCH_KEEP=1 keeps the temp dir (the servers' logs, the events).
+Needs websockets and asyncpg in the Python running it (scripts/bench makes
+.build-bench/lq-venv). Prints the rows (markdown) for BENCHMARKS.md.
+"""
+import asyncio
+import http.client
+import json
+import os
+import random
+import subprocess
+import shutil
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+KEYS = {"CQL_APP_ID": "bench", "CQL_APP_KEY": "bench-key", "CQL_MASTER_KEY": "bench-master"}
+APP_HEADERS = {"X-LC-Id": "bench", "X-LC-Key": "bench-key", "Content-Type": "application/json"}
+CLASS = "LQBench"
+CHANNEL = "lqbench_floor"
+TEXT = "x" * 120
+
+
+def option(args, name, default):
+    return type(default)(args[args.index(name) + 1]) if name in args else default
+
+
+def pct(xs, q):
+    if not xs:
+        return float("nan")
+    return 1000 * xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+# MARK: The subscriber process (one per server)
+
+async def subscriber(port, spec_path, out_path):
+    """Opens the WebSockets of spec (installation ids and their where's),
+    logs in, subscribes through REST, then records (websocket, w, time) for
+    every event until told "stop" on stdin; "count" prints the number so far."""
+    import websockets
+    from concurrent.futures import ThreadPoolExecutor
+    with open(spec_path) as f:
+        spec = json.load(f)
+    events = []
+    sockets = []
+    for n, conn in enumerate(spec):
+        ws = await websockets.connect(f"ws://127.0.0.1:{port}/livequery", subprotocols=["lc.json.3"], max_size=None,
+                                      ping_interval=None)
+        await ws.send(json.dumps({"cmd": "login", "appId": "bench", "i": 1, "installationId": conn["id"], "service": 1}))
+        reply = json.loads(await ws.recv())
+        if reply.get("cmd") != "loggedin":
+            raise SystemExit(f"login refused: {reply}")
+        sockets.append(ws)
+
+    local = threading.local()
+
+    def subscribe(item):
+        conn_id, where = item
+        if not hasattr(local, "c"):
+            local.c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        body = json.dumps({"query": {"className": CLASS, "where": where}, "id": conn_id,
+                           "clientTimestamp": int(time.time() * 1000)})
+        for _ in range(3):
+            try:
+                local.c.request("POST", "/1.1/LiveQuery/subscribe", body, APP_HEADERS)
+                r = local.c.getresponse()
+                data = r.read()
+                return r.status, data
+            except (http.client.HTTPException, OSError):
+                local.c.close()
+                local.c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        return 0, b""
+
+    items = [(conn["id"], where) for conn in spec for where in conn["subs"]]
+    began = time.time()
+    with ThreadPoolExecutor(8) as pool:
+        answers = await asyncio.get_running_loop().run_in_executor(None, lambda: list(pool.map(subscribe, items)))
+    failed = [a for a in answers if a[0] != 200]
+    subscribe_seconds = time.time() - began
+
+    closed = []
+
+    async def read(n, ws):
+        try:
+            async for frame in ws:
+                t = time.time()
+                if frame == "{}":
+                    continue
+                d = json.loads(frame)
+                if d.get("cmd") == "data":
+                    for e in d["dataMessage"]["msg"]:
+                        events.append((n, e["object"].get("w", -1), t))
+        except websockets.ConnectionClosed as e:
+            closed.append((n, e.rcvd.code if e.rcvd else None))
+
+    readers = [asyncio.create_task(read(n, ws)) for n, ws in enumerate(sockets)]
+    print(json.dumps({"ready": len(items) - len(failed), "failed": len(failed), "seconds": subscribe_seconds,
+                      "first_failure": failed[0][1].decode(errors="replace")[:300] if failed else None}), flush=True)
+    loop = asyncio.get_running_loop()
+    while True:
+        line = (await loop.run_in_executor(None, sys.stdin.readline)).strip()
+        if line == "count":
+            print(json.dumps({"count": len(events), "closed": len(closed)}), flush=True)
+        else:
+            break
+    for r in readers:
+        r.cancel()
+    with open(out_path, "w") as f:
+        json.dump({"events": events, "closed": closed}, f)
+    print(json.dumps({"done": True}), flush=True)
+    for ws in sockets:
+        await ws.close()
+
+
+# MARK: The benchmark
+
+def proc_status(pid, field):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_for(port, failure):
+    for _ in range(600):
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            c.request("GET", "/1.1/date")
+            if c.getresponse().status == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise SystemExit(failure)
+
+
+class Writer:
+    """Creates through A and B (alternately), recording each write's send and answer times."""
+
+    def __init__(self, ports, seed):
+        self.ports = ports
+        self.rng = random.Random(seed)
+        self.records = {}   # w -> (room, score, sent, answered) for answered creates
+        self.errors = 0
+        self.next_w = 0
+        self.lock = threading.Lock()
+
+    def run(self, rooms, scores, seconds, threads, rate=None, ports=None):
+        """One phase: open loop at `rate` writes/s, else `threads` back to back, through
+        `ports` (default: all, alternately); returns the w range."""
+        ports = ports or self.ports
+        first = self.next_w
+        start = time.time() + 0.05
+        stop = start + seconds
+        total = int(rate * seconds) if rate else None
+
+        def worker():
+            conns = {p: http.client.HTTPConnection("127.0.0.1", p, timeout=30) for p in ports}
+            while True:
+                with self.lock:
+                    w = self.next_w
+                    if (total is not None and w - first >= total) or (total is None and time.time() >= stop):
+                        break
+                    self.next_w += 1
+                    room, score = self.rng.randrange(rooms), self.rng.randrange(scores)
+                if rate:
+                    due = start + (w - first) / rate
+                    delay = due - time.time()
+                    if delay > 0:
+                        time.sleep(delay)
+                port = ports[w % len(ports)]
+                sent = time.time()
+                body = json.dumps({"room": f"r{room}", "score": score, "w": w, "t": sent, "text": TEXT})
+                try:
+                    conns[port].request("POST", f"/1.1/classes/{CLASS}", body, APP_HEADERS)
+                    r = conns[port].getresponse()
+                    r.read()
+                    answered = time.time()
+                    ok = r.status == 201
+                except (http.client.HTTPException, OSError):
+                    conns[port].close()
+                    conns[port] = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                    ok = False
+                with self.lock:
+                    if ok:
+                        self.records[w] = (room, score, sent, answered)
+                    else:
+                        self.errors += 1
+
+        pool = [threading.Thread(target=worker) for _ in range(threads)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+        return range(first, self.next_w)
+
+
+class Subscribers:
+    def __init__(self, python, script, port, spec, tmp, name):
+        self.spec_path = os.path.join(tmp, f"spec-{name}.json")
+        self.out_path = os.path.join(tmp, f"events-{name}.json")
+        with open(self.spec_path, "w") as f:
+            json.dump(spec, f)
+        self.p = subprocess.Popen([python, script, "--subscriber", str(port), self.spec_path, self.out_path],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+
+    def answer(self, line=None):
+        if line:
+            self.p.stdin.write(line + "\n")
+            self.p.stdin.flush()
+        out = self.p.stdout.readline()
+        if not out:
+            raise SystemExit("a subscriber process ended early")
+        return json.loads(out)
+
+    def finish(self):
+        self.answer("stop")
+        self.p.wait()
+        with open(self.out_path) as f:
+            return json.load(f)
+
+
+def payload_like_servers():
+    """A notification's payload as `cql serve` sends it for one create (LiveQueryNotifications.payload)."""
+    obj = {"room": "r1234", "score": 567, "w": 123456, "t": time.time(), "text": TEXT, "objectId": "65f0c0ffee0123456789abcd",
+           "createdAt": "2026-12-02T19:00:00.000Z", "updatedAt": "2026-12-02T19:00:00.000Z",
+           "ACL": {"*": {"read": True, "write": True}}}
+    return json.dumps({"c": [{"c": CLASS, "i": obj["objectId"], "a": json.dumps(obj, separators=(",", ":"))}]},
+                      separators=(",", ":"))
+
+
+async def floor(url, rates, seconds, threads):
+    """Bare LISTEN/NOTIFY on the cluster: rows (label, notifications/s delivered, latency lists)."""
+    import asyncpg
+    base = payload_like_servers()
+    received = [[], []]   # per listener: (seq, time)
+    listeners = []
+    for n in range(2):
+        c = await asyncpg.connect(url)
+        await c.add_listener(CHANNEL, lambda _c, _pid, _ch, payload, n=n: received[n].append((payload[:40], time.time())))
+        listeners.append(c)
+    pool = await asyncpg.create_pool(url, min_size=threads, max_size=threads)
+    results = []
+    seq = [0]
+
+    def make_payload():
+        seq[0] += 1
+        return "%012d" % seq[0] + base[33:], seq[0]
+
+    # The payload begins with the transaction's id (20 digits) and the
+    # NOTIFY's number (12): txid_current() gives the transaction an id, as a
+    # write has, and its commit time is looked up afterwards.
+    notify = "SELECT pg_notify($1, lpad(txid_current()::text, 20, '0') || ':' || $2)"
+
+    async def drain(expected):
+        deadline = time.time() + 10
+        last, since = -1, time.time()
+        while time.time() < deadline:
+            got = len(received[0]) + len(received[1])
+            if got >= expected:
+                return
+            if got != last:
+                last, since = got, time.time()
+            elif time.time() - since > 2:
+                return
+            await asyncio.sleep(0.05)
+
+    for rate in rates:
+        sent, acked = {}, {}
+        for r in received:
+            r.clear()
+        total = int(rate * seconds)
+        start = time.time() + 0.05
+
+        async def one(i):
+            p, s = make_payload()
+            sent[s] = time.time()
+            await pool.execute(notify, CHANNEL, p)
+            acked[s] = time.time()
+
+        tasks = []
+        for i in range(total):
+            delay = start + i / rate - time.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            tasks.append(asyncio.create_task(one(i)))
+        await asyncio.gather(*tasks)
+        last_ack = max(acked.values())
+        await drain(2 * total)
+        results.append(floor_row(f"{rate} NOTIFY/s", sent, acked, await commit_times(listeners[0], received), received, start, last_ack))
+
+    sent, acked = {}, {}
+    for r in received:
+        r.clear()
+    start = time.time()
+    stop = start + seconds
+
+    async def loop_notify():
+        async with pool.acquire() as c:
+            while time.time() < stop:
+                p, s = make_payload()
+                sent[s] = time.time()
+                await c.execute(notify, CHANNEL, p)
+                acked[s] = time.time()
+
+    await asyncio.gather(*[loop_notify() for _ in range(threads)])
+    last_ack = max(acked.values())
+    await drain(2 * len(acked))
+    results.append(floor_row(f"saturated, {threads} connections", sent, acked, await commit_times(listeners[0], received), received,
+                             start, last_ack))
+    await pool.close()
+    for c in listeners:
+        await c.close()
+    return results, len(base)
+
+
+async def commit_times(conn, received):
+    """xid → commit time (s) of the transactions whose notifications were received."""
+    xids = sorted({int(p[:20]) for r in received for p, _ in r})
+    rows = await conn.fetch("SELECT x, extract(epoch FROM pg_xact_commit_timestamp(x::text::xid))::float8 AS t "
+                            "FROM unnest($1::bigint[]) AS x", xids)
+    return {r["x"]: r["t"] for r in rows}
+
+
+def floor_row(label, sent, acked, commits, received, start, last_ack):
+    lat_commit, lat_sent, last = [], [], start
+    for r in received:
+        for p, t in r:
+            s = int(p[21:33])
+            if s in acked:
+                lat_commit.append(t - commits[int(p[:20])])
+                lat_sent.append(t - sent[s])
+                last = max(last, t)
+    lat_commit.sort()
+    lat_sent.sort()
+    delivered = len(lat_sent)
+    trips = sorted(acked[s] - sent[s] for s in acked)
+    return {"label": label, "writes": len(acked), "writes_per_s": len(acked) / (last_ack - start),
+            "events": delivered, "expected": 2 * len(acked), "events_per_s": delivered / (last - start),
+            "p50": pct(lat_commit, .5), "p99": pct(lat_commit, .99), "sent_p50": pct(lat_sent, .5), "sent_p99": pct(lat_sent, .99),
+            "trip_p50": pct(trips, .5)}
+
+
+async def write_commit_times(url):
+    """w → commit time (s) of every create (track_commit_timestamp is on)."""
+    import asyncpg
+    c = await asyncpg.connect(url)
+    rows = await c.fetch(f'SELECT (doc->>\'w\')::bigint AS w, extract(epoch FROM pg_xact_commit_timestamp(xmin))::float8 AS t '
+                         f'FROM "{CLASS}"')
+    await c.close()
+    return {r["w"]: r["t"] for r in rows}
+
+
+def main(cql, args):
+    import bench_postgres
+    subs_total = option(args, "--subscriptions", 10_000)
+    conns = option(args, "--connections", 100)
+    rates = [int(r) for r in option(args, "--rates", "100,200,500").split(",") if r]
+    seconds = option(args, "--seconds", 15.0)
+    threads = option(args, "--threads", 16)
+    per_conn = subs_total // conns
+    if per_conn > 200:
+        raise SystemExit("at most 200 subscriptions an installation id: give more --connections")
+    rooms = max(1, int(subs_total * 0.9) // 3)
+    scores = subs_total - 3 * rooms
+    # The subscriptions of each WebSocket: room k's three copies a third of C apart, scores round-robin.
+    spec = [{"id": f"lqbench-{c:05d}", "subs": []} for c in range(conns)]
+    for k in range(rooms):
+        for copy in range(3):
+            spec[(k + copy * max(1, conns // 3)) % conns]["subs"].append({"room": f"r{k}"})
+    for j in range(scores):
+        spec[j % conns]["subs"].append({"score": j})
+    room_conns = {}
+    for c, conn in enumerate(spec):
+        for where in conn["subs"]:
+            if "room" in where:
+                room_conns.setdefault(int(where["room"][1:]), []).append(c)
+    score_conn = {j: j % conns for j in range(scores)}
+
+    pg = bench_postgres.start("-c track_commit_timestamp=on")
+    if pg is None:
+        raise SystemExit("livequery bench: no private PostgreSQL 15 could start")
+    url, stop_pg = pg
+    tmp = tempfile.mkdtemp(prefix="cql-lq-bench-")
+    servers, subscribers = [], []
+    print(f"LiveQuery bench: {subs_total:,} subscriptions on {conns} WebSockets ({per_conn} each), two cql serve processes, "
+          f"PostgreSQL {url}; phases of {seconds:g} s at {rates} writes/s, then saturated ({threads} threads)", flush=True)
+    try:
+        floor_rows, payload_bytes = asyncio.run(floor(url, rates, seconds, threads))
+        for r in floor_rows:
+            print(f"  floor {r['label']}: {r['writes_per_s']:,.0f}/s sent, {r['events_per_s']:,.0f}/s delivered, "
+                  f"{r['expected'] - r['events']} lost, p50 {r['p50']:.2f} p99 {r['p99']:.2f} ms", flush=True)
+        ports = [bench_postgres.free_port(), bench_postgres.free_port()]
+        for port in ports:
+            servers.append(subprocess.Popen([cql, "serve", "--postgres", url, "--port", str(port)], env={**os.environ, **KEYS},
+                                            cwd=tmp, stdout=subprocess.DEVNULL,
+                                            stderr=open(os.path.join(tmp, f"serve-{port}.log"), "w")))
+        for port in ports:
+            wait_for(port, "a cql serve did not start")
+        # The class exists before the subscribers come (its first create makes it).
+        c = http.client.HTTPConnection("127.0.0.1", ports[0])
+        c.request("POST", f"/1.1/classes/{CLASS}", json.dumps({"room": "none", "score": -1, "w": -1}), APP_HEADERS)
+        warm = c.getresponse()
+        if warm.status != 201:
+            raise SystemExit(f"the first create failed: {warm.status} {warm.read()[:300]}")
+        python = sys.executable
+        script = os.path.abspath(__file__)
+        half = conns // 2
+        subscribers.append(Subscribers(python, script, ports[0], spec[:half], tmp, "A"))
+        subscribers.append(Subscribers(python, script, ports[1], spec[half:], tmp, "B"))
+        offsets = [0, half]
+        for name, s in zip("AB", subscribers):
+            ready = s.answer()
+            print(f"  subscribers on {name}: {ready['ready']:,} subscribed in {ready['seconds']:.1f} s, {ready['failed']} refused"
+                  + (f" (first: {ready['first_failure']})" if ready["failed"] else ""), flush=True)
+        rss_idle = [proc_status(p.pid, "VmRSS") for p in servers]
+        print(f"  RSS with the subscriptions made, idle: A {rss_idle[0]:.0f} MB, B {rss_idle[1]:.0f} MB", flush=True)
+
+        writer = Writer(ports, seed=42)
+        phases = []
+        # Fixed rates, saturated through both, then saturated through A only
+        # (B then only listens and delivers: its CPU a write is delivery's own).
+        for rate, through in [(r, None) for r in rates] + [(None, None), (None, ports[:1])]:
+            cpu0 = [cpu_seconds(p.pid) for p in servers]
+            began = time.time()
+            ws = writer.run(rooms, scores, seconds, threads if rate is None else max(threads, 4), rate, through)
+            answered = [w for w in ws if w in writer.records]
+            expected = sum(len(room_conns.get(writer.records[w][0], [])) + 1 for w in answered)
+            # Drain: until the subscribers' count stops growing (1 s) or reaches what is expected.
+            base = sum(p["expected_total"] for p in phases) if phases else 0
+            deadline, last, since = time.time() + 10, -1, time.time()
+            while time.time() < deadline:
+                got = sum(s.answer("count")["count"] for s in subscribers)
+                if got >= base + expected:
+                    break
+                if got != last:
+                    last, since = got, time.time()
+                elif time.time() - since > 1:
+                    break
+                time.sleep(0.1)
+            cpu = [cpu_seconds(p.pid) - c0 for p, c0 in zip(servers, cpu0)]
+            rss = [proc_status(p.pid, "VmRSS") for p in servers]
+            phases.append({"rate": rate, "only_a": through is not None, "ws": ws, "expected_total": base + expected, "began": began, "cpu": cpu, "rss": rss,
+                           "answered": len(answered)})
+            print(f"  phase {rate or 'saturated'}{' through A' if through else ''}: {len(answered):,} writes answered, {writer.errors} errors so far", flush=True)
+
+        results = [s.finish() for s in subscribers]
+        subscribers = []
+        hwm = [proc_status(p.pid, "VmHWM") for p in servers]
+        commits = asyncio.run(write_commit_times(url))
+        # Events per (WebSocket, w), and their times.
+        got = {}
+        closed = []
+        for offset, res in zip(offsets, results):
+            closed += res["closed"]
+            for n, w, t in res["events"]:
+                got.setdefault(w, []).append((n + offset, t))
+        rows = []
+        for ph in phases:
+            lat_commit, lat_sent, lost, extra, delivered, trips = [], [], 0, 0, 0, []
+            first_sent = min((writer.records[w][2] for w in ph["ws"] if w in writer.records), default=ph["began"])
+            last_answer = max((writer.records[w][3] for w in ph["ws"] if w in writer.records), default=first_sent)
+            last_event = first_sent
+            for w in ph["ws"]:
+                if w not in writer.records:
+                    continue
+                room, score, sent, answered = writer.records[w]
+                trips.append(answered - sent)
+                want = {}
+                for c in room_conns.get(room, []) + [score_conn[score]]:
+                    want[c] = want.get(c, 0) + 1
+                have = {}
+                for c, t in got.get(w, []):
+                    have[c] = have.get(c, 0) + 1
+                    lat_commit.append(t - commits[w])
+                    lat_sent.append(t - sent)
+                    last_event = max(last_event, t)
+                    delivered += 1
+                for c in set(want) | set(have):
+                    lost += max(0, want.get(c, 0) - have.get(c, 0))
+                    extra += max(0, have.get(c, 0) - want.get(c, 0))
+            lat_commit.sort()
+            trips.sort()
+            lat_sent.sort()
+            span = last_answer - first_sent
+            rows.append({"label": f"{ph['rate']} writes/s" if ph["rate"] else f"saturated, {threads} writer threads"
+                         + (", all through A (B only delivers)" if ph["only_a"] else ""),
+                         "writes_per_s": ph["answered"] / span if span > 0 else 0, "events": delivered,
+                         "events_per_s": delivered / (last_event - first_sent) if last_event > first_sent else 0,
+                         "p50": pct(lat_commit, .5), "p99": pct(lat_commit, .99),
+                         "trip_p50": pct(trips, .5), "sent_p50": pct(lat_sent, .5),
+                         "sent_p99": pct(lat_sent, .99), "lost": lost, "extra": extra,
+                         "cpu_us": [1e6 * c / max(1, ph["answered"]) for c in ph["cpu"]], "rss": ph["rss"]})
+        print()
+        print(f"{subs_total:,} subscriptions ({3 * rooms:,} on a room, {scores:,} on a score), {conns} WebSockets, "
+              f"each write matching 4; NOTIFY payload {payload_bytes} bytes; RSS idle with the subscriptions A {rss_idle[0]:.0f} / B "
+              f"{rss_idle[1]:.0f} MB, peak (VmHWM) A {hwm[0]:.0f} / B {hwm[1]:.0f} MB"
+              + (f"; WebSockets closed by the server: {closed}" if closed else ""))
+        print()
+        print("| work | writes/s | delivered/s | commit → frame p50 / p99 | send → frame p50 / p99 | write's round trip p50 "
+              "| lost | server CPU a write A / B | RSS A / B |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for r in floor_rows:
+            print(f"| bare NOTIFY, {r['label']}, 2 listeners | {r['writes_per_s']:,.0f} | {r['events_per_s']:,.0f} notifications | "
+                  f"{r['p50']:.2f} / {r['p99']:.2f} ms | {r['sent_p50']:.2f} / {r['sent_p99']:.2f} ms | {r['trip_p50']:.2f} ms | "
+                  f"{r['expected'] - r['events']} of {r['expected']:,} | | |")
+        for r in rows:
+            print(f"| cql serve ×2, {r['label']} | {r['writes_per_s']:,.0f} | {r['events_per_s']:,.0f} events | "
+                  f"{r['p50']:.2f} / {r['p99']:.2f} ms | {r['sent_p50']:.2f} / {r['sent_p99']:.2f} ms | {r['trip_p50']:.2f} ms | "
+                  f"{r['lost']} of {r['events'] - r['extra'] + r['lost']:,}" + (f" (+{r['extra']} extra)" if r["extra"] else "")
+                  + f" | {r['cpu_us'][0]:,.0f} / {r['cpu_us'][1]:,.0f} µs | {r['rss'][0]:.0f} / {r['rss'][1]:.0f} MB |")
+        # The goals of issue 42, item 8, as this run found them.
+        print()
+        at500 = next((r for r in rows if r["label"] == "500 writes/s"), None)
+        if at500:
+            print(f"- p99 under 50 ms at 500 writes/s: commit → frame p99 {at500['p99']:.1f} ms at {at500['writes_per_s']:,.0f} "
+                  f"writes/s achieved: {'met' if at500['p99'] < 50 and at500['writes_per_s'] >= 490 else 'not met'}")
+        cql_max, pg_max = rows[-2], floor_rows[-1]
+        print(f"- throughput at least half of bare NOTIFY's (saturated): {cql_max['writes_per_s']:,.0f} writes/s "
+              f"({cql_max['events_per_s']:,.0f} events/s) against {pg_max['writes_per_s']:,.0f} NOTIFY/s "
+              f"({pg_max['events_per_s']:,.0f} notifications/s): {cql_max['writes_per_s'] / pg_max['writes_per_s']:.2f} of it, "
+              f"events/notifications {cql_max['events_per_s'] / pg_max['events_per_s']:.2f}: "
+              f"{'met' if cql_max['events_per_s'] >= pg_max['events_per_s'] / 2 else 'not met'}")
+        print(f"- server RSS under 300 MB: peak A {hwm[0]:.0f} MB, B {hwm[1]:.0f} MB: {'met' if max(hwm) < 300 else 'not met'}")
+    finally:
+        for s in subscribers:
+            s.p.kill()
+        for p in servers:
+            p.terminate()
+        for p in servers:
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        stop_pg()
+        if os.environ.get("CQL_BENCH_KEEP"):
+            print(f"  kept {tmp} (server logs, events)")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "--subscriber":
+        asyncio.run(subscriber(int(sys.argv[2]), sys.argv[3], sys.argv[4]))
+    else:
+        main(sys.argv[1], sys.argv[2:])
