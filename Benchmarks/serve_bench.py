@@ -308,10 +308,17 @@ work for the same requests.
 """
     path = os.path.join(root, "BENCHMARKS.md")
     text = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
+    # The serve section runs from the marker to the next section's heading;
+    # the sections after it (Measurements, Migration, ...) are kept.
+    rest = ""
     if MARKER in text:
-        text = text[:text.index(MARKER)]
+        start = text.index(MARKER)
+        own = text.find("\n## ", start)
+        following = text.find("\n## ", own + 1) if own != -1 else -1
+        rest = text[following:] if following != -1 else ""
+        text = text[:start]
     with open(path, "w") as f:
-        f.write(text.rstrip("\n") + "\n\n" + section)
+        f.write(text.rstrip("\n") + "\n\n" + section + rest)
 
 
 def main():

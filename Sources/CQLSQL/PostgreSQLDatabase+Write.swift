@@ -19,11 +19,11 @@ extension PostgreSQLDatabase {
     /// 5 and both writing 6), and two first writes to a new class would race
     /// to create its table. SQLite gets the same from `BEGIN IMMEDIATE`.
     public func inWriteTransaction<T>(_ body: (any SQLWriteSession) throws(QueryError) -> T) throws(QueryError) -> T {
-        try execute("DISCARD TEMP")
+        if holdsTemporaryTables { try dropTemporaryTables() }
         try execute("BEGIN")
         do {
             try execute("SELECT pg_advisory_xact_lock(\(PostgreSQLDatabase.writeLockKey))")
-            let result = try body(PostgreSQLWriteSession(db: self))
+            let result = try body(PostgreSQLWriteSession(db: self, tables: PostgreSQLWriteSession.Tables()))
             try execute("COMMIT")
             return result
         } catch {
@@ -35,13 +35,28 @@ extension PostgreSQLDatabase {
 
 /// A write transaction on PostgreSQL (the database's one connection, inside
 /// BEGIN ... COMMIT).
+///
+/// The class tables are read from `pg_class` once a transaction and kept
+/// (``Tables``): under the write lock no other writer creates one, and no
+/// route drops one, so a table seen stays; `createTable` of a table seen
+/// sends nothing (a create was 14 statements, 5 of them `CREATE ... IF NOT
+/// EXISTS`). A `ROLLBACK TO SAVEPOINT` forgets them (it may undo a create).
 struct PostgreSQLWriteSession: SQLWriteSession {
     let db: PostgreSQLDatabase
+    let tables: Tables
     var dialect: SQLDialectName { .postgres }
 
+    /// The class tables this transaction has seen; nil: read them again.
+    final class Tables {
+        var known: Set<String>?
+    }
+
     func tableNames() throws(QueryError) -> Set<String> {
-        Set(try db.strings(try db.execute(
+        if let known = tables.known { return known }
+        let names = Set(try db.strings(try db.execute(
             "SELECT c.relname::text FROM pg_class c WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace")))
+        tables.known = names
+        return names
     }
 
     /// The tables' date-array marks, asked in the write's transaction.
@@ -64,11 +79,14 @@ struct PostgreSQLWriteSession: SQLWriteSession {
     }
 
     func execute(_ statement: SQLStatement) throws(QueryError) -> Int {
-        try db.affectedRows(statement.sql, statement.arguments)
+        if statement.sql.hasPrefix("ROLLBACK") { tables.known = nil }
+        return try db.affectedRows(statement.sql, statement.arguments)
     }
 
     func createTable(_ className: String) throws(QueryError) {
+        if try tableNames().contains(className) { return }
         try db.createTable(className)
+        tables.known?.insert(className)
     }
 
     func insertObject(_ objectId: String, json: String, into className: String) throws(QueryError) {

@@ -31,6 +31,9 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
     /// Whether a transaction is open (``inWriteTransaction(_:)``, the loads
     /// and migrations): its statements must not move to a new connection.
     var inTransaction = false
+    /// Whether ``createTemporaryTables(classes:joins:)`` may have left
+    /// stand-ins on the connection (a write first drops them).
+    var holdsTemporaryTables = false
     /// How long a statement may go unanswered before its connection is
     /// closed (``PostgreSQLLink/watch(_:for:)``): the statement time limit
     /// and a little more, once one is set; nil: no limit (`cql run`).
@@ -380,9 +383,11 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
     /// hide the real table once a write creates it.
     public func dropTemporaryTables() throws(QueryError) {
         try execute("DISCARD TEMP")
+        holdsTemporaryTables = false
     }
 
     public func createTemporaryTables(classes: [String], joins: [String]) throws(QueryError) {
+        holdsTemporaryTables = true
         for c in classes { try execute(PostgreSQLDatabase.classTable(try PostgreSQLDialect().quote(c), temporary: true)) }
         for j in joins { try execute(PostgreSQLDatabase.joinTable(try PostgreSQLDialect().quote(j), temporary: true)) }
     }

@@ -221,6 +221,8 @@ final class LoadClients: @unchecked Sendable {
         var method: HTTPMethod
         var path: String
         var body: String?
+        /// With the master key rather than the app key.
+        var master = false
     }
 
     /// `count` clients, each cycling through `requests` (client i starts at request i).
@@ -238,12 +240,14 @@ final class LoadClients: @unchecked Sendable {
         }
     }
 
-    func send(_ r: Request) async {
+    /// Sends `r`, records its answer, and returns the answer's body.
+    @discardableResult
+    func send(_ r: Request) async -> String? {
         let at = timeline.now
         let began = ContinuousClock.now
         var request = HTTPClientRequest(url: base + r.path)
         request.method = r.method
-        for (name, value) in ServerHarness.appHeaders { request.headers.add(name: name, value: value) }
+        for (name, value) in r.master ? ServerHarness.masterHeaders : ServerHarness.appHeaders { request.headers.add(name: name, value: value) }
         if let body = r.body {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: body))
@@ -251,9 +255,11 @@ final class LoadClients: @unchecked Sendable {
         var status = -1
         var code: Int64?
         var message: String?
+        var text: String?
         do {
             let response = try await client.execute(request, timeout: .milliseconds(Int64(patience * 1000)))
             let bytes = try await response.body.collect(upTo: 16 << 20)
+            text = String(buffer: bytes)
             status = Int(response.status.code)
             if status >= 400 {
                 let body = try? JSONReader.parse(String(buffer: bytes))
@@ -266,6 +272,7 @@ final class LoadClients: @unchecked Sendable {
             status = -1
         }
         timeline.record(.init(at: at, what: r.what, status: status, code: code, seconds: FaultSupport.elapsed(since: began), error: message))
+        return text
     }
 
     func stop() async {

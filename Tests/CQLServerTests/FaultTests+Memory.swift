@@ -35,6 +35,8 @@ final class FaultTestsMemory: XCTestCase {
         var big = ""
         big.reserveCapacity(Self.bigCount * 160)
         for i in 0..<Self.bigCount { big += #"{"objectId":"b\#(i)","n":\#(i),"name":"name\#(i)","pad":"\#(pad)"}"# + "\n" }
+        // A key only the last object by objectId holds (the schema's last page).
+        big += #"{"objectId":"b999999","late":true}"# + "\n"
         try big.write(toFile: dir + "/data/Big.ndjson", atomically: true, encoding: .utf8)
         try #"{"objectId":"a1","owner":"nobody","amount":1,"ref":{"__type":"Pointer","className":"Big","objectId":"b7"}}"#.write(toFile: dir + "/data/Account.ndjson", atomically: true, encoding: .utf8)
         for name in ["Big", "Account"] {
@@ -64,6 +66,10 @@ final class FaultTestsMemory: XCTestCase {
         let select = #"{"owner":{"$select":{"query":{"className":"Big","where":{"n":{"$gte":0}}},"key":"name"}}}"#
         await clients.send(.init(what: "select", method: .PUT, path: "/1.1/classes/Account/a1?where=" + Self.encoded(select), body: #"{"amount":4}"#))
         let afterSelect = Self.memory(server.pid)
+        // The schema of Big, read a page at a time (before: the whole class at once).
+        let schemaText = await clients.send(.init(what: "schema", method: .GET, path: "/1.1/schemas/Big", body: nil, master: true))
+        let schemaAnswer = schemaText.flatMap { try? JSONReader.parse($0) }
+        let afterSchema = Self.memory(server.pid)
         await clients.shutdown()
 
         let answers = Dictionary(timeline.all.map { ($0.what, $0) }, uniquingKeysWith: { a, _ in a })
@@ -79,6 +85,11 @@ final class FaultTestsMemory: XCTestCase {
         print("FaultTestsMemory: \(Self.bigCount) objects in Big; " + report)
         XCTAssertLessThan(afterInQuery.peak - base.peak, 40, "the write's condition read Big into memory: \(report)")
         XCTAssertLessThan(afterInclude.peak - afterInQuery.peak, 40, "include read whole tables: \(report)")
+        XCTAssertEqual(answers["schema"]?.status, 200, status("schema"))
+        XCTAssertEqual(schemaAnswer?["late"], ["type": "Boolean"], "the schema's pages missed the last object")
+        XCTAssertEqual(schemaAnswer?["pad"], ["type": "String"])
+        XCTAssertLessThan(afterSchema.peak - max(afterSelect.peak, afterInclude.peak), 40,
+                          String(format: "the schema read Big whole: peak %.0f MB after %.0f MB", afterSchema.peak, max(afterSelect.peak, afterInclude.peak)))
         XCTAssertEqual(server.stop(within: 10), 0)
     }
     /// Bodies (Server.md, "Memory a request takes"): eight 15 MiB bodies

@@ -21,21 +21,34 @@ extension API {
         return APIResponse(body: .object(all))
     }
 
+    /// Every key the class's objects hold, with the type of its first
+    /// non-null value. Read a page of ``schemaPage`` objects at a time in
+    /// objectId order, so the memory a request takes does not grow with the
+    /// class (read whole, 1,000,000 objects took the process to 1.9 GB).
     func schema(of className: String) async throws -> [String: Value] {
-        let objects = try await storage.find(try Self.prepared(try WhereJSONReader.read(.object(["className": .string(className)])), as: .master)).objects
         var keys: [String: Value] = [:]
-        for o in objects {
-            for (key, value) in o where keys[key] == nil && value != .null {
-                switch key {
-                case "ACL": keys[key] = .object(["type": "ACL"])
-                // Stored as plain strings (as LeanCloud's export has them), typed as Dates.
-                case "createdAt", "updatedAt": keys[key] = .object(["type": "Date"])
-                default: keys[key] = Self.schemaType(value)
+        var after: String?
+        while true {
+            var request: [String: Value] = ["className": .string(className), "limit": .int(Int64(Self.schemaPage)), "order": "objectId"]
+            if let after { request["where"] = .object(["objectId": .object(["$gt": .string(after)])]) }
+            let objects = try await storage.find(try Self.prepared(try WhereJSONReader.read(.object(request)), as: .master)).objects
+            for o in objects {
+                for (key, value) in o where keys[key] == nil && value != .null {
+                    switch key {
+                    case "ACL": keys[key] = .object(["type": "ACL"])
+                    // Stored as plain strings (as LeanCloud's export has them), typed as Dates.
+                    case "createdAt", "updatedAt": keys[key] = .object(["type": "Date"])
+                    default: keys[key] = Self.schemaType(value)
+                    }
                 }
             }
+            guard objects.count == Self.schemaPage, let last = objects.last?["objectId"]?.stringValue else { return keys }
+            after = last
         }
-        return keys
     }
+
+    /// Objects a schema read takes at a time.
+    static let schemaPage = 10_000
 
     static func schemaType(_ v: Value) -> Value {
         switch v {
