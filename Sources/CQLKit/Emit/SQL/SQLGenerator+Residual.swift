@@ -63,7 +63,7 @@ extension SQLGenerator {
         case .and(let items), .or(let items): return items.allSatisfy { keepsSQL($0, ctx) }
         case .constant, .aclGrants, .relatedTo, .relationHolds, .inQuery, .select: return true
         case .not(let inner), .elementMatch(_, let inner): return SQLiteDialect.readsOtherCollections(inner)
-        case .compare(let path, .equal, .value(.string)) where path.singleComponent == "objectId": return true
+        case .compare(let path, let op, .value(.string)) where path.singleComponent == "objectId" && op != .notEqual: return true
         case .in(let path, _, false) where path.singleComponent == "objectId": return true
         case .compare(let path, _, .value(.date)) where SQLStoredColumns.column(path).map(SQLStoredColumns.dateKeys.contains) == true:
             return true

@@ -407,6 +407,15 @@ public enum SQLGenerator {
             && terms.allSatisfy({ if case .value(.string(let s)) = $0 { return !s.utf8.contains(0) } else { return false } }):
             let ids = terms.map { ctx.bind($0.value!) }
             return .exact("\(ctx.rowAlias).\"objectId\" IN (\(ids.joined(separator: ", ")))")
+        case .compare(let path, let op, .value(.string(let id))) where path.singleComponent == "objectId" && op != .equal && op != .notEqual
+            && !id.utf8.contains(0):
+            // A range of objectIds (a scan's cursor, a schema's pages) on the
+            // key column, in code point order as the evaluator compares
+            // strings: the dialect's objectId order term names that order
+            // (SQLite's BINARY; PostgreSQL's "C", which its index holds).
+            // In cql_match it read the key index from the start each page.
+            guard let column = ctx.dialect.columnOrder(OrderKey(path), column: "objectId", &ctx)?.first else { return .notPushed }
+            return .exact("\(column) \(op.rawValue) \(ctx.bind(.string(id)))")
         case .compare(let path, let op, .value(.date(let d))) where SQLStoredColumns.column(path).map(SQLStoredColumns.dateKeys.contains) == true:
             // createdAt/updatedAt against a Date: its date column holds the
             // instant exactly for the rows whose value is a Date (the only
