@@ -1,4 +1,5 @@
 import CQLKit
+import CorpusSupport
 import CQLSQL
 import Foundation
 import XCTest
@@ -16,9 +17,34 @@ final class FaultTestsReads: XCTestCase {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let db = try SQLiteDatabase(path: dir + "/app.db")
-        try db.insert((0..<60_000).map { ["objectId": .string("b\($0)"), "s": .string("a line of text number \($0) to match")] }, into: "Big")
+        try db.insert(Self.bigObjects, into: "Big")
         try db.insert([["objectId": "one", "n": 1]], into: "Item")
-        let server = try ServedProcess(["--sqlite", dir + "/app.db", "--readers", "4", "--timeout", "30"], directory: dir)
+        try await getsBesideScans(["--sqlite", dir + "/app.db"], dir)
+    }
+
+    /// The same on PostgreSQL, where a handler reads through its event
+    /// loop's lanes (Server.md, "Slow neighbours").
+    func testAGetBesideSlowScansWaitsForNoneOnPostgreSQL() async throws {
+        let pg = try PostgreSQLServer()
+        try pg.start()
+        defer { pg.stop() }
+        let dir = NSTemporaryDirectory() + "cql-fault-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let lines = Self.bigObjects.map { JSONWriter.string(.object($0)) }.joined(separator: "\n") + "\n"
+        try lines.write(toFile: dir + "/Big.ndjson", atomically: true, encoding: .utf8)
+        try #"{"objectId":"one","n":1}"#.write(toFile: dir + "/Item.ndjson", atomically: true, encoding: .utf8)
+        for name in ["Big", "Item"] {
+            let (status, errors) = try FaultTestsCLI.cql(["load", "--postgres", pg.url, dir + "/\(name).ndjson"], in: dir)
+            XCTAssertEqual(status, 0, errors)
+        }
+        try await getsBesideScans(["--postgres", pg.url], dir)
+    }
+
+    static let bigObjects: [[String: Value]] = (0..<60_000).map { ["objectId": .string("b\($0)"), "s": .string("a line of text number \($0) to match")] }
+
+    func getsBesideScans(_ database: [String], _ dir: String) async throws {
+        let server = try ServedProcess(database + ["--readers", "4", "--timeout", "30"], directory: dir)
         let timeline = Timeline()
         let clients = LoadClients(base: server.base, timeline: timeline, patience: 40)
         defer { Task { await clients.shutdown() } }
@@ -37,7 +63,7 @@ final class FaultTestsReads: XCTestCase {
         let gets = timeline.all.filter { $0.what == "get" }
         let getSeconds = gets.map(\.seconds).sorted()
         let p99 = getSeconds.isEmpty ? 99 : getSeconds[min(getSeconds.count - 1, Int(Double(getSeconds.count) * 0.99))]
-        print(String(format: "scans: %d answered, median %.2f s; gets: %d, p50 %.3f s, p99 %.3f s, max %.3f s", scans.count,
+        print(String(format: "\(database[0]): scans: %d answered, median %.2f s; gets: %d, p50 %.3f s, p99 %.3f s, max %.3f s", scans.count,
                      scans.isEmpty ? 0 : scans[scans.count / 2], gets.count, getSeconds.isEmpty ? 0 : getSeconds[getSeconds.count / 2], p99,
                      getSeconds.last ?? 0))
         XCTAssertTrue(gets.allSatisfy { $0.status == 200 }, "\(gets.filter { $0.status != 200 }.prefix(3))")
