@@ -39,8 +39,8 @@ extension PostgreSQLDatabase {
 /// The class tables are read from `pg_class` once a transaction and kept
 /// (``Tables``): under the write lock no other writer creates one, and no
 /// route drops one, so a table seen stays; `createTable` of a table seen
-/// sends nothing (a create was 14 statements, 5 of them `CREATE ... IF NOT
-/// EXISTS`). A `ROLLBACK TO SAVEPOINT` forgets them (it may undo a create).
+/// sends nothing (no `CREATE ... IF NOT EXISTS` round trips under the
+/// lock). A `ROLLBACK TO SAVEPOINT` forgets them (it may undo a create).
 struct PostgreSQLWriteSession: SQLWriteSession {
     let db: PostgreSQLDatabase
     let tables: Tables

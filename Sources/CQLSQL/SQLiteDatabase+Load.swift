@@ -81,10 +81,8 @@ extension SQLiteDatabase {
     /// of a date index from a sort.
     ///
     /// Whole indexes are read, not a sample (`analysis_limit` 0): a sample
-    /// of the first 1,000 entries of a value index whose values each hold
-    /// thousands of rows records as many rows per value as the type index
-    /// (1,001 each), and `url = ? limit 1` then walked every row through the
-    /// type index (SQLiteLoadTests).
+    /// of a value index's first entries, when each value holds many rows,
+    /// makes it look no better than the type index (SQLiteLoadTests).
     static func analyze(_ db: Database, _ classes: [String]) throws {
         try db.execute(sql: "PRAGMA analysis_limit = 0")
         for c in classes {

@@ -28,8 +28,8 @@ import Foundation
 ///
 /// ```swift
 /// let found = try ExportedIndexes.read(path: "dump/app")
-/// found.keysByClass   // ["GameScore": ["score", "playerName"]]
-/// found.notes         // ["GameScore.metadata.json: _id_: _id is objectId, the table's key already"]
+/// found.keysByClass   // ["GameScore": ["playerName", "score"]]  (from {"score": -1, "playerName": 1})
+/// found.notes         // ["GameScore: GameScore.metadata.json: indexes[0] (_id_): _id is objectId, the table's key already"]
 /// ```
 struct ExportedIndexes {
     /// The keys to index, by class, in the order first met.
@@ -107,8 +107,9 @@ struct ExportedIndexes {
                 notes.append("\(className): \(label): a \(special) index on \(path) is not made (no \(special) index here; near queries scan)")
                 continue
             }
-            guard let local = Self.localKey(path) else {
-                notes.append("\(className): \(label): \(path) is \(Self.whyNot(path))")
+            let (local, whyNot) = Self.localKey(path)
+            guard let local else {
+                notes.append("\(className): \(label): \(path) is \(whyNot)")
                 continue
             }
             if path != local { notes.append("\(className): \(label): \(path) is indexed as \(local)") }
@@ -125,23 +126,16 @@ struct ExportedIndexes {
         return s
     }
 
-    /// The key as stored here, or nil when no index is made for it.
-    static func localKey(_ path: String) -> String? {
+    /// The key as stored here, or nil and why no index is made for it.
+    static func localKey(_ path: String) -> (String?, String) {
         switch path {
-        case "_id", "objectId", "createdAt", "updatedAt", "_created_at", "_updated_at", "ACL", "_rperm", "_wperm", "_acl":
-            return nil
+        case "_id", "objectId": return (nil, "objectId, the table's key already")
+        case "createdAt", "updatedAt", "_created_at", "_updated_at": return (nil, "an indexed column of every table already")
+        case "ACL", "_rperm", "_wperm", "_acl": return (nil, "the ACL, which reads filter another way; not indexed")
         default:
             // Parse Server's names of Pointer keys in MongoDB.
-            if path.hasPrefix("_p_"), path.count > 3 { return String(path.dropFirst(3)) }
-            return path
-        }
-    }
-
-    static func whyNot(_ path: String) -> String {
-        switch path {
-        case "_id", "objectId": return "objectId, the table's key already"
-        case "createdAt", "updatedAt", "_created_at", "_updated_at": return "an indexed column of every table already"
-        default: return "the ACL, which reads filter another way; not indexed"
+            if path.hasPrefix("_p_"), path.count > 3 { return (String(path.dropFirst(3)), "") }
+            return (path, "")
         }
     }
 }

@@ -412,8 +412,8 @@ public enum SQLGenerator {
             // A range of objectIds (a scan's cursor, a schema's pages) on the
             // key column, in code point order as the evaluator compares
             // strings: the dialect's objectId order term names that order
-            // (SQLite's BINARY; PostgreSQL's "C", which its index holds).
-            // In cql_match it read the key index from the start each page.
+            // (SQLite's BINARY; PostgreSQL's "C", which its index holds), so
+            // the key's index serves it.
             guard let column = ctx.dialect.columnOrder(OrderKey(path), column: "objectId", &ctx)?.first else { return .notPushed }
             return .exact("\(column) \(op.rawValue) \(ctx.bind(.string(id)))")
         case .compare(let path, let op, .value(.date(let d))) where SQLStoredColumns.column(path).map(SQLStoredColumns.dateKeys.contains) == true:
