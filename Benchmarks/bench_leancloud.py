@@ -35,9 +35,16 @@ LEANCLOUD_FILTERS = [
 ]
 
 
-def generate_leancloud_ndjson(path, n):
+# The two layouts every row runs on: compact, as LeanCloud's service and
+# `JSON.stringify` write, and spaced, as Python's `json.dumps` writes by
+# default (a space after every `,` and `:`), as LeanCloud's export examples show.
+LAYOUTS = [("compact", (",", ":")), ("spaced", (", ", ": "))]
+
+
+def generate_leancloud_ndjson(path, n, separators=(",", ":")):
     """Todo objects as a LeanCloud export writes them (keys in the service's
-    order, not sorted; non-ASCII text as UTF-8, not escaped)."""
+    order, not sorted; non-ASCII text as UTF-8, not escaped); the same
+    objects for every `separators`."""
     rng = random.Random(23)
     places = ["北京", "上海", "广州", "深圳", "杭州", "成都", "Beijing", "Shanghai", "東京", "Paris"]
     things = ["旅行", "美食", "Trip", "TRIP", "café", "会议", "读书", "跑步 run", "购物", "电影 movie"]
@@ -69,7 +76,7 @@ def generate_leancloud_ndjson(path, n):
                 "createdAt": iso(created),
                 "updatedAt": iso(created + rng.randrange(86400)),
             }
-            f.write(json.dumps(o, ensure_ascii=False, separators=(",", ":")) + "\n")
+            f.write(json.dumps(o, ensure_ascii=False, separators=separators) + "\n")
 
 
 def timed_rss(argv, stdout):
@@ -86,18 +93,27 @@ def timed_rss(argv, stdout):
 
 
 def leancloud_rows(cql, duckdb, work, objects, runs, add_row, lines):
-    """Generates the data, times each filter with each tool (median of
-    `runs`, the tools alternating), checks that they agree, adds the rows;
-    returns the JSON summary."""
+    """Generates the data in each layout, times each filter with each tool
+    (median of `runs`, the tools alternating), checks that they agree, adds
+    the rows; returns the JSON summary."""
+    summary = {"objects": objects, "filters": [], "cql_peak_rss_mb": 0.0, "layouts": {}}
+    for layout, separators in LAYOUTS:
+        data = os.path.join(work, f"Todo-{layout}.ndjson")
+        generate_leancloud_ndjson(data, objects, separators)
+        size_mb = os.path.getsize(data) / 1e6
+        summary["layouts"][layout] = {"megabytes": round(size_mb, 2)}
+        print(f"bench: LeanCloud-shaped Todo, {objects:,} objects, {layout} lines, {size_mb:.1f} MB of NDJSON", flush=True)
+        layout_rows(cql, duckdb, work, data, layout, runs, add_row, lines, summary)
+    summary["megabytes"] = summary["layouts"]["compact"]["megabytes"]
+    return summary
+
+
+def layout_rows(cql, duckdb, work, data, layout, runs, add_row, lines, summary):
+    """The rows of one layout's file."""
     import statistics
-    data = os.path.join(work, "Todo.ndjson")
-    generate_leancloud_ndjson(data, objects)
-    size_mb = os.path.getsize(data) / 1e6
-    print(f"bench: LeanCloud-shaped Todo, {objects:,} objects, {size_mb:.1f} MB of NDJSON", flush=True)
     out = os.path.join(work, "lc-out.ndjson")
     duck_out = os.path.join(work, "lc-duck.ndjson")
     source = f"read_ndjson_auto('{data}')"
-    summary = {"objects": objects, "megabytes": round(size_mb, 2), "filters": [], "cql_peak_rss_mb": 0.0}
     for label, cond, sql, jqcond, written in LEANCLOUD_FILTERS:
         query = f"select * from Todo where {cond}"
         if written:
@@ -131,10 +147,9 @@ def leancloud_rows(cql, duckdb, work, objects, runs, add_row, lines):
                 raise SystemExit(f"bench: matches differ for {label}: {matches}")
         medians = {t: statistics.median(v) for t, v in times.items()}
         for tool in ("DuckDB", "jq"):
-            add_row(f"LeanCloud Todo, {label} ({matches['cql']:,} matches)", medians["cql"], tool, medians[tool])
+            add_row(f"LeanCloud Todo, {layout} lines, {label} ({matches['cql']:,} matches)", medians["cql"], tool, medians[tool])
         summary["cql_peak_rss_mb"] = max(summary["cql_peak_rss_mb"], rss)
-        summary["filters"].append({"label": label, "cql": query, "duckdb_where": sql, "jq_select": jqcond,
+        summary["filters"].append({"label": label, "layout": layout, "cql": query, "duckdb_where": sql, "jq_select": jqcond,
                                    "matches": matches["cql"], "written": written, "seconds": medians, "cql_peak_rss_mb": rss})
-        print(f"  {label}: {matches['cql']:,} matches; cql {medians['cql']:.3f}s (peak RSS {rss:.0f} MB) "
+        print(f"  {layout}, {label}: {matches['cql']:,} matches; cql {medians['cql']:.3f}s (peak RSS {rss:.0f} MB) "
               f"duckdb {medians['DuckDB']:.3f}s jq {medians['jq']:.3f}s", flush=True)
-    return summary

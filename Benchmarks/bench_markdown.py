@@ -71,8 +71,11 @@ percent between runs; compare ratios within one run.
 - `LeanCloud Todo` rows (`Benchmarks/bench_leancloud.py`): the same tools on NDJSON shaped like a
   LeanCloud export of a Chinese app (Chinese and mixed-script text, `createdAt`/`updatedAt`
   strings, typed Dates, Pointers and GeoPoints, an `ACL` and a nested `meta` object on every
-  line); DuckDB reads a Date's `iso` member, jq the same. The filters:
-{chr(10).join(f"  - {x['label']}: `{x['cql']}`" for x in results.get('leancloud', {}).get('filters', []))}
+  line); DuckDB reads a Date's `iso` member, jq the same. Each filter runs on the same objects
+  in two layouts: `compact` lines (as the service and `JSON.stringify` write them) and
+  `spaced` lines (a space after every `,` and `:`, as Python's `json.dumps` writes by default).
+  The filters:
+{chr(10).join(f"  - {x['label']}: `{x['cql']}`" for x in results.get('leancloud', {}).get('filters', []) if x.get('layout', 'compact') == 'compact')}
 - How `cql eval` streams an NDJSON file: in blocks of about 1 MiB of whole lines, each cut
   into pieces of about 16 KiB that the cores take one after another (so a held-up core's work
   is taken over), results joined in input order (a query with

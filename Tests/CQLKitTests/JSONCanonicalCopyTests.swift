@@ -53,6 +53,22 @@ final class JSONCanonicalCopyTests: XCTestCase {
         check(String(repeating: "[", count: 100) + String(repeating: "]", count: 100), copies: false)
     }
 
+    /// A typed value the caller proved to be the writer's text up to
+    /// whitespace (`.proved`, as the line scan does) is copied without the
+    /// whitespace and in its own key order; by default it is refused.
+    func testProvedTypedValuesAreCopiedWithoutTheirSpaces() {
+        let line = #"{"z": 1, "d": { "__type" : "Date",\#t"iso": "2024-03-05T08:09:10.123Z" }, "g": [{"__type": "GeoPoint", "latitude": 39.9, "longitude": 116.4}], "s": "a \"b\": c"}"#
+        let expected = #"{"d":{"__type":"Date","iso":"2024-03-05T08:09:10.123Z"},"g":[{"__type":"GeoPoint","latitude":39.9,"longitude":116.4}],"s":"a \"b\": c","z":1}"#
+        Array(line.utf8).withUnsafeBufferPointer { buf in
+            var out: [UInt8] = []
+            XCTAssertTrue(JSONCanonicalCopy.write(buf, to: &out, typedValues: .proved))
+            XCTAssertEqual(String(decoding: out, as: UTF8.self), expected)
+            out = [0x41]
+            XCTAssertFalse(JSONCanonicalCopy.write(buf, to: &out))
+            XCTAssertEqual(out, [0x41])
+        }
+    }
+
     func testCorpusDataAndRandomValues() throws {
         let lines = try Corpus.dataLines()
         for line in lines { check(line) }

@@ -70,7 +70,9 @@ final class JSONLineScanTests: XCTestCase {
         check(#"{"d":{"y":1,"x":2}}"#, scans: true, writes: true)
         check(#"{"z":"中","d":{"y":{"b":[{"d":1,"c":2}],"a":"文"},"x":2},"a":1}"#, scans: true, writes: true)
         check(#"{"d":{"y":1.5,"x":2}}"#, scans: true, writes: false)
-        check(#"{"d":{"y":{"__type":"Date","iso":"2024-03-05T08:09:10.123Z"},"x":2}}"#, scans: true, writes: false)
+        // A typed value in it is copied as the scan proved it (the writer's, spaces aside).
+        check(#"{"d":{"y":{"__type":"Date","iso":"2024-03-05T08:09:10.123Z"},"x":2}}"#, scans: true, writes: true)
+        check(#"{"d":{"y":{"__type":"GeoPoint","latitude":40,"longitude":116},"x":2}}"#, scans: true, writes: false)
         check(#"{"d":{"y":"a\/b","x":2}}"#, scans: true, writes: false)
         check(#"{"d":{"x":1,"x":2}}"#, scans: true, writes: false)
         check("{\"a\":\"\u{7F}\"}", scans: true, writes: false)
@@ -149,7 +151,7 @@ final class JSONLineScanTests: XCTestCase {
         for typed in [
             #"{"iso":"2024-03-05T08:09:10.123Z","__type":"Date"}"#, #"{"__type":"Date","iso":"2024-03-05T16:09:10.123+08:00"}"#,
             #"{"__type":"Date","iso":"2024-03-05"}"#, #"{"__type":"Date","iso":"2024-03-05T08:09:10.123Z","x":1}"#,
-            #"{"__type":"Date","iso":"2016-12-31T23:59:60.000Z"}"#, #"{"__type":"Date" ,"iso":"2024-03-05T08:09:10.123Z"}"#,
+            #"{"__type":"Date","iso":"2016-12-31T23:59:60.000Z"}"#,
             #"{"__type":"GeoPoint","latitude":40,"longitude":116}"#,
             #"{"__type":"Pointer","className":"A","objectId":"x\/y"}"#,
             #"{"__type":"Date","iso":"2024-03-05T08:09:10.123\u005a"}"#, #"{"__type":"Date","iso":"1999-01-01T00:00:00.000Z","iso":"2024-03-05T08:09:10.123Z"}"#,
@@ -163,6 +165,7 @@ final class JSONLineScanTests: XCTestCase {
             #"{"__type":"File","id":"f1","name":"图片.png","url":"http://x/y.png"}"#, #"{"__type":"Bytes","base64":"AAEC"}"#,
             #"{"__type":"Relation","className":"Post"}"#, #"{"__type":"Polygon","coordinates":[[1,2]]}"#,
             #"{"__type":"Object","className":"Post","objectId":"p1","when":{"__type":"Date","iso":"2024-03-05T08:09:10.123Z"}}"#,
+            #"{"__type":"Date" ,"iso":"2024-03-05T08:09:10.123Z"}"#, #"{ "__type" : "Pointer" , "className":"A","objectId":"x" }"#,
             #"{"__type":"GeoPoint","latitude":-89.5,"longitude":-179.25}"#, #"{"__type":"GeoPoint","latitude":-90.0,"longitude":180.0}"#, #"{"__type":"Pointer","className":"帖子","objectId":"中"}"#,
         ] {
             check(#"{"v":\#(typed)}"#, scans: true, writes: true)
@@ -351,6 +354,67 @@ final class JSONLineScanTests: XCTestCase {
         }
     }
 
+    /// Whitespace between tokens, as Python's `json.dumps` writes by default
+    /// (`{"a": 1, "b": {"__type": "Date", "iso": ...}}`) or anywhere JSON
+    /// allows it (tabs, several spaces): a line the scan takes and writes in
+    /// its compact layout it takes and writes in any layout, typed values
+    /// included, with the bytes the reader and writer give.
+    func testSpacedLinesAreScannedAndWrittenAsCompactOnes() {
+        let date = #"{"__type":"Date","iso":"2024-03-05T08:09:10.123Z"}"#
+        let pointer = #"{"__type":"Pointer","className":"_User","objectId":"5f1a2b"}"#
+        let geo = #"{"__type":"GeoPoint","latitude":39.9042,"longitude":116.4074}"#
+        let lines = [
+            #"{"d":\#(date),"p":\#(pointer),"g":\#(geo),"t":"中文"}"#,
+            #"{"list":[\#(date),{"inner":\#(pointer)}],"meta":{"at":\#(geo)}}"#,
+            #"{"title":"北京 旅行 3 日记","priority":4,"done":false,"tags":["旅行","美食"],"dueDate":\#(date),"author":\#(pointer),"location":\#(geo),"meta":{"source":"ios","version":3,"device":{"os":"13.1","lang":"zh-CN"}},"ACL":{"*":{"read":true}},"objectId":"a1","createdAt":"2024-10-13T23:56:02.737Z"}"#,
+            #"{"v":{"__type":"File","id":"f1","name":"图片.png","url":"http://x/y.png"}}"#,
+            #"{"v":{"__type":"Object","className":"Post","objectId":"p1","when":\#(date)}}"#,
+            #"{"v":{"__type":"GeoPoint","latitude":-90.0,"longitude":180.0}}"#,
+            #"{"v":{"__type":"Pointer","className":"帖子","objectId":"中 \" x"}}"#,
+        ]
+        // Python's default layout.
+        let python = [#"{"a": 1, "b": "x, y: z", "c": {"__type": "Date", "iso": "2024-03-05T08:09:10.123Z"}}"#,
+                      #"{"g": {"__type": "GeoPoint", "latitude": 39.9042, "longitude": 116.4074}, "p": [{"__type": "Pointer", "className": "A", "objectId": "x"}]}"#]
+        for line in python { check(line, scans: true, writes: true) }
+        var rng = SplitMix64(seed: 44)
+        for line in lines {
+            check(line, scans: true, writes: true)
+            for _ in 0..<40 { check(Self.respaced(line, &rng), scans: true, writes: true) }
+        }
+        // What the compact layout leaves to the reader stays the reader's when spaced.
+        for typed in [#"{"__type":"Date","iso":"2024-03-05T16:09:10.123+08:00"}"#, #"{"__type":"GeoPoint","latitude":40,"longitude":116}"#,
+                      #"{"__type":"GeoPoint","latitude":39.90420,"longitude":116.4074}"#] {
+            for _ in 0..<10 { check(Self.respaced(#"{"v":\#(typed)}"#, &rng), scans: true, writes: false) }
+        }
+        for typed in [#"{"__type":"Date","iso":"2024-02-30T00:00:00.000Z"}"#, #"{"__type":"GeoPoint","latitude":91,"longitude":0}"#,
+                      #"{"__type":"Pointer","className":"A"}"#] {
+            for _ in 0..<10 { check(Self.respaced(#"{"v":\#(typed)}"#, &rng), scans: false) }
+        }
+    }
+
+    /// `line` (JSON) with random whitespace (spaces, tabs, a CR LF inside
+    /// the line is not NDJSON, so none) before and after each structural
+    /// token, none inside strings.
+    private static func respaced(_ line: String, _ rng: inout SplitMix64) -> String {
+        var out = ""
+        var inString = false, escaped = false
+        func space() -> String { rng.chance(0.5) ? rng.pick([" ", "\t", "  ", " \t "]) : "" }
+        for c in line {
+            if inString {
+                out.append(c)
+                if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inString = false }
+                continue
+            }
+            switch c {
+            case "\"": inString = true; out += space() + "\""
+            case "{", "[", ",", ":": out += space() + String(c) + space()
+            case "}", "]": out += space() + String(c)
+            default: out.append(c)
+            }
+        }
+        return out + space()
+    }
+
     func testCorpusData() throws {
         let lines = try Corpus.dataLines()
         for line in lines { check(line) }
@@ -420,7 +484,11 @@ private struct RandomJSONText {
         case 1: return "[" + space() + (0..<rng.below(4)).map { _ in value(depth: depth + 1) }.joined(separator: "," + space()) + "]"
         case 2, 3: return "\"" + rng.pick(RandomJSONText.strings) + "\""
         case 4, 5: return rng.pick(RandomJSONText.numbers)
-        case 6: return rng.chance(0.5) ? rng.pick(RandomJSONText.typed) : rng.pick(["true", "false", "null", "tru", "nul"])
+        case 6:
+            guard rng.chance(0.5) else { return rng.pick(["true", "false", "null", "tru", "nul"]) }
+            let typed = rng.pick(RandomJSONText.typed)
+            // Python's default layout, or the writer's.
+            return rng.chance(0.3) ? typed.replacingOccurrences(of: "\":", with: "\": ").replacingOccurrences(of: ",\"", with: ", \"") : typed
         default: return rng.chance(0.5) ? "{}" : "[]"
         }
     }

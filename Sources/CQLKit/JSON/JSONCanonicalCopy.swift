@@ -20,12 +20,22 @@
 /// JSONCanonicalCopy.write(line /* {"b":1, "a":[true]} */, to: &out)   // true; out: {"a":[true],"b":1}
 /// ```
 package enum JSONCanonicalCopy {
+    /// What to do with a typed value (an object with a `"__type"` key).
+    package enum TypedValues {
+        /// Refuse it: its written form is decided by decoding it.
+        case refused
+        /// Copy it without the whitespace between its tokens: the caller has
+        /// proved that, up to that whitespace, its text is the writer's (as
+        /// ``JSONLineScan`` does for each typed value of a line it writes).
+        case proved
+    }
+
     /// Appends the canonical text of `line` to `out` and returns `true`, or
     /// returns `false` leaving `out` as it was.
-    package static func write(_ line: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) -> Bool {
+    package static func write(_ line: UnsafeBufferPointer<UInt8>, to out: inout [UInt8], typedValues: TypedValues = .refused) -> Bool {
         let mark = out.count
         var i = 0
-        guard value(line, &i, &out, depth: 0) else {
+        guard value(line, &i, &out, depth: 0, typedValues) else {
             out.removeSubrange(mark...)
             return false
         }
@@ -43,18 +53,19 @@ package enum JSONCanonicalCopy {
     }
 
     /// Copies the value at `i` (after spaces), leaving `i` after it.
-    private static func value(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ out: inout [UInt8], depth: Int) -> Bool {
+    private static func value(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ out: inout [UInt8], depth: Int,
+                              _ typed: TypedValues) -> Bool {
         skipSpace(b, &i)
         guard i < b.count, depth < 64 else { return false }
         switch b[i] {
-        case UInt8(ascii: "{"): return object(b, &i, &out, depth: depth)
+        case UInt8(ascii: "{"): return object(b, &i, &out, depth: depth, typed)
         case UInt8(ascii: "["):
             i += 1
             out.append(UInt8(ascii: "["))
             skipSpace(b, &i)
             if i < b.count, b[i] == UInt8(ascii: "]") { i += 1; out.append(UInt8(ascii: "]")); return true }
             while true {
-                guard value(b, &i, &out, depth: depth + 1) else { return false }
+                guard value(b, &i, &out, depth: depth + 1, typed) else { return false }
                 skipSpace(b, &i)
                 guard i < b.count else { return false }
                 if b[i] == UInt8(ascii: "]") { i += 1; out.append(UInt8(ascii: "]")); return true }
@@ -121,7 +132,9 @@ package enum JSONCanonicalCopy {
         var keyStart: Int, keyEnd: Int, valueStart: Int
     }
 
-    private static func object(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ out: inout [UInt8], depth: Int) -> Bool {
+    private static func object(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ out: inout [UInt8], depth: Int,
+                               _ typed: TypedValues) -> Bool {
+        let start = i
         i += 1
         var members: [Member] = []
         skipSpace(b, &i)
@@ -139,13 +152,20 @@ package enum JSONCanonicalCopy {
             let keyStart = i + 1
             guard string(b, &i, escapes: false) else { return false }
             let keyEnd = i - 1
+            if typed == .proved, keyEnd - keyStart == 6, equals(Member(keyStart: keyStart, keyEnd: keyEnd, valueStart: 0), "__type", b) {
+                // A proved typed value: its text is the writer's, spaces aside.
+                guard let end = objectEnd(b, from: i) else { return false }
+                stripped(UnsafeBufferPointer(rebasing: b[start..<end]), to: &out)
+                i = end
+                return true
+            }
             skipSpace(b, &i)
             guard i < b.count, b[i] == UInt8(ascii: ":") else { return false }
             i += 1
             skipSpace(b, &i)
             let valueStart = i
             scratch.removeAll(keepingCapacity: true)
-            guard value(b, &i, &scratch, depth: depth + 1) else { return false }
+            guard value(b, &i, &scratch, depth: depth + 1, typed) else { return false }
             members.append(Member(keyStart: keyStart, keyEnd: keyEnd, valueStart: valueStart))
             skipSpace(b, &i)
             guard i < b.count else { return false }
@@ -164,10 +184,57 @@ package enum JSONCanonicalCopy {
             out.append(contentsOf: UnsafeBufferPointer(rebasing: b[(m.keyStart - 1)...m.keyEnd]))
             out.append(UInt8(ascii: ":"))
             var j = m.valueStart
-            guard value(b, &j, &out, depth: depth + 1) else { return false }
+            guard value(b, &j, &out, depth: depth + 1, typed) else { return false }
         }
         out.append(UInt8(ascii: "}"))
         return true
+    }
+
+    /// Appends `text` (well-formed JSON) without the whitespace between its tokens.
+    static func stripped(_ text: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        var j = 0, inString = false
+        while j < text.count {
+            let c = text[j]
+            if inString {
+                if c == UInt8(ascii: "\\") {
+                    out.append(c)
+                    out.append(text[j + 1])
+                    j += 2
+                    continue
+                }
+                if c == UInt8(ascii: "\"") { inString = false }
+            } else if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 {
+                j += 1
+                continue
+            } else if c == UInt8(ascii: "\"") {
+                inString = true
+            }
+            out.append(c)
+            j += 1
+        }
+    }
+
+    /// The index after the `}` that closes the object `i` is inside (at
+    /// its top level, outside any string), or `nil`.
+    private static func objectEnd(_ b: UnsafeBufferPointer<UInt8>, from i: Int) -> Int? {
+        var j = i, depth = 1, inString = false
+        while j < b.count {
+            let c = b[j]
+            j += 1
+            if inString {
+                if c == UInt8(ascii: "\\") { j += 1 } else if c == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch c {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                if depth == 0 { return j }
+            default: break
+            }
+        }
+        return nil
     }
 
     private static func precedes(_ x: Member, _ y: Member, _ b: UnsafeBufferPointer<UInt8>) -> Bool {

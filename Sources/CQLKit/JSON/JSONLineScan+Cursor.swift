@@ -123,7 +123,7 @@ extension JSONLineScan {
             guard depth < JSONLineScan.maxDepth else { return nil }
             // A typed value in the writer's spelling is read in one pass
             // (most objects of an export are Dates, Pointers, GeoPoints).
-            if i + 2 < n, p[i + 2] == UInt8(ascii: "_"), writersTypedAhead() { return .typed }
+            if i + 2 < n, p[i + 2] == UInt8(ascii: "_") || p[i + 1] == 0x20 || p[i + 1] == 0x09, writersTypedAhead() { return .typed }
             let start = i
             let outer = (verbatim: verbatim, spaced: spaced)
             var isTyped = false
@@ -156,7 +156,7 @@ extension JSONLineScan {
             // writer's business, checked when the line is written.
             // (One in the writer's spelling was read by writersTypedAhead.)
             verbatim = outer.verbatim
-            spaced = outer.spaced
+            spaced = outer.spaced || spaced  // spaces inside: its member is re-copied without them
             guard typedValueDecodes(from: start, depth: depth) else { return nil }
             typed.append(start)
             typed.append(i)

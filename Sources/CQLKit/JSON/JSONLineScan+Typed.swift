@@ -148,7 +148,8 @@ extension JSONLineScan.Cursor {
     /// Reads the typed value at `i` (on its `{`) in one pass when it is
     /// spelled as the writer spells a Date, a Pointer or a GeoPoint — which
     /// is how every one a LeanCloud export or a stored document holds is
-    /// spelled — and decodes, checking as it goes what the scan checks
+    /// spelled, up to whitespace between tokens (then ``spaced`` is set) —
+    /// and decodes, checking as it goes what the scan checks
     /// (UTF-8, JSON numbers): on `true`, `i` is after it and the cursor holds
     /// what the scan would have left (``isDate``, ``dateMillis``; a
     /// GeoPoint's range in ``typed``, whether its numbers are their doubles'
@@ -166,27 +167,49 @@ extension JSONLineScan.Cursor {
     /// then its members again to compare each key with nine names, cost a
     /// fifth of scanning a LeanCloud line, which holds three.
     mutating func writersTypedAhead() -> Bool {
+        if writersTypedAhead(.compact) { return true }
+        // Python's `json.dumps` layout, then any other whitespace: the same
+        // tokens; the member holding it is re-copied without the spaces.
+        if writersTypedAhead(.python) || writersTypedAheadSpaced() {
+            spaced = true
+            return true
+        }
+        return false
+    }
+
+    /// The two layouts read by fixed literals: the writer's, and Python's
+    /// default (a space after each `:` and `,`).
+    enum TypedLayout { case compact, python }
+
+    @inline(__always)
+    private mutating func writersTypedAhead(_ layout: TypedLayout) -> Bool {
         let start = i
         var k = start
+        let python = layout == .python
+        // The type name's first byte, after `{"__type":"` (or `{"__type": "`).
+        let name = python ? 12 : 11
+        guard k + name + 1 < n, p[k + name - 1] == UInt8(ascii: "\"") else { return false }
         // Methods with `k` passed in, not nested functions: those capture
         // `k` in a heap box when the cursor is mutated.
-        guard k + 12 < n, p[k + 10] == UInt8(ascii: "\"") else { return false }
-        switch p[k + 11] {
+        switch p[k + name] {
         case UInt8(ascii: "D"):
-            guard literal(#"{"__type":"Date","iso":""#, &k), k + 26 <= n, p[k + 24] == UInt8(ascii: "\""),
-                  p[k + 25] == UInt8(ascii: "}"), let ms = JSONLineScan.Cursor.writtenDate(p + k) else { return false }
+            guard literal(python ? #"{"__type": "Date", "iso": ""# : #"{"__type":"Date","iso":""#, &k), k + 26 <= n,
+                  p[k + 24] == UInt8(ascii: "\""), p[k + 25] == UInt8(ascii: "}"),
+                  let ms = JSONLineScan.Cursor.writtenDate(p + k) else { return false }
             i = k + 26
             isDate = true
             dateMillis = ms
             return true
         case UInt8(ascii: "P"):
-            guard literal(#"{"__type":"Pointer","className":""#, &k), plainBody(&k), literal(#"","objectId":""#, &k),
+            guard literal(python ? #"{"__type": "Pointer", "className": ""# : #"{"__type":"Pointer","className":""#, &k),
+                  plainBody(&k), literal(python ? #"", "objectId": ""# : #"","objectId":""#, &k),
                   plainBody(&k), literal(#""}"#, &k) else { return false }
             i = k
             isDate = false
             return true
         case UInt8(ascii: "G"):
-            guard literal(#"{"__type":"GeoPoint","latitude":"#, &k), boundedNumber(&k, 90), literal(#","longitude":"#, &k),
+            guard literal(python ? #"{"__type": "GeoPoint", "latitude": "# : #"{"__type":"GeoPoint","latitude":"#, &k),
+                  boundedNumber(&k, 90), literal(python ? #", "longitude": "# : #","longitude":"#, &k),
                   boundedNumber(&k, 180), literal("}", &k) else { return false }
             i = k
             isDate = false
@@ -196,6 +219,82 @@ extension JSONLineScan.Cursor {
         default:
             return false
         }
+    }
+
+    /// ``writersTypedAhead()`` for a typed value with whitespace between its
+    /// tokens in another layout than Python's (tabs, several spaces): the
+    /// same members in the same order, each token matched with the spaces
+    /// JSON allows before it. Its member is re-copied without the spaces
+    /// (``JSONCanonicalCopy``), which gives the writer's spelling because
+    /// the tokens are the writer's.
+    ///
+    /// Why: a line of spaced JSON has three typed values; read as any
+    /// object, then decided by ``typedValueDecodes(from:depth:)``, they cost
+    /// a third of its scan.
+    private mutating func writersTypedAheadSpaced() -> Bool {
+        let start = i
+        var k = start
+        guard spacedTokens(#"{"__type":""#, inString: false, &k), k < n else { return false }
+        switch p[k] {
+        case UInt8(ascii: "D"):
+            guard spacedTokens(#"Date","iso":""#, inString: true, &k), k + 25 <= n, p[k + 24] == UInt8(ascii: "\""),
+                  let ms = JSONLineScan.Cursor.writtenDate(p + k) else { return false }
+            k += 24
+            guard spacedTokens(#""}"#, inString: true, &k) else { return false }
+            isDate = true
+            dateMillis = ms
+        case UInt8(ascii: "P"):
+            guard spacedTokens(#"Pointer","className":""#, inString: true, &k), plainBody(&k),
+                  spacedTokens(#"","objectId":""#, inString: true, &k), plainBody(&k),
+                  spacedTokens(#""}"#, inString: true, &k) else { return false }
+            isDate = false
+        case UInt8(ascii: "G"):
+            guard spacedTokens(#"GeoPoint","latitude":"#, inString: true, &k), skipSpaces(&k), boundedNumber(&k, 90),
+                  spacedTokens(#","longitude":"#, inString: false, &k), skipSpaces(&k), boundedNumber(&k, 180),
+                  spacedTokens("}", inString: false, &k) else { return false }
+            isDate = false
+            typed.append(start)
+            typed.append(k)
+        default:
+            return false
+        }
+        i = k
+        return true
+    }
+
+    @inline(__always)
+    private func spacedTokens(_ s: StaticString, inString: Bool, _ k: inout Int) -> Bool {
+        JSONLineScan.Cursor.spacedTokens(s, inString: inString, p, &k, n)
+    }
+
+    @inline(__always)
+    private func skipSpaces(_ k: inout Int) -> Bool {
+        JSONLineScan.Cursor.skipSpaces(p, &k, n)
+    }
+
+    /// Whether the bytes at `k` (before `end`) spell the JSON tokens of `s`
+    /// with any whitespace JSON allows between tokens (none inside a string;
+    /// `inString`: `s` starts inside one); skips them.
+    @inline(__always)
+    static func spacedTokens(_ s: StaticString, inString: Bool, _ p: UnsafePointer<UInt8>, _ k: inout Int, _ end: Int) -> Bool {
+        var inString = inString
+        let q = s.utf8Start
+        for j in 0..<s.utf8CodeUnitCount {
+            let c = q[j]
+            if !inString { _ = skipSpaces(p, &k, end) }
+            guard k < end, p[k] == c else { return false }
+            k += 1
+            if c == UInt8(ascii: "\"") { inString.toggle() }
+        }
+        return true
+    }
+
+    /// Skips whitespace at `k` (before `end`); always `true` (to sit in a
+    /// condition list).
+    @inline(__always)
+    static func skipSpaces(_ p: UnsafePointer<UInt8>, _ k: inout Int, _ end: Int) -> Bool {
+        while k < end, p[k] == 0x20 || p[k] == 0x0A || p[k] == 0x0D || p[k] == 0x09 { k += 1 }
+        return true
     }
 
     /// Whether the bytes at `k` spell `s`; skips them.
@@ -322,8 +421,12 @@ extension JSONLineScan.Cursor {
             guard let d = Double(text) else { return false }
             return JSONWriter.doubleText(d) == text
         }
-        guard literal(#"{"__type":"GeoPoint","latitude":"#) else { return nil }
-        guard number(), literal(#","longitude":"#), number(), literal("}"), i == end else { return nil }
+        // A spaced GeoPoint ({"__type": "GeoPoint", ...}) is the same tokens with spaces between.
+        @inline(__always) func tokens(_ s: StaticString, inString: Bool) -> Bool {
+            (literal(s) || spacedTokens(s, inString: inString, p, &i, end)) && skipSpaces(p, &i, end)
+        }
+        guard tokens(#"{"__type":"GeoPoint","latitude":"#, inString: false) else { return nil }
+        guard number(), tokens(#","longitude":"#, inString: false), number(), tokens("}", inString: false), i == end else { return nil }
         return true
     }
 

@@ -190,7 +190,8 @@ package final class JSONLineScan {
 
     /// Appends the line in ``JSONWriter``'s form (members sorted by key, each
     /// value's bytes copied) and returns `true` when no key repeats, every
-    /// typed value is spelled as the writer spells it, and each member is
+    /// typed value is spelled as the writer spells it (whitespace between
+    /// its tokens aside), and each member is
     /// ``Member/verbatim`` or re-copied by ``JSONCanonicalCopy`` (a nested
     /// object with its keys out of order, spaces); else returns `false`,
     /// `out` untouched.
@@ -249,7 +250,7 @@ package final class JSONLineScan {
                 // The canonical copy drops spaces and refuses every rewrite
                 // that could lengthen a value, so it fits the room counted.
                 state.pointee.memberText.removeAll(keepingCapacity: true)
-                guard JSONCanonicalCopy.write(value(order[k]), to: &state.pointee.memberText),
+                guard JSONCanonicalCopy.write(value(order[k]), to: &state.pointee.memberText, typedValues: .proved),
                       state.pointee.memberText.count <= m.valueEnd - m.valueStart else { return false }
                 state.pointee.memberText.withUnsafeBufferPointer { (text + at).update(from: $0.baseAddress!, count: $0.count) }
                 at += state.pointee.memberText.count
@@ -261,7 +262,8 @@ package final class JSONLineScan {
     }
 
     /// Whether each typed value of the last line is spelled as ``JSONWriter``
-    /// spells it: read alone, written, and compared.
+    /// spells it, whitespace between its tokens aside: read alone, written,
+    /// and compared.
     ///
     /// Why here and not in the scan: a count never writes, and most lines a
     /// query writes are a fraction of those it scans; the check reads only
@@ -282,7 +284,10 @@ package final class JSONLineScan {
                     ?? (try? JSONReader.parse(bytes: bytes, decodingTypedValues: true)) else { return false }
             state.pointee.typedText.removeAll(keepingCapacity: true)
             JSONWriter.write(value, to: &state.pointee.typedText)
-            guard state.pointee.typedText.elementsEqual(bytes) else { return false }
+            // Spaces between its tokens aside: the member holding it is re-copied without them.
+            state.pointee.memberText.removeAll(keepingCapacity: true)
+            JSONCanonicalCopy.stripped(bytes, to: &state.pointee.memberText)
+            guard state.pointee.typedText == state.pointee.memberText else { return false }
             k += 2
         }
         return true
