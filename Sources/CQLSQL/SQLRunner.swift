@@ -2,7 +2,7 @@ import CQLEval
 import CQLKit
 
 /// `cql run`: a query answered by a database, with exactly the evaluator's
-/// results (semantics.md).
+/// results (EvaluationSemantics.md).
 ///
 /// The generator's exact parts run in the database; when a part is only a
 /// superset (``SQLTranslation/isExact`` is false) the database returns the

@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-/// A SQLite database in the layout the generator targets (sql.md): one
+/// A SQLite database in the layout the generator targets (SQLBackends.md): one
 /// table per class, `"<Class>"("objectId" TEXT PRIMARY KEY, "doc" TEXT,
 /// "createdAt" INTEGER, "updatedAt" INTEGER)` holding the whole object as
 /// JSON and its two date columns (``SQLStoredColumns``, indexed), and

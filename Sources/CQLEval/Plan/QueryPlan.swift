@@ -1,7 +1,7 @@
 import CQLKit
 
 /// A bound query compiled once for in-memory evaluation over a
-/// ``DocumentStore`` (semantics.md is the contract).
+/// ``DocumentStore`` (EvaluationSemantics.md is the contract).
 ///
 /// Everything that can be wrong with the query — an unbound placeholder, a
 /// bad regular expression or option, a GeoPoint out of range, an inverted

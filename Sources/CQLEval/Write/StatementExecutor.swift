@@ -43,7 +43,7 @@ public struct WriteResult: Sendable, Equatable {
 }
 
 /// Applies a bound write statement to a ``DocumentStore`` with the meaning
-/// of cql.md: inserts get a fresh unique objectId and createdAt = updatedAt
+/// of CQL.md: inserts get a fresh unique objectId and createdAt = updatedAt
 /// = now; updates apply their values and ops in order and set updatedAt;
 /// relation ops edit the `_Join:<key>:<Class>` rows (`owningId`,
 /// `relatedId`); a delete also drops the join rows its object owns.

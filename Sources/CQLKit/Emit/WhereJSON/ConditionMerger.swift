@@ -34,7 +34,7 @@ struct WhereDoc {
     static let matchesNothing = WhereDoc.op("objectId", "$in", .array([]))
 }
 
-/// AND of emitted conditions, merged the idiomatic way (TEAM.md): distinct
+/// AND of emitted conditions, merged the idiomatic way (WhereJSON.md, "Condition objects"): distinct
 /// keys share one object, operators on one key share one operator object,
 /// and only fragments that would collide go to `$and`. `$nor`s concatenate
 /// (`nor(a) ∧ nor(b)` is `nor(a, b)`).
@@ -192,7 +192,7 @@ enum ConditionMerger {
 
     /// Two operator objects of one key as one, when no operator repeats;
     /// several `$elemMatch`es become MongoDB's `{"$all": [{"$elemMatch":
-    /// ...}, ...]}` (each must match, semantics.md), so an AND of them stays
+    /// ...}, ...]}` (each must match, EvaluationSemantics.md), so an AND of them stays
     /// on its key, and an `$all` written that way merges with more of them.
     private static func mergeOperators(_ x: [(String, Value)], _ y: [(String, Value)]) -> WhereDoc.FieldValue? {
         var bodies: [Value] = []

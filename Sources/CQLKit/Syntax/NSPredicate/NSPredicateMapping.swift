@@ -1,4 +1,4 @@
-/// How each NSPredicate comparison maps to the shared AST (nspredicate.md,
+/// How each NSPredicate comparison maps to the shared AST (NSPredicate.md,
 /// "Meaning and where-JSON"):
 ///
 /// | predicate | AST |
