@@ -41,6 +41,9 @@ public final class QueryPlan: Sendable {
 
     /// Plans `query` (already bound: see `Binder.bind`) against `store`.
     ///
+    /// - Parameter query: the bound query.
+    /// - Parameter store: the collections it reads (its class, subqueries,
+    ///   relations, include).
     /// - Parameter source: the query text, attached to errors so they render
     ///   with line, column and caret; defaults to `query.source` (set by the
     ///   parsers).

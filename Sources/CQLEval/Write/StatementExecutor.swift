@@ -64,6 +64,8 @@ public struct WriteResult: Sendable, Equatable {
 /// ```
 public enum StatementExecutor {
     /// - Parameters:
+    ///   - statement: the bound write statement.
+    ///   - store: the collections it changes: all of it, or none when it throws.
     ///   - now: the instant written as createdAt / updatedAt.
     ///   - newObjectId: makes objectIds for inserts (default: 24 random hex
     ///     digits, as LeanCloud's); one already in the class is drawn again.
