@@ -1,5 +1,5 @@
 /// How each NSPredicate comparison maps to the shared AST (NSPredicate.md,
-/// "Meaning and where-JSON"):
+/// "Meaning"):
 ///
 /// | predicate | AST |
 /// |---|---|
