@@ -36,8 +36,9 @@ let package = Package(
         // code is generated once and committed: scripts/livequery-proto).
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
-        // `swift package --disable-sandbox generate-documentation --target CQLKit`
-        // builds the reference in Sources/CQLKit/CQLKit.docc.
+        // `swift package --disable-sandbox generate-documentation --target CQLKit
+        // --target CQLEval --target CQLSQL --target CQLServer` builds the
+        // reference: each library target's catalog, Sources/<Target>/<Target>.docc.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [

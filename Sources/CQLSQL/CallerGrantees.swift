@@ -1,6 +1,6 @@
 import CQLKit
 
-/// Who a caller is in an ACL (users-acl.md, "Roles"): `*`, the user's
+/// Who a caller is in an ACL (Server.md, "ACLs and roles"): `*`, the user's
 /// objectId and `role:<name>` for every role the user holds, read from the
 /// database once per request.
 ///

@@ -4,12 +4,12 @@ import CQLKit
 /// host's, not the request's: what a server answers 503 (try again) or 500
 /// (the server's fault) for, where the request's own mistakes are 400.
 ///
-/// Read from a ``QueryError``'s message (``QueryError/databaseFailure``),
+/// Read from a `QueryError`'s message (`QueryError.databaseFailure`),
 /// which the SQLite and PostgreSQL paths word for it: SQLite's own phrases
 /// ("database is locked", "database or disk is full", "disk I/O error"),
 /// PostgreSQL's SQLSTATE (appended as `(SQLSTATE 53100)` for the classes
 /// below), and this library's wording for a lost or unreachable
-/// PostgreSQL (``PostgreSQLLink``).
+/// PostgreSQL (`PostgreSQLLink`).
 public enum DatabaseFailure: Sendable, Equatable {
     /// The connection was lost before the work was committed (PostgreSQL
     /// restarted, the backend was terminated): nothing of it was applied,

@@ -14,7 +14,7 @@ extension PostgreSQLDatabase {
     }
 
     /// The same, with `progress`: a progress line on standard error when it
-    /// is a terminal (``LoadProgress``).
+    /// is a terminal (`LoadProgress`).
     @discardableResult
     public func load(path: String, className: String?, indexes: [String], progress: Bool) throws(QueryError) -> [String: Int] {
         let files = try DataFiles.files(at: path, className: className)

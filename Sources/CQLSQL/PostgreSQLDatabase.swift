@@ -7,7 +7,7 @@ import PostgresNIO
 /// A PostgreSQL database in the layout the PostgreSQL dialect targets:
 /// `"<Class>"("objectId" text PRIMARY KEY, "doc" jsonb NOT NULL, "raw" text
 /// NOT NULL, "seq" bigserial, "createdAt" bigint, "updatedAt" bigint)` (the
-/// date columns of ``SQLStoredColumns``, btree-indexed with `objectId`; a
+/// date columns of `SQLStoredColumns`, btree-indexed with `objectId`; a
 /// table made before them gets them on connect), with a GIN
 /// `jsonb_path_ops` index on `doc` (`cql load --index`: it serves the `@?`
 /// equality and `in` shapes), and
@@ -15,7 +15,7 @@ import PostgresNIO
 ///
 /// One connection (postgres-nio), used synchronously: the `cql` command and
 /// the tests run one statement at a time. It is made again when it is lost
-/// (a restart of PostgreSQL, a terminated backend: ``PostgreSQLLink``); a
+/// (a restart of PostgreSQL, a terminated backend: `PostgreSQLLink`); a
 /// statement that finds PostgreSQL gone fails with an error saying so
 /// (``DatabaseFailure``), and a later one connects again.
 ///
@@ -40,16 +40,16 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
     var watchdogLimit: TimeAmount?
     /// The current request's deadline (``RequestDeadline``), set by the
     /// server around a request's work: the watchdog then fires at it (and
-    /// a little more) when that comes before ``watchdogLimit``.
+    /// a little more) when that comes before `watchdogLimit`.
     public var deadline: NIODeadline?
     /// This connection's named prepared statements (``executePrepared(_:_:)``).
     let preparedNames = PreparedStatementNames()
     /// Whether statements are kept as named prepared statements of this
-    /// connection (``PreparedStatementNames``): what a server wants, which
+    /// connection (`PreparedStatementNames`): what a server wants, which
     /// runs the same few shapes again and again. A process that runs each
     /// statement once (`cql run`) sets it to false: preparing then buys
     /// nothing, and unnamed statements hand their rows over more cheaply
-    /// (``executeUnnamed(_:eachRow:)``).
+    /// (`executeUnnamed(_:eachRow:)`).
     public var keepsStatementsPrepared = true
 
     /// Connects to `postgres://user[:password]@host[:port]/database` (no TLS).
@@ -213,7 +213,7 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
     }
 
     /// Whether a class table (of `tables`, or any) is marked as holding an
-    /// array at createdAt or updatedAt (``markDateArrays(_:)``), which the
+    /// array at createdAt or updatedAt (`markDateArrays(_:)`), which the
     /// date columns cannot hold. Asked of the tables a query reads, it is
     /// one lookup per table by its oid (the `pg_description` index), not a scan of
     /// the catalog's comments: a server asks it on every request.
@@ -358,7 +358,7 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
         return PreflightStatement(columns: columns, arguments: arguments, probed: probed, asksDocumentIndex: documentIndexName != nil)
     }
 
-    /// Its only mark is an array at createdAt/updatedAt (``markDateArrays(_:)``).
+    /// Its only mark is an array at createdAt/updatedAt (`markDateArrays(_:)`).
     public var recheckConcernsOnlyDateColumns: Bool { true }
 
     public func tableNames() throws(QueryError) -> Set<String> {

@@ -7,7 +7,7 @@ import PostgresNIO
 /// One PostgreSQL connection that `LISTEN`s on a channel, made again (and
 /// listening again) whenever it is lost: a restart, `pg_terminate_backend`,
 /// the network. It reconnects as the server's other connections do
-/// (``PostgreSQLLink``'s backoff: 50 ms doubling to 1 s), and every
+/// (`PostgreSQLLink`'s backoff: 50 ms doubling to 1 s), and every
 /// ``heartbeat`` seconds it asks `SELECT 1`, so that a connection that died
 /// without a word (a silent network) is noticed and replaced too.
 ///

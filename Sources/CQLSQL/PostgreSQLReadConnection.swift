@@ -7,10 +7,10 @@ import PostgresNIO
 
 /// PostgreSQL connections on one event loop, read from `async` code
 /// without blocking a thread: a server's handler awaits its statements on
-/// the connections' event loop (``SQLRunner/run(_:on:countOnly:source:)-(_,PostgreSQLReadConnection,_,_)``).
+/// the connections' event loop (``SQLRunner/run(_:on:countOnly:source:storedText:memo:)``).
 ///
 /// It runs the statements ``PostgreSQLDatabase`` runs, with the same
-/// arguments and types, as named prepared statements (``PreparedStatementNames``).
+/// arguments and types, as named prepared statements (`PreparedStatementNames`).
 /// It never creates temporary tables, so its connections keep no session
 /// state but their prepared statements, their `statement_timeout` and
 /// their `plan_cache_mode` (each statement planned once: see
@@ -21,7 +21,7 @@ import PostgresNIO
 /// once; one that finds every lane busy waits, and the next lane to finish
 /// takes everything waiting as its next batch. In a batch, the runs of one
 /// statement with different arguments (concurrent gets by id, Valine pages
-/// of different URLs) become one ``CoalescedStatement``: PostgreSQL starts
+/// of different URLs) become one `CoalescedStatement`: PostgreSQL starts
 /// its executor once and the protocol crosses once for all of them. Each
 /// caller gets exactly its own rows; when the coalesced statement fails,
 /// each run is run again alone, so each caller gets its own error, or its
@@ -124,7 +124,7 @@ public final class PostgreSQLReadConnection: Sendable {
     }
 
     /// The tables of the current schema (this connection makes no
-    /// temporary ones): those ``SQLRunner/run(_:on:countOnly:source:)-(_,PostgreSQLReadConnection,_,_)`` may read.
+    /// temporary ones): those ``SQLRunner/run(_:on:countOnly:source:storedText:memo:)`` may read.
     public func tableNames() async throws(QueryError) -> Set<String> {
         var names = Set<String>()
         for row in try await rows("SELECT c.relname::text FROM pg_class c WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace", []) {
@@ -282,10 +282,10 @@ private final class LockedGuesses: @unchecked Sendable {
 }
 
 extension SQLRunner {
-    /// ``run(_:on:countOnly:source:presentTables:)`` on a connection read
-    /// asynchronously: the same phases (``begin(_:countOnly:source:)``,
-    /// the preflight, ``pushdown(_:_:dialect:residualMatch:indexedKeys:)``,
-    /// ``shaped(_:_:objects:count:store:source:)``) with the same statements,
+    /// ``run(_:on:countOnly:source:presentTables:storedText:memo:)`` on a connection read
+    /// asynchronously: the same phases (`begin(_:countOnly:source:)`,
+    /// the preflight, `pushdown(_:_:dialect:residualMatch:indexedKeys:)`,
+    /// `shaped(_:_:objects:count:store:source:)`) with the same statements,
     /// for the queries the database answers alone.
     ///
     /// The preflight's answer is first guessed from the connection's last

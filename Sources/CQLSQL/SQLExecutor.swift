@@ -6,7 +6,7 @@ public protocol SQLExecutor {
     var dialect: SQLDialectName { get }
     /// Whether the generated SQL sends the conjuncts no index serves to
     /// `cql_match` (SQLite's connection registers it:
-    /// ``SQLContext/residualMatch``). Default: false.
+    /// `SQLContext.residualMatch`). Default: false.
     var residualMatch: Bool { get }
     /// Runs `body` so that every statement it runs sees one snapshot
     /// (SQLite: one read transaction). Default: `body` as it is (PostgreSQL's
@@ -34,7 +34,7 @@ public protocol SQLExecutor {
     func tableNames() throws(QueryError) -> Set<String>
     /// The one-step keys among `keys` the database proves hold no array in
     /// any row of `className` (an index probe; see
-    /// ``SQLContext/arrayFreeKeys``). Proving nothing is always correct.
+    /// `SQLContext.arrayFreeKeys`). Proving nothing is always correct.
     func arrayFreeKeys(_ className: String, among keys: Set<String>) throws(QueryError) -> Set<String>
     /// Both questions a query asks before its SQL is generated —
     /// ``arrayFreeKeys(_:among:)`` for its class and
@@ -50,7 +50,7 @@ public protocol SQLExecutor {
     var recheckConcernsOnlyDateColumns: Bool { get }
     /// The one-step keys of `className` that have an index (`cql load
     /// --index`), whose tests the generated SQL keeps for the planner
-    /// (``SQLContext/indexedKeys``). Finding none is always correct.
+    /// (`SQLContext.indexedKeys`). Finding none is always correct.
     func indexedKeys(_ className: String) throws(QueryError) -> Set<String>
     /// Every row of a join table as `{"owningId":..,"relatedId":..}`.
     func joinRows(_ table: String) throws(QueryError) -> [[String: Value]]
@@ -72,13 +72,13 @@ public struct Preflight: Sendable, Equatable {
     public var arrayFreeKeys: Set<String>
     public var requiresRecheck: Bool
     /// Whether the class may have the index on its whole document
-    /// (``SQLContext/documentIndexed``): `true` unless the database said no.
+    /// (`SQLContext.documentIndexed`): `true` unless the database said no.
     public var documentIndexed = true
     /// Whether the database said the class has that index
-    /// (``SQLContext/publicGrantByContainment``): `false` unless it did.
+    /// (`SQLContext.publicGrantByContainment`): `false` unless it did.
     public var documentIndexConfirmed = false
     /// The one-step keys the database showed have no index of their own
-    /// (``SQLContext/unindexedKeys``): empty unless it looked.
+    /// (`SQLContext.unindexedKeys`): empty unless it looked.
     public var unindexedKeys: Set<String> = []
 }
 

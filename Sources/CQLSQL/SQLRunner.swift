@@ -2,10 +2,10 @@ import CQLEval
 import CQLKit
 
 /// `cql run`: a query answered by a database, with exactly the evaluator's
-/// results (semantics.md).
+/// results (EvaluationSemantics.md).
 ///
 /// The generator's exact parts run in the database; when a part is only a
-/// superset (``SQLTranslation/isExact`` is false) the database returns the
+/// superset (`SQLTranslation.isExact` is false) the database returns the
 /// prefiltered rows in input order and the evaluator's own plan re-checks,
 /// sorts and pages them. Projection and `include` are always applied by the
 /// evaluator's shaping to the fetched objects; `include` reads only the
@@ -23,7 +23,7 @@ public enum SQLRunner {
         public var count: Int?
         public var translation: SQLTranslation
         /// The stored documents' text, in order, instead of ``objects``, when
-        /// asked for (``run(_:on:countOnly:source:storedText:)``) and nothing
+        /// asked for (``run(_:on:countOnly:source:presentTables:storedText:memo:)``) and nothing
         /// reshapes them: `objects` is then empty.
         public var storedText: [String]? = nil
     }
@@ -45,14 +45,14 @@ public enum SQLRunner {
                 memo: memo)
     }
 
-    /// ``run(_:on:countOnly:source:presentTables:)`` with the matching
-    /// objects as NDJSON in ``JSONWriter``'s form (one object per line,
+    /// ``run(_:on:countOnly:source:presentTables:storedText:memo:)`` with the matching
+    /// objects as NDJSON in `JSONWriter`'s form (one object per line,
     /// each ending with `\n`), what `cql run` prints: `ndjson` holds them,
     /// and the result's `objects` is empty.
     ///
     /// Why: when the database answers alone and nothing reshapes the
     /// objects (no `keys`, no `include`), each stored document is copied to
-    /// the writer's form from its bytes (``JSONLineScan``), not read into a
+    /// the writer's form from its bytes (`JSONLineScan`), not read into a
     /// dictionary and written again — which cost as much as the query.
     ///
     /// ```swift

@@ -2,7 +2,7 @@ import CQLKit
 
 /// The SQL CQLSQL's storage writes beside the generator's (tables of
 /// settings and sessions, unique indexes, write sessions), as each dialect
-/// spells it: the storage asks ``SQLDialectName/storage`` rather than the
+/// spells it: the storage asks `SQLDialectName.storage` rather than the
 /// dialect's name, so a new dialect states each of these (no defaults).
 public protocol SQLStorageDialect: SQLDialect {
     /// The row's `doc` column read as JSON text.
@@ -13,7 +13,7 @@ public protocol SQLStorageDialect: SQLDialect {
     /// The statements a write session's savepoint runs before the write.
     var writeSetup: [String] { get }
     /// Whether a find's SQL depends on the class's document index
-    /// (``SQLContext/documentIndexed``): only then does the preflight ask.
+    /// (`SQLContext.documentIndexed`): only then does the preflight ask.
     var findsDependOnDocumentIndex: Bool { get }
     /// Whether a find may be answered from the storage's read memo (else
     /// the dialect's own reads keep theirs).

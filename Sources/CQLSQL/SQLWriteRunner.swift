@@ -5,7 +5,7 @@ import CQLKit
 /// to a database in one transaction, with exactly the meaning it has in
 /// memory.
 ///
-/// An update or a delete runs as the SQL ``SQLWriteGenerator`` writes for
+/// An update or a delete runs as the SQL `SQLWriteGenerator` writes for
 /// it (what `cql translate --to sql` prints), inside a savepoint. When it
 /// changes the row, that is the write. When it changes nothing or fails,
 /// the runner finds out why by the exact path below, which throws error 101,
@@ -16,7 +16,7 @@ import CQLKit
 /// exactly) and for inserts: inside the transaction the
 /// runner reads what the statement reads (the target row by its
 /// `objectId`, the classes and join rows its condition and relation ops
-/// need), applies the evaluator's own ``StatementExecutor`` to them — the op
+/// need), applies the evaluator's own `StatementExecutor` to them — the op
 /// semantics, errors 101 and 305, fresh objectIds, createdAt/updatedAt —
 /// and writes back exactly the rows that changed. Any error rolls the
 /// transaction back: the database is left as it was.
@@ -29,8 +29,15 @@ import CQLKit
 /// ```
 public enum SQLWriteRunner {
     ///
+    /// - Parameter statement: the bound write (`select` is an error).
+    /// - Parameter db: the database; the write is one transaction of it.
+    /// - Parameter now: the instant written as createdAt / updatedAt.
+    /// - Parameter newObjectId: makes objectIds for inserts.
+    /// - Parameter strict: a test's check of the SQL path: when an update's
+    ///   or delete's SQL changes no row but the write applies in memory, that
+    ///   is an error instead of the in-memory result.
     /// - Parameter readBack: whether an update done by its SQL reads the
-    ///   object back in the same transaction, so that ``WriteResult/changes``
+    ///   object back in the same transaction, so that `WriteResult.changes`
     ///   holds it (`after`; `before` stays nil) — what `fetchWhenSave` answers
     ///   with, exactly as committed even when other writers follow at once.
     ///   Without it the SQL path leaves `changes` empty.

@@ -4,10 +4,10 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-/// A SQLite database in the layout the generator targets (sql.md): one
+/// A SQLite database in the layout the generator targets (SQLBackends.md): one
 /// table per class, `"<Class>"("objectId" TEXT PRIMARY KEY, "doc" TEXT,
 /// "createdAt" INTEGER, "updatedAt" INTEGER)` holding the whole object as
-/// JSON and its two date columns (``SQLStoredColumns``, indexed), and
+/// JSON and its two date columns (`SQLStoredColumns`, indexed), and
 /// `"_Join:<key>:<Owner>"("owningId", "relatedId")` for relations; rowid is
 /// the load order. A database made before the date columns gets them on
 /// open.
@@ -32,7 +32,7 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
     /// (``cachedStatement(_:_:)``).
     private(set) var compiledSQL = Set<String>()
     /// Whether `cql run` tests the conjuncts no index serves with one
-    /// `cql_match(doc, ?)` per row (``SQLContext/residualMatch``; on by
+    /// `cql_match(doc, ?)` per row (`SQLContext.residualMatch`; on by
     /// default). Off: the SQL `translate --to sql` writes, leaf by leaf —
     /// what the differential tests also compare with the evaluator.
     public var residualMatch = true
@@ -51,6 +51,7 @@ public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
 
     /// Opens (creating if needed) the database file at `path`; `nil`: in memory.
     ///
+    /// - Parameter path: the database file, or `nil` for a database in memory.
     /// - Parameter shared: for a file several connections use at once (`cql
     ///   serve` opens one writer and several readers): the journal is
     ///   write-ahead (WAL: readers go on while one writer writes, and a

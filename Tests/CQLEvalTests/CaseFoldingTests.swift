@@ -4,7 +4,7 @@ import XCTest
 
 @testable import CQLEval
 
-/// Usergrid's case-insensitive string ranges (usergrid.md, "Meaning") fold
+/// Usergrid's case-insensitive string ranges (UsergridQL.md, "Meaning") fold
 /// with Unicode simple case folding in Swift, while its case-insensitive `=`
 /// runs through PCRE2's caseless matching. They must agree: `k <= s and
 /// k >= s` matches exactly what `k = s` matches.

@@ -93,7 +93,7 @@ final class GeoTests: XCTestCase {
     }
 
     func testInvertedBoxIsNormalized() {
-        // semantics.md: corners the wrong way round are normalized, as MongoDB's $box does.
+        // EvaluationSemantics.md: corners the wrong way round are normalized, as MongoDB's $box does.
         let d = docs(#"{"objectId":"in","loc":{"__type":"GeoPoint","latitude":39.98,"longitude":116.35}}"#,
                      #"{"objectId":"out","loc":{"__type":"GeoPoint","latitude":40.5,"longitude":116.35}}"#)
         XCTAssertEqual(ids(T.c(.withinBox("loc", southwest: p(39.99, 116.33), northeast: p(39.97, 116.37))), d), ["in"])

@@ -3,7 +3,7 @@ import XCTest
 
 @testable import CQLEval
 
-/// One test (or more) per row of semantics.md's predicate table.
+/// One test (or more) per row of EvaluationSemantics.md's table of predicates ("Predicates").
 final class PredicateTests: XCTestCase {
     // MARK: k = v
 

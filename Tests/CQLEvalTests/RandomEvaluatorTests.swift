@@ -50,7 +50,7 @@ final class RandomEvaluatorTests: XCTestCase {
     }
 }
 
-/// Rewrites a condition into an equivalent one (semantics.md) that the
+/// Rewrites a condition into an equivalent one (EvaluationSemantics.md) that the
 /// evaluator computes along other paths:
 ///
 /// - `k in (a, b)` → `k = a or k = b` (hash sets vs pairwise equality), `not in`

@@ -5,7 +5,7 @@ import XCTest
 @testable import CQLEval
 @testable import CQLKit
 
-/// A seeded random property of `order` (semantics.md, "Ordering, paging,
+/// A seeded random property of `order` (EvaluationSemantics.md, "Order, paging,
 /// projection"): over random objects with nested arrays, objects, empty
 /// arrays and numeric member names, compound orders (one to three keys, each
 /// ascending or descending, with skip and limit) give what

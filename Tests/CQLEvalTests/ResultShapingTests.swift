@@ -3,7 +3,7 @@ import XCTest
 
 @testable import CQLEval
 
-/// Ordering, paging, count, keys and include (semantics.md, last section).
+/// Ordering, paging, count, keys and include (EvaluationSemantics.md, "Order, paging, projection").
 final class ResultShapingTests: XCTestCase {
     private func run(_ q: Query, _ store: DocumentStore) throws -> QueryResult { try QueryPlan(q, store: store).run() }
     private func idList(_ r: QueryResult) -> [String] { r.objects.map { $0["objectId"]?.stringValue ?? "?" } }

@@ -4,7 +4,7 @@
 /// formatter accepts: `q` itself, except for the documented normalizations
 /// (each keeps the meaning; the evaluation comparison checks that):
 ///
-/// - regex options travel as a leading `(?imsx)` group (TEAM.md), so the
+/// - regex options travel as a leading `(?imsx)` group (CQL.md, "`like` and `regexp`"), so the
 ///   parser lifts them back **sorted and without repeats**, and a pattern
 ///   without options that *starts* with such a group has it lifted into
 ///   `options` (`regex('(?i)^d', '')` comes back as `regex('^d', 'i')`);
@@ -61,7 +61,7 @@ enum CQLRoundTrip {
 
 /// What `UsergridParser.parse(UsergridFormatter.format(q, literal: l),
 /// options: options(for: q, literal: l))` gives back for a query the
-/// formatter accepts: `q` after the formatter's rewrites (usergrid.md has no
+/// formatter accepts: `q` after the formatter's rewrites (UsergridQL.md has no
 /// `!=`, no lists, only `within` in meters):
 ///
 /// - `k != v` → `not k = v`;

@@ -2,7 +2,7 @@ import CorpusSupport
 import XCTest
 @testable import CQLKit
 
-/// AST assertions for the CQL parser: every example of cql.md, every
+/// AST assertions for the CQL parser: every example of CQL.md, every
 /// construct, precedence, order-by rules, clause orders, and robustness.
 final class CQLParserTests: XCTestCase {
     // MARK: Helpers
@@ -26,7 +26,7 @@ final class CQLParserTests: XCTestCase {
     func cmp(_ k: FieldPath, _ op: ComparisonOperator, _ v: Value) -> Condition { Condition(.compare(k, op, .value(v))) }
     func ph(_ i: Int) -> Term { .placeholder(index: i, range: nil) }
 
-    // MARK: The examples of cql.md
+    // MARK: The examples of CQL.md
 
     func testGuideExamples() throws {
         var q = try parse("select name,score from GameScore")

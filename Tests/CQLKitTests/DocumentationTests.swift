@@ -3,13 +3,46 @@ import Foundation
 import XCTest
 
 /// The reference travels with the repository: README.md links only files that
-/// exist in it, and every article the DocC landing page lists exists.
+/// exist in it, every library target has its DocC catalog, and every article
+/// a catalog holds is listed on its root page and linked from README.md.
 final class DocumentationTests: XCTestCase {
     private let root = Corpus.repositoryRoot
-    private var catalog: URL { root.appendingPathComponent("Sources/CQLKit/CQLKit.docc") }
 
-    /// The articles the reference must have (issue 7): the landing page lists them.
+    /// The library targets, each with `Sources/<Target>/<Target>.docc` and
+    /// its root page `<Target>.md`.
+    static let libraryTargets = ["CQLKit", "CQLEval", "CQLSQL", "CQLServer"]
+
+    private func catalog(_ target: String) -> URL {
+        root.appendingPathComponent("Sources/\(target)/\(target).docc")
+    }
+
+    /// The articles of one catalog (its root page excluded), by name.
+    private func articles(_ target: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: catalog(target).path)
+            .filter { $0.hasSuffix(".md") && $0 != "\(target).md" }
+            .map { String($0.dropLast(3)) }.sorted()
+    }
+
+    /// The articles the reference must have (issue 7), in CQLKit's catalog.
     private let requiredArticles = ["GettingStarted", "EvaluationSemantics", "CQL", "UsergridQL", "WhereJSON"]
+
+    func testEveryLibraryTargetHasACatalogWithItsRootPage() throws {
+        for target in Self.libraryTargets {
+            let page = catalog(target).appendingPathComponent("\(target).md")
+            let text = try String(contentsOf: page, encoding: .utf8)
+            XCTAssertTrue(text.hasPrefix("# ``\(target)``"), "\(page.path) does not start with # ``\(target)``")
+        }
+        let required = try articles("CQLKit")
+        for article in requiredArticles { XCTAssertTrue(required.contains(article), "CQLKit.docc lacks \(article).md") }
+        // Each article lives in one catalog: an article name says which.
+        var seen: [String: String] = [:]
+        for target in Self.libraryTargets {
+            for article in try articles(target) {
+                XCTAssertNil(seen[article], "\(article).md is in both \(seen[article] ?? "") and \(target)")
+                seen[article] = target
+            }
+        }
+    }
 
     func testReadmeLinksResolveInsideTheRepository() throws {
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
@@ -21,49 +54,56 @@ final class DocumentationTests: XCTestCase {
     func testReadmeLinksEveryArticle() throws {
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         let targets = Set(LinkCheck.links(in: readme).map { LinkCheck.withoutFragment($0) })
-        for article in requiredArticles {
-            XCTAssertTrue(targets.contains("Sources/CQLKit/CQLKit.docc/\(article).md"),
-                          "README.md does not link the article \(article).md")
+        for target in Self.libraryTargets {
+            for article in try articles(target) + [target] {
+                XCTAssertTrue(targets.contains("Sources/\(target)/\(target).docc/\(article).md"),
+                              "README.md does not link \(target)'s article \(article).md")
+            }
         }
     }
 
-    func testLandingPageArticlesExist() throws {
-        let landing = try String(contentsOf: catalog.appendingPathComponent("CQLKit.md"), encoding: .utf8)
-        let listed = LinkCheck.docLinks(in: landing)
+    func testRootPagesListEveryArticleOfTheirCatalog() throws {
+        for target in Self.libraryTargets {
+            let landing = try String(contentsOf: catalog(target).appendingPathComponent("\(target).md"), encoding: .utf8)
+            let listed = LinkCheck.docLinks(in: landing)
+            XCTAssertEqual(LinkCheck.missingArticles(listed, in: catalog(target)), [],
+                           "articles \(target).md lists but its catalog lacks")
+            XCTAssertEqual(Set(try articles(target)).subtracting(listed), [],
+                           "articles in \(target).docc that \(target).md does not list")
+        }
+        let listed = LinkCheck.docLinks(in: try String(contentsOf: catalog("CQLKit").appendingPathComponent("CQLKit.md"), encoding: .utf8))
         for article in requiredArticles {
             XCTAssertTrue(listed.contains(article), "CQLKit.md does not list <doc:\(article)>")
         }
-        XCTAssertEqual(LinkCheck.missingArticles(listed, in: catalog), [], "articles CQLKit.md lists but the catalog lacks")
-        // And no article is left out of the landing page's topics.
-        let files = try FileManager.default.contentsOfDirectory(atPath: catalog.path)
-            .filter { $0.hasSuffix(".md") && $0 != "CQLKit.md" }
-            .map { String($0.dropLast(3)) }
-        XCTAssertEqual(Set(files).subtracting(listed), [], "articles in the catalog that CQLKit.md does not list")
     }
 
-    func testArticlesLinkOnlyExistingArticles() throws {
-        let files = try FileManager.default.contentsOfDirectory(atPath: catalog.path).filter { $0.hasSuffix(".md") }
-        for file in files {
-            let text = try String(contentsOf: catalog.appendingPathComponent(file), encoding: .utf8)
-            XCTAssertEqual(LinkCheck.missingArticles(LinkCheck.docLinks(in: text), in: catalog), [], "in \(file)")
+    /// A `<doc:>` link resolves only inside its own catalog (DocC builds one
+    /// archive per module): an article of another module is named in text.
+    func testArticlesLinkOnlyArticlesOfTheirOwnCatalog() throws {
+        for target in Self.libraryTargets {
+            for article in try articles(target) + [target] {
+                let text = try String(contentsOf: catalog(target).appendingPathComponent("\(article).md"), encoding: .utf8)
+                XCTAssertEqual(LinkCheck.missingArticles(LinkCheck.docLinks(in: text), in: catalog(target)), [],
+                               "in \(target).docc/\(article).md")
+            }
         }
     }
 
     /// The checks can fail: the link README.md used to have, and a missing article.
     func testTheChecksCatchBrokenLinks() {
         let bad = """
-            See [`semantics.md`](../shared/spec/semantics.md), [the site](https://example.com/x),
+            See [`notes.md`](../elsewhere/notes.md), [the site](https://example.com/x),
             [gone](Sources/CQLKit/CQLKit.docc/Nope.md) and [ok](Package.swift#L1).
             ```
             [in a code block](../not/a/link.md)
             ```
             """
         XCTAssertEqual(LinkCheck.problems(markdown: bad, relativeTo: root, repositoryRoot: root), [
-            "../shared/spec/semantics.md: outside the repository",
+            "../elsewhere/notes.md: outside the repository",
             "https://example.com/x: outside the repository",
             "Sources/CQLKit/CQLKit.docc/Nope.md: no such file",
         ])
-        XCTAssertEqual(LinkCheck.missingArticles(["GettingStarted", "Nope"], in: catalog), ["Nope"])
+        XCTAssertEqual(LinkCheck.missingArticles(["GettingStarted", "Nope"], in: catalog("CQLKit")), ["Nope"])
         XCTAssertEqual(LinkCheck.docLinks(in: "- <doc:CQL>\n- <doc:WhereJSON#Dialects>"), ["CQL", "WhereJSON"])
     }
 }

@@ -203,7 +203,7 @@ final class LCQueryBuilderTests: XCTestCase {
     }
 
     func testInvertedBoxCornersAreNormalized() throws {
-        // semantics.md: like MongoDB's $box, min/max of the corners' coordinates.
+        // EvaluationSemantics.md: like MongoDB's $box, min/max of the corners' coordinates.
         let sw = GeoPoint(latitude: 40, longitude: 116.33), ne = GeoPoint(latitude: 39.99, longitude: 116.37)
         let q = try LCQuery("T").where("loc", .locatedWithin(southwest: sw, northeast: ne)).build()
         XCTAssertEqual(q.condition?.predicate, .withinBox("loc", southwest: .value(.geoPoint(GeoPoint(latitude: 39.99, longitude: 116.33))),

@@ -55,7 +55,7 @@ final class OptimizerTests: XCTestCase {
         check(.withinPolygon("loc", [ok, ok]), "a polygon needs at least 3 points")
         check(.withinCenterSphere("loc", center: ok, radius: .value(.double(-1))), "non-negative")
         check(.near("loc", point: ok, min: Distance(.value(.int(5)), .kilometers), max: Distance(.value(.int(1)), .kilometers)), "min <= max")
-        // A box with its corners the wrong way round is normalized (semantics.md), not an error.
+        // A box with its corners the wrong way round is normalized (EvaluationSemantics.md), not an error.
         let inverted = Query(className: "T", condition: Condition(.withinBox("loc", southwest: ok, northeast: .value(.geoPoint(GeoPoint(latitude: 0, longitude: 0))))))
         XCTAssertNoThrow(try Optimizer().optimize(inverted))
     }

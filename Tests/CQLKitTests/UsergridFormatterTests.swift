@@ -97,7 +97,7 @@ final class UsergridFormatterTests: XCTestCase {
                 "exact, case-sensitive string equality ('k' = 'Fido') (Usergrid's '=' ignores case; use the literal option)"),
             (.text(k, .equalsIgnoringCase, "a*b"), "case-insensitive equality with a text containing '*' (Usergrid reads '*' as a wildcard)"),
             (.text(k, .word, "a*"), "a 'contains' word containing '*' (Usergrid reads a final '*' as a prefix match)"),
-            // usergrid.md "Meaning": string ranges ignore case, literals are trimmed.
+            // UsergridQL.md "Meaning": string ranges ignore case, literals are trimmed.
             (.compare(k, .lessThan, .value(.string("m"))),
                 "a case-sensitive string range ('k' < 'm') (Usergrid's string ranges ignore case; use the literal option)"),
             (.text(k, .equalsIgnoringCase, "Fido "),
@@ -132,7 +132,7 @@ final class UsergridFormatterTests: XCTestCase {
         .near("location", point: .value(.geoPoint(GeoPoint(latitude: 1, longitude: 2))), min: nil, max: Distance(.value(.int(5)), .meters))
     }
 
-    /// usergrid.md "Meaning": no `order by` is newest first, or nearest first
+    /// UsergridQL.md "Meaning": no `order by` is newest first, or nearest first
     /// with a `within`; those orders are not written.
     func testDefaultOrders() throws {
         let newest = [OrderKey("created", descending: true)]

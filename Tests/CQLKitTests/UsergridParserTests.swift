@@ -55,7 +55,7 @@ final class UsergridParserTests: XCTestCase {
         XCTAssertEqual(try condition("name = 'Fido'"), .text("name", .equalsIgnoringCase, "Fido"))
         XCTAssertEqual(try condition("name eq 'Fi*'"), .text("name", .wildcard, "Fi*"))
         XCTAssertEqual(try condition("name = 'Fi*'", .init(literal: true)), .compare("name", .equal, .value(.string("Fi*"))))
-        // String ranges ignore case too (usergrid.md, "Meaning"); literal makes them exact.
+        // String ranges ignore case too (UsergridQL.md, "Meaning"); literal makes them exact.
         XCTAssertEqual(try condition("name < 'Fi'"), .text("name", .lessThanIgnoringCase, "Fi"))
         XCTAssertEqual(try condition("name gte 'Fi'"), .text("name", .greaterThanOrEqualIgnoringCase, "Fi"))
         XCTAssertEqual(try condition("name < 'Fi'", .init(literal: true)), .compare("name", .lessThan, .value(.string("Fi"))))

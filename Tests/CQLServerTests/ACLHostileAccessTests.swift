@@ -3,7 +3,7 @@ import CQLSQL
 @testable import CQLServer
 import XCTest
 
-/// The hostile-access suite (issue 22, users-acl.md "ACL"): a second user,
+/// The hostile-access suite (issue 22, Server.md, "ACLs and roles"): a second user,
 /// an anonymous caller and a user of an unrelated role try every read and
 /// write path on another user's private, public-read, role-shared and
 /// inherited-role objects, and learn and change nothing — while the owner

@@ -2,7 +2,7 @@ import CQLKit
 import CQLServer
 import XCTest
 
-/// The requests Valine, Waline and MiniValine send (rest-api.md), replayed
+/// The requests Valine, Waline and MiniValine send (Server.md), replayed
 /// over HTTP; and many clients writing at once.
 final class CommentSystemTests: XCTestCase {
     func testValine() async throws {

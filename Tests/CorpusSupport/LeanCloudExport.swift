@@ -1,7 +1,7 @@
 import Foundation
 
-/// A small export in LeanCloud's form (rest-api.md, "LeanCloud's data
-/// export"): JSON Lines parts `<Class>.<n>.json` / `.jsonl`, each starting
+/// A small export in LeanCloud's form (MigratingFromLeanCloud.md,
+/// "1. Export and load"; SQLBackends.md, "Storage"): JSON Lines parts `<Class>.<n>.json` / `.jsonl`, each starting
 /// with a `#filetype:JSON-streaming;...;class=<Class>` header line; three
 /// parts of `Todo` whose part numbers sort differently as text (`.10` after
 /// `.2`), a part whose header names another class than its file, plain

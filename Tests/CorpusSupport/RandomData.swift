@@ -27,7 +27,7 @@ extension SplitMix64 {
 
 /// The collections of one random case: the main class, a second class for
 /// subqueries and pointers, and the relation join collection
-/// (`_Join:likes:<second class>`, the layout semantics.md names).
+/// (`_Join:likes:<second class>`, the layout EvaluationSemantics.md names).
 public struct RandomDataset: Sendable {
     public var mainClass: String
     public var subClass: String
@@ -90,7 +90,7 @@ public enum RandomPools {
 /// | key | mostly | also |
 /// |---|---|---|
 /// | `objectId` | `<prefix><i>` | — |
-/// | `createdAt` | ISO string (a Date by semantics.md) | typed Date, missing, a number, null, true, a string that is no date |
+/// | `createdAt` | ISO string (a Date by EvaluationSemantics.md) | typed Date, missing, a number, null, true, a string that is no date |
 /// | `n` | Int64 / Double, equal pairs (1, 1.0), big values | numeric strings, bools, null, arrays |
 /// | `s` | strings from ``RandomPools/strings`` | arrays of strings, numbers, null |
 /// | `tags` | arrays: empty, nested, mixed | scalars, null, `[[1, 2], 3, {"0": 1}]` |

@@ -1,6 +1,6 @@
 import CQLKit
 
-/// `$elemMatch` in random queries (semantics.md): the operator form (the
+/// `$elemMatch` in random queries (EvaluationSemantics.md): the operator form (the
 /// condition reads the element itself, an empty path), the field form (keys
 /// of object or array elements, numeric keys included), `{}`, and MongoDB's
 /// `$all` of `$elemMatch`es (an AND of them on one path). The data has nested

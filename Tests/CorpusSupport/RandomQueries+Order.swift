@@ -1,6 +1,6 @@
 import CQLKit
 
-/// Order keys of random queries (semantics.md, "Ordering, paging,
+/// Order keys of random queries (EvaluationSemantics.md, "Order, paging,
 /// projection"): one to three keys, often several paths through one array of
 /// the schema (`items.n, items.name`, `o.a, o.b.c`, `tags, tags.0`), which
 /// pair per element under MongoDB's sort-key rule.

@@ -1,4 +1,4 @@
-// LiveQuery's frame decoder (CQLServer's LiveQueryFrames.swift and the
+// LiveQuery's frame decoder (CQLServer's LiveQueryProtocol.swift and the
 // generated protobuf messages, compiled into this harness with
 // SwiftProtobuf): the input as each subprotocol's text and binary frame.
 import CQLKit

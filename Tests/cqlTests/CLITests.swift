@@ -3,7 +3,8 @@ import Foundation
 import XCTest
 
 /// Runs the built `cql` binary as a user would and checks stdout, stderr and
-/// the exit status (the contract of design.md).
+/// the exit status (the contract README.md states in "A tour of the `cql`
+/// command").
 final class CLITests: XCTestCase {
     struct Run {
         var status: Int32

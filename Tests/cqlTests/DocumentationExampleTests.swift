@@ -24,9 +24,14 @@ final class DocumentationExampleTests: XCTestCase {
         var output: String
     }
 
-    static let documents = ["README.md"] + ((try? FileManager.default.contentsOfDirectory(
-        atPath: Corpus.repositoryRoot.appendingPathComponent("Sources/CQLKit/CQLKit.docc").path)) ?? [])
-        .filter { $0.hasSuffix(".md") }.sorted().map { "Sources/CQLKit/CQLKit.docc/" + $0 }
+    /// README.md and every article of every library target's catalog
+    /// (`Sources/<Target>/<Target>.docc`).
+    static let documents = ["README.md"] + ["CQLKit", "CQLEval", "CQLSQL", "CQLServer"].flatMap { target in
+        let catalog = "Sources/\(target)/\(target).docc"
+        return ((try? FileManager.default.contentsOfDirectory(
+            atPath: Corpus.repositoryRoot.appendingPathComponent(catalog).path)) ?? [])
+            .filter { $0.hasSuffix(".md") }.sorted().map { "\(catalog)/\($0)" }
+    }
 
     /// The examples of one markdown text.
     static func examples(in text: String, file: String) -> [Example] {
@@ -89,6 +94,10 @@ final class DocumentationExampleTests: XCTestCase {
         XCTAssertTrue(commands.contains { $0.contains("weight > 2.4") }, "the Usergrid weight > 2.4 example")
         XCTAssertGreaterThan(all.filter { $0.file == "README.md" }.count, 20)
         XCTAssertGreaterThan(all.count, 50)
+        // Every catalog is read, not only CQLKit's.
+        for target in ["CQLKit", "CQLEval", "CQLSQL", "CQLServer"] {
+            XCTAssertTrue(Self.documents.contains { $0.hasPrefix("Sources/\(target)/\(target).docc/") }, "\(target)'s catalog is not read")
+        }
         for example in all {
             let actual = try run(example.command)
             XCTAssertTrue(Self.matches(actual, example.output),

@@ -27,7 +27,9 @@ public struct ChangeMatcher: Sendable {
     public let plan: QueryPlan
 
     /// - Parameters:
+    ///   - query: the subscribed query, bound.
     ///   - store: data for subqueries and relations, as of subscription time.
+    ///   - source: the query text, so errors render with a caret.
     /// - Throws: the plan-time errors of ``QueryPlan``.
     public init(_ query: Query, store: DocumentStore = DocumentStore(), source: String? = nil) throws(QueryError) {
         plan = try QueryPlan(query, store: store, source: source)

@@ -7,16 +7,16 @@ import Foundation
 ///
 /// Why: SQL that tests each leaf with `json_type` + `json_extract` makes
 /// SQLite (no parse cache) re-parse the document text twice per leaf. Here
-/// the structural scan (``JSONLineScan``) checks the text once and the
+/// the structural scan (CQLKit's `JSONLineScan`) checks the text once and the
 /// condition builds only the members it reads, as `cql eval` does on an
-/// NDJSON line (``ScanCondition``); a document the scan leaves (a rare
+/// NDJSON line (`ScanCondition`); a document the scan leaves (a rare
 /// form, or an error) is read by the reader, which gives the object or the
 /// error. So the answer, and any error, is `QueryPlan.matches` on the
 /// document read by ``DataFiles/object(json:)``.
 ///
 /// Not thread-safe: one matcher holds its scratch scanners, so one thread
 /// (one running statement) uses it at a time. The compiled plan is shared
-/// (``compiled(whereJSON:)``).
+/// (`compiled(whereJSON:)`).
 ///
 /// ```swift
 /// let m = try DocumentMatcher(whereJSON: #"{"priority":{"$gte":4},"done":false}"#)

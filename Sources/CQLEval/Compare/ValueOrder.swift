@@ -1,6 +1,6 @@
 import CQLKit
 
-/// The total order of values (semantics.md, "Ordering"): null/missing <
+/// The total order of values (EvaluationSemantics.md, "Order, paging, projection"): null/missing <
 /// numbers < strings < objects < arrays < bytes < booleans < dates, and
 /// within a class: numbers by value, strings by UTF-8 bytes (code points),
 /// objects by their keys in sorted order then values, arrays element by
@@ -110,7 +110,7 @@ enum ValueOrder {
 }
 
 /// What an order key sorts by: a value, or an empty array at the end of the
-/// path, which sorts before every value, null included (semantics.md; it is
+/// path, which sorts before every value, null included (EvaluationSemantics.md; it is
 /// MongoDB's `undefined` index key).
 enum SortValue: Sendable {
     case emptyArray

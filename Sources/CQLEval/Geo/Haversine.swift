@@ -5,7 +5,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Great-circle distances (semantics.md, "Distances").
+/// Great-circle distances (EvaluationSemantics.md, "Geo").
 enum Haversine {
     /// The central angle between two points in radians:
     /// `2·asin(√min(1, a))` with `a = sin²(Δφ/2) + cos φ1 · cos φ2 · sin²(Δλ/2)`.

@@ -1,7 +1,7 @@
 import CQLKit
 
 /// A field path split once at plan time, and the walk that reads it
-/// (semantics.md, "Field paths"):
+/// (EvaluationSemantics.md, "Field paths"):
 ///
 /// - a step on an object reads the member; an absent member is **missing**;
 /// - a numeric step on an array reaches the element at that index and the
@@ -12,7 +12,7 @@ import CQLKit
 ///   nulls, nested arrays) contribute nothing, and neither does an empty
 ///   array — not even a missing branch, so `a.b = null` does not match
 ///   `{"a": [1, 2]}` or `{"a": []}` (MongoDB's `null_query_semantics`; a
-///   decision where semantics.md only says "fans out", eval corpus
+///   decision where EvaluationSemantics.md only says "fans out", eval corpus
 ///   nulls.cases);
 /// - a step on anything else (null, a string, ...) is missing.
 ///
@@ -36,7 +36,7 @@ struct Accessor: Sendable {
     /// the root object directly, without the recursive walk.
     let singleKey: String?
     /// The top-level built-in keys `createdAt` / `updatedAt` read ISO strings
-    /// as Dates (semantics.md); no other key does.
+    /// as Dates (EvaluationSemantics.md); no other key does.
     let coercesDates: Bool
     /// The dotted path, for messages.
     let dotted: String
@@ -110,7 +110,7 @@ struct Accessor: Sendable {
     }
 
     /// A numeric step on an array, as MongoDB's path iterator takes it
-    /// (semantics.md): the step names the field `"1"` of every object
+    /// (EvaluationSemantics.md): the step names the field `"1"` of every object
     /// element (an element without it is a missing branch), **and** the
     /// element at that index, from which the rest of the path goes on if it
     /// is an object or array (a scalar there has no keys: it reaches
@@ -143,7 +143,7 @@ struct Accessor: Sendable {
     }
 
     /// The member `step.key` of `o`, matched by bytes like every string
-    /// (semantics.md): a dictionary lookup alone also finds a canonically
+    /// (EvaluationSemantics.md): a dictionary lookup alone also finds a canonically
     /// equivalent key (`e\u{301}` for `é`, `\u{212A}` for `K`). Keys that
     /// cannot meet such a key take the plain lookup (no cost on the hot path).
     @inline(__always)

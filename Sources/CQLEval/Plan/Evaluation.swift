@@ -30,10 +30,14 @@ public enum Evaluation {
     /// // prints each matching GameScore; count == the number of matches
     /// ```
     /// - Parameters:
+    ///   - query: the bound query.
+    ///   - dataPath: the data directory or file (above).
     ///   - countOnly: count and write nothing (`cql eval --count`).
     ///   - source: the query text, so errors render with a caret.
     ///   - warning: told, in one sentence, when the data directory has no
     ///     file for the query's class.
+    ///   - output: receives each matching object's line (above), in result
+    ///     order.
     /// - Returns: the number of matches (before skip/limit) when `countOnly`
     ///   or the query selects `count(*)`; else `nil`.
     /// - Throws: `QueryError`; `.data` errors name file and line.

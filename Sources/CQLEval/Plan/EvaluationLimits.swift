@@ -1,6 +1,6 @@
 import CQLKit
 
-/// The evaluator's limits: the query's sizes (``QueryLimits``), how many rows
+/// The evaluator's limits: the query's sizes (CQLKit's `QueryLimits`), how many rows
 /// one subquery may feed into the query around it, and the work one regular
 /// expression match may do. Exceeding one is a `.limit` error (`.pattern`
 /// for a regex: "regex too expensive"), never a hang.

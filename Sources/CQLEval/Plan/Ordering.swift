@@ -1,6 +1,6 @@
 import CQLKit
 
-/// Sorting results (semantics.md, "Ordering, paging, projection"): order keys
+/// Sorting results (EvaluationSemantics.md, "Order, paging, projection"): order keys
 /// by the type order, each object by its best key tuple under MongoDB's
 /// sort-key rule (``SortKeys``: arrays by their smallest element ascending and
 /// largest descending, paths through one array paired per element, an empty

@@ -47,7 +47,7 @@ struct Planner {
             case .equal: return Planner.equal(acc, v)
             case .notEqual: return .not(Planner.equal(acc, v))
             default:
-                // semantics.md (MongoDB): against null, `<=` and `>=` match
+                // EvaluationSemantics.md (MongoDB): against null, `<=` and `>=` match
                 // exactly what `= null` matches, `<` and `>` match nothing.
                 if v == .null {
                     return op == .lessThanOrEqual || op == .greaterThanOrEqual ? .isNull(acc) : .constant(false)
@@ -61,7 +61,7 @@ struct Planner {
             return negated ? Planner.not(node) : node
         case .all(let path, let terms):
             let values = try self.values(terms, r)
-            // semantics.md: an empty list matches nothing.
+            // EvaluationSemantics.md: an empty list matches nothing.
             if values.isEmpty { return .constant(false) }
             let acc = Accessor(path)
             return .and(values.map { v in Planner.equal(acc, Semantic.canonical(v)) })

@@ -1,6 +1,6 @@
 import CQLKit
 
-/// `keys` (semantics.md): the listed paths plus `objectId`, `createdAt` and
+/// `keys` (EvaluationSemantics.md): the listed paths plus `objectId`, `createdAt` and
 /// `updatedAt`; `-k` removes `k`; Usergrid `{source: alias}` returns the
 /// value of `source` under `alias`. Dotted paths project into nested objects
 /// (and into each object of an array, as MongoDB does).

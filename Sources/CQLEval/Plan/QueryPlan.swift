@@ -1,7 +1,7 @@
 import CQLKit
 
 /// A bound query compiled once for in-memory evaluation over a
-/// ``DocumentStore`` (semantics.md is the contract).
+/// ``DocumentStore`` (EvaluationSemantics.md is the contract).
 ///
 /// Everything that can be wrong with the query — an unbound placeholder, a
 /// bad regular expression or option, a GeoPoint out of range, an inverted
@@ -41,6 +41,9 @@ public final class QueryPlan: Sendable {
 
     /// Plans `query` (already bound: see `Binder.bind`) against `store`.
     ///
+    /// - Parameter query: the bound query.
+    /// - Parameter store: the collections it reads (its class, subqueries,
+    ///   relations, include).
     /// - Parameter source: the query text, attached to errors so they render
     ///   with line, column and caret; defaults to `query.source` (set by the
     ///   parsers).

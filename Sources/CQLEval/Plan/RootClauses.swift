@@ -96,7 +96,7 @@ final class RootClauses: Sendable {
     }
 
     /// The value reached passes: itself or (one level) an array element,
-    /// as each node's evaluation in Evaluator.swift says.
+    /// as each node's evaluation in Node+Matches.swift says.
     @inline(__always)
     private func passes(_ value: Value, _ kind: Kind, _ slot: Int) -> Bool {
         switch kind {

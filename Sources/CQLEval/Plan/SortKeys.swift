@@ -1,6 +1,6 @@
 import CQLKit
 
-/// MongoDB's sort-key rule (semantics.md, "Ordering, paging, projection"): a
+/// MongoDB's sort-key rule (EvaluationSemantics.md, "Order, paging, projection"): a
 /// document's key for `order k1, k2, ...` is the best (first in the requested
 /// order) of the key tuples a compound multikey index on (k1, k2, ...) would
 /// hold for it.
@@ -113,7 +113,7 @@ struct SortKeys: Sendable {
             }
         }
         if case .array(let items) = v { return .array(items, at: i) }
-        // `createdAt` / `updatedAt` strings are Dates (semantics.md).
+        // `createdAt` / `updatedAt` strings are Dates (EvaluationSemantics.md).
         if path.coercesDates, case .string(let s) = v, let d = ISODate.parse(s) { return .value(.value(.date(d))) }
         return .value(.value(v))
     }

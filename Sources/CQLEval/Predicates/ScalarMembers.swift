@@ -76,7 +76,7 @@ final class ScalarMembers: Sendable {
 }
 
 /// A String hashed and compared by its UTF-8 bytes (Swift's own `==` and
-/// hash follow Unicode canonical equivalence; semantics.md compares bytes).
+/// hash follow Unicode canonical equivalence; EvaluationSemantics.md compares bytes).
 struct UTF8Key: Hashable, Sendable {
     let string: String
     init(_ string: String) { self.string = string }

@@ -4,7 +4,7 @@ import CPCRE2
 /// A pattern compiled by libpcre2-8 (trait `PCRE2`), compiled once per plan
 /// and shared.
 ///
-/// Compiled as MongoDB compiles `$regex` (semantics.md): UTF mode **without**
+/// Compiled as MongoDB compiles `$regex` (EvaluationSemantics.md): UTF mode **without**
 /// UCP, so `\w \d \s \b` and POSIX classes match ASCII only (`\w` does not
 /// match Hangul), `\p{L}` and friends always work, a leading `(*UCP)` turns
 /// Unicode classes on, and option `i` still folds non-ASCII letters (PCRE2's

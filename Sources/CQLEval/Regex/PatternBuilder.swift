@@ -5,7 +5,7 @@ import CQLKit
 /// PCRE2 engine — and the same Unicode case folding — as `regexp`. LIKE uses
 /// CQLKit's `LikePattern`, the same conversion the where-JSON emitter uses.
 enum PatternBuilder {
-    /// Letters and digits: what a "word" is made of (semantics.md).
+    /// Letters and digits: what a "word" is made of (EvaluationSemantics.md).
     static let wordClass = #"[\p{L}\p{N}]"#
 
     /// `s` with every ASCII regex metacharacter backslash-escaped. An escaped

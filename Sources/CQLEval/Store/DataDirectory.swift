@@ -151,13 +151,6 @@ public enum DataDirectory {
         if FileManager.default.fileExists(atPath: join(dir, journalName)) { try rollForward(dir) }
     }
 
-    /// Recovers `dir` under its exclusive lock (for tools and tests).
-    public static func recoverLocked(_ dir: String) throws(QueryError) {
-        let lock = try Lock(dir, exclusive: true)
-        defer { lock.release() }
-        try recover(dir)
-    }
-
     static func writeDurably(_ bytes: [UInt8], to path: String) throws(QueryError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw QueryError(.data, "\(path): cannot create: \(String(cString: strerror(errno)))") }

@@ -59,8 +59,6 @@ public struct DocumentStore: Sendable {
         return c.objects[i]
     }
 
-    func hasCollection(_ className: String) -> Bool { collections[className] != nil }
-
     // MARK: Writes (used by StatementExecutor)
 
     /// Replaces the object stored under `objectId` (its first occurrence).
@@ -90,10 +88,5 @@ public struct DocumentStore: Sendable {
         }
         collections[className] = c
         return before - c.objects.count
-    }
-
-    /// Makes sure a (maybe empty) collection exists.
-    mutating func ensureCollection(_ className: String) {
-        if collections[className] == nil { collections[className] = Collection() }
     }
 }

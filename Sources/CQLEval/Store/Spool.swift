@@ -6,7 +6,8 @@ import Darwin
 import CQLKit
 
 /// Output lines held back until the input has been read to the end without
-/// error (design.md: nothing is printed for a half-read result). Up to
+/// error (README.md, "A tour of the `cql` command", **eval**: nothing is
+/// printed for a half-read result). Up to
 /// `memoryLimit` bytes stay in memory; beyond that they go to an anonymous
 /// temporary file, so memory stays bounded however many lines match.
 final class Spool {

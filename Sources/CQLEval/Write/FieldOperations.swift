@@ -1,6 +1,6 @@
 import CQLKit
 
-/// What an `op(...)` does to the value of one key (cql.md, DML). Relation
+/// What an `op(...)` does to the value of one key (CQL.md, "Writes: insert, update, delete"). Relation
 /// ops edit join rows and are applied by ``StatementExecutor``; here they only
 /// check and set the key's `Relation` value.
 enum FieldOperations {
@@ -55,7 +55,7 @@ enum FieldOperations {
             switch current {
             case nil:
                 return op.kind == .addRelation ? .relation(className: first.className) : nil
-            // Class names compare by bytes, as strings do (semantics.md).
+            // Class names compare by bytes, as strings do (EvaluationSemantics.md).
             case .relation(let c)? where c.utf8.elementsEqual(first.className.utf8):
                 return current
             case .relation(let c)?:

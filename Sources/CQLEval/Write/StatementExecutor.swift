@@ -43,7 +43,7 @@ public struct WriteResult: Sendable, Equatable {
 }
 
 /// Applies a bound write statement to a ``DocumentStore`` with the meaning
-/// of cql.md: inserts get a fresh unique objectId and createdAt = updatedAt
+/// of CQL.md: inserts get a fresh unique objectId and createdAt = updatedAt
 /// = now; updates apply their values and ops in order and set updatedAt;
 /// relation ops edit the `_Join:<key>:<Class>` rows (`owningId`,
 /// `relatedId`); a delete also drops the join rows its object owns.
@@ -64,6 +64,8 @@ public struct WriteResult: Sendable, Equatable {
 /// ```
 public enum StatementExecutor {
     /// - Parameters:
+    ///   - statement: the bound write statement.
+    ///   - store: the collections it changes: all of it, or none when it throws.
     ///   - now: the instant written as createdAt / updatedAt.
     ///   - newObjectId: makes objectIds for inserts (default: 24 random hex
     ///     digits, as LeanCloud's); one already in the class is drawn again.

@@ -1,5 +1,5 @@
 /// Code point order of strings, which is the order of their UTF-8 bytes
-/// (semantics.md: strings compare by code point). Swift's `<` on `String` is
+/// (EvaluationSemantics.md: strings compare by code point). Swift's `<` on `String` is
 /// not this order (it compares canonically equivalent strings as equal), so
 /// the JSON writer's key order and the evaluator's string comparisons both
 /// use this one function.

@@ -1,7 +1,7 @@
 /// One CQL statement: a `select` query or a write (DML).
 ///
 /// LeanCloud's CQL has `insert into`, `update ... set` and `delete from`
-/// beside `select` (cql.md, "Statements"). Writes name one object by its
+/// beside `select` (CQL.md, "Statements"). Writes name one object by its
 /// `objectId` (no bulk writes) and may carry an extra condition, which the
 /// REST API sends as the request's `where` (a conditional write).
 ///
@@ -210,7 +210,7 @@ public struct Assignment: Hashable, Sendable {
 }
 
 /// An atomic field operation, `op(name, {argument})` in CQL and
-/// `{"__op": name, ...}` in a REST body (cql.md, DML).
+/// `{"__op": name, ...}` in a REST body (CQL.md, "Writes: insert, update, delete").
 ///
 /// | op | argument | REST body |
 /// |---|---|---|

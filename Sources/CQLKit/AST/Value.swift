@@ -3,7 +3,7 @@
 ///
 /// Integers are kept exact (`Int64`) and apart from doubles: `1` and `1.0`
 /// are different *literals* (`Value.int(1) != Value.double(1)`), although
-/// every backend compares them as the same *number* (semantics.md).
+/// every backend compares them as the same *number* (EvaluationSemantics.md).
 ///
 /// Typed values have a REST form (`{"__type":"Date","iso":"..."}`); the JSON
 /// reader yields plain objects, and ``Value/decodingTypedValues()`` turns

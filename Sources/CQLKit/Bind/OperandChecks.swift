@@ -94,7 +94,7 @@ enum OperandChecks {
     /// `within a and b` / `$box: [a, b]` as its true southwest and northeast
     /// corners: the min and max of the corners' latitudes and longitudes, as
     /// MongoDB's `$box` normalizes corners given the wrong way round
-    /// (semantics.md; the box never wraps the antimeridian).
+    /// (EvaluationSemantics.md; the box never wraps the antimeridian).
     ///
     /// ```swift
     /// OperandChecks.box(GeoPoint(latitude: 10, longitude: 0), GeoPoint(latitude: 0, longitude: 20))
@@ -116,7 +116,8 @@ enum OperandChecks {
         }
     }
 
-    /// Splits a leading inline option group `(?imsx)` off a regex (TEAM.md):
+    /// Splits a leading inline option group `(?imsx)` off a regex (CQL.md,
+    /// "`like` and `regexp`"):
     /// `(?i)^a` → (`^a`, `i`). Only the letters `imsx`, the whole group, at the
     /// very start; the options come back sorted and without repeats.
     static func liftRegexOptions(_ pattern: String) -> (pattern: String, options: String) {

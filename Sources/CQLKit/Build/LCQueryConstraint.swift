@@ -190,7 +190,7 @@ public struct LCQueryConstraint: Sendable {
 
     /// `{"k": {"$within": {"$box": [southwest, northeast]}}}` (inclusive).
     /// Corners given the wrong way round are normalized, as MongoDB's `$box`
-    /// does (semantics.md).
+    /// does (EvaluationSemantics.md).
     public static func locatedWithin(southwest: GeoPoint, northeast: GeoPoint) -> Self {
         Self("locatedWithin") { () throws(QueryError) in
             try BuilderSupport.checkPoint(southwest)

@@ -3,7 +3,7 @@
 ///
 /// Clauses are joined with `and` unless ``or()`` comes between them; `and`
 /// binds tighter than `or`. ``not()`` negates the next clause. Strings keep
-/// Usergrid's meaning (usergrid.md): trimmed; equality case-insensitive, with
+/// Usergrid's meaning (UsergridQL.md): trimmed; equality case-insensitive, with
 /// `*` as a wildcard, and ranges (``gt(_:value:)``, ...) case-insensitive
 /// too, unless the builder is `literal`. Without sort keys results come
 /// newest first (`created` descending), or nearest first with

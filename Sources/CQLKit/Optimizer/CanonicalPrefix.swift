@@ -13,7 +13,7 @@
 /// name regexp '^abc' (option m)      stays (`^` also matches after a newline)
 /// ```
 ///
-/// Sound everywhere: `like` is anchored and case-sensitive (cql.md): a
+/// Sound everywhere: `like` is anchored and case-sensitive (CQL.md): a
 /// pattern of literal characters (one-member classes such as `[%]` count as
 /// their character) followed by `%` only matches exactly the strings starting
 /// with those characters (`%` matches any run, newlines included). A PCRE

@@ -12,7 +12,7 @@
 /// The parser and the binder raise most of these for CQL and Usergrid text
 /// already; this check covers every AST (where-JSON reader, builders, hand-
 /// built queries) so that no backend has to. A box with its corners the
-/// wrong way round is not an error: semantics.md normalizes it (MongoDB's
+/// wrong way round is not an error: EvaluationSemantics.md normalizes it (MongoDB's
 /// `$box`), so only out-of-range corners make a box impossible.
 public enum CompileTimeChecks {
     public static func check(_ query: Query) throws(QueryError) {

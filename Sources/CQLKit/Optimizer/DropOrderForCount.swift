@@ -7,7 +7,7 @@
 ///
 /// Sound at the top level of a query: with `count(*)` alone no object is
 /// returned, and the count is the number of matches before skip and limit
-/// (semantics.md), which no order changes. A subquery is never a count
+/// (EvaluationSemantics.md), which no order changes. A subquery is never a count
 /// query, and its order (with its limit) decides which objects it yields, so
 /// subqueries are left alone. (An order over two parallel arrays is a runtime
 /// error; a count-only query no longer raises it, as MongoDB's count

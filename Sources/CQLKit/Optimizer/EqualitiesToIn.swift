@@ -10,7 +10,7 @@
 /// a = [1, 2] or a = 3               stays (array constants are left alone)
 /// ```
 ///
-/// Sound everywhere: semantics.md defines `k in (x1, ..., xn)` as "`k = xi`
+/// Sound everywhere: EvaluationSemantics.md defines `k in (x1, ..., xn)` as "`k = xi`
 /// for some i" (with `null` in the list matching missing, as `k = null`
 /// does), so an `or` of equalities and `in`s on one key is the `in` of all
 /// their constants. Array constants are excluded (whether an `in` list member

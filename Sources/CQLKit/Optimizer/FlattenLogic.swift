@@ -6,7 +6,7 @@
 /// ```
 ///
 /// Sound everywhere: `and` and `or` are associative on each object's match
-/// (semantics.md evaluates every predicate to matches / does not match, with
+/// (EvaluationSemantics.md evaluates every predicate to matches / does not match, with
 /// no third value), and a one-operand `and`/`or` is its operand.
 public struct FlattenLogic: ConditionRule {
     public init() {}

@@ -10,7 +10,7 @@
 /// where true              →   (no condition)
 /// ```
 ///
-/// Sound everywhere, by the table of semantics.md: `in ()` and `all ()`
+/// Sound everywhere, by the table of EvaluationSemantics.md: `in ()` and `all ()`
 /// match nothing, `not in ()` is `not (in ())`; an empty `and` is `true` and
 /// an empty `or` is `false` (the identities of the two operators); `true` and
 /// `false` are the identity and the absorbing element of `and`, the other

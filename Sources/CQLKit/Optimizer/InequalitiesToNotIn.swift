@@ -9,7 +9,7 @@
 /// ```
 ///
 /// Sound everywhere: `k != v` is `not (k = v)` and `k not in (..)` is
-/// `not (k in (..))` (semantics.md), so by De Morgan an `and` of them is
+/// `not (k in (..))` (EvaluationSemantics.md), so by De Morgan an `and` of them is
 /// `not (k = v1 or ... )`, which is `k not in (v1, ...)` by the definition
 /// of `in` (see ``EqualitiesToIn``; array constants are excluded likewise).
 public struct InequalitiesToNotIn: ConditionRule {

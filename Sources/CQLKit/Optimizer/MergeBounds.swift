@@ -13,7 +13,7 @@
 ///
 /// Sound everywhere: a range test matches when some value reached at the key
 /// (an element, where the path fans out over an array) is of the constant's
-/// type class and compares true (semantics.md). For two lower bounds
+/// type class and compares true (EvaluationSemantics.md). For two lower bounds
 /// `lo1 <= lo2` of one class, a value above `lo2` is above `lo1`, so "some
 /// value above `lo1` and some value above `lo2`" is "some value above
 /// `lo2`" — one element serves both; and "some value above `lo1` or some

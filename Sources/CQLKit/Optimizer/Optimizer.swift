@@ -1,5 +1,5 @@
 /// The optimizer: rewrites a bound query into a smaller one with the same
-/// meaning under semantics.md, by running a list of rules to a fixed point.
+/// meaning under EvaluationSemantics.md, by running a list of rules to a fixed point.
 ///
 /// Every rule is a pure function `Query → Query` (``OptimizerRule``), one
 /// per file, each with its soundness argument. Before the rules run,
@@ -161,7 +161,7 @@ public struct Optimizer: Sendable {
 }
 
 /// One rewrite of the optimizer: a pure function from a query to an
-/// equivalent query (semantics.md). It must return its input unchanged when
+/// equivalent query (EvaluationSemantics.md). It must return its input unchanged when
 /// it does not apply, so the pipeline can tell when a fixed point is reached.
 public protocol OptimizerRule: Sendable {
     /// The rule's name, as `cql explain` shows it.
@@ -202,7 +202,7 @@ extension OptimizerRule {
 ///
 /// One exception is kept out: a `near` orders the results (nearest first)
 /// when the query has no explicit order, and which `near` does so is the
-/// first one left after constant folding (semantics.md; the evaluator's
+/// first one left after constant folding (EvaluationSemantics.md; the evaluator's
 /// `QueryPlan.firstNear`). Dropping, reordering or folding operands next to a
 /// `near` can change that first one without changing which objects match, so
 /// the condition of such a query (no `order`, results asked for, a `near`

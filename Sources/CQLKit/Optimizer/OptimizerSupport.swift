@@ -20,12 +20,12 @@ enum Operands {
     static let arrayFreePaths: Set<FieldPath> = ["objectId", "createdAt", "updatedAt"]
 }
 
-/// Negation without a `not` node, where semantics.md makes it exact.
+/// Negation without a `not` node, where EvaluationSemantics.md makes it exact.
 enum ExactNegation {
     /// The condition matching exactly the objects `c` does not match, when one
     /// exists without a `not` node (or by removing one); else `nil`.
     ///
-    /// Exact by the table of semantics.md: `!=` is defined as `not =` (and
+    /// Exact by the table of EvaluationSemantics.md: `!=` is defined as `not =` (and
     /// `= null` / `!= null` likewise), `not in` as `not (in)`, `exists false`
     /// as `not exists`, `$notInQuery`/`$dontSelect` as the negations of
     /// `$inQuery`/`$select`, and `not not p` is `p` (each object either
@@ -97,7 +97,7 @@ enum ConstantOrder {
 /// Byte-exact identity, which is what the evaluator uses: Swift's `==` on
 /// `String` (hence on `Value`, `FieldPath`, `Condition`) treats canonically
 /// equivalent strings as equal (`"é"` precomposed and decomposed), but
-/// semantics.md compares strings and keys by their UTF-8 bytes. The rules
+/// EvaluationSemantics.md compares strings and keys by their UTF-8 bytes. The rules
 /// decide "the same operand" and "the same key" with these.
 struct ExactCondition: Hashable {
     let condition: Condition

@@ -9,7 +9,7 @@
 /// ```
 ///
 /// Sound everywhere: `k in (x)` is "`k = x`" by the definition of `in`
-/// (semantics.md; `null` in the list matches missing exactly as `k = null`
+/// (EvaluationSemantics.md; `null` in the list matches missing exactly as `k = null`
 /// does), and `not in` is its negation, as `!=` is of `=`. Listing a
 /// constant twice adds no object. Array members are excluded as in
 /// ``EqualitiesToIn``.

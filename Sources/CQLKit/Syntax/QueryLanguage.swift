@@ -18,7 +18,7 @@ public enum QueryLanguage: String, CaseIterable, Sendable {
     case rest
 
     /// Guesses the language from the text, as `cql translate` does without
-    /// `--from` (design.md): where-JSON starts with `{` or `[`; CQL starts with
+    /// `--from` (GettingStarted.md, "The other front ends"): where-JSON starts with `{` or `[`; CQL starts with
     /// `select`, `insert`, `update` or `delete` (after whitespace and comments);
     /// anything else is Usergrid. A Usergrid query that starts with `select`
     /// needs `--from usergrid`.

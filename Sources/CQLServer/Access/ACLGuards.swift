@@ -2,7 +2,7 @@ import CQLEval
 import CQLKit
 import CQLSQL
 
-/// ACLs inside every query (users-acl.md, "ACL"): what a request's caller
+/// ACLs inside every query (Server.md, "ACLs and roles"): what a request's caller
 /// may read and write.
 ///
 /// The master key reads and writes everything. Any other caller is a set

@@ -5,7 +5,7 @@ import CQLKit
 /// batch sub-requests, cloudQuery, sub-queries).
 extension API {
     /// A new user's ACL when the client sends none: everyone reads, the
-    /// user alone writes (users-acl.md).
+    /// user alone writes (Server.md).
     static func defaultUserACL(_ userId: String) -> Value {
         .object(["*": .object(["read": true]), userId: .object(["read": true, "write": true])])
     }

@@ -31,7 +31,7 @@ public struct Authenticator: Sendable {
 
     public init(keys: AppKeys) { self.keys = keys }
 
-    /// Every header name ``identify(_:)`` asks for, lowercased (the server
+    /// Every header name ``identify(_:)-((String)->String?)`` asks for, lowercased (the server
     /// makes their `HTTPField.Name`s once), in ``Header`` order.
     ///
     /// ```swift
@@ -42,14 +42,14 @@ public struct Authenticator: Sendable {
         "x-avoscloud-master-key", "x-lc-key", "x-avoscloud-application-key", "x-lc-hook-key",
     ]
 
-    /// The headers ``identify(_:)`` reads (``headerNames``, in order).
+    /// The headers ``identify(_:)-((String)->String?)`` reads (``headerNames``, in order).
     public enum Header: Int, CaseIterable, Sendable {
         case id, legacyId, session, legacySession, sign, legacySign, legacyMasterKey, key, legacyKey, hookKey
 
         /// Its lowercased name.
         public var name: String { Authenticator.headerNames[rawValue] }
 
-        /// The header of a lowercased name, if ``identify(_:)`` reads it.
+        /// The header of a lowercased name, if ``identify(_:)-((String)->String?)`` reads it.
         ///
         /// ```swift
         /// Authenticator.Header(name: "x-lc-key")   // .key
@@ -69,7 +69,7 @@ public struct Authenticator: Sendable {
         identify(headers: { header($0.name) })
     }
 
-    /// ``identify(_:)`` with the headers asked by role: a server that has
+    /// ``identify(_:)-((String)->String?)`` with the headers asked by role: a server that has
     /// read a request's headers once (``Header/init(name:)``) answers each
     /// from what it kept.
     public func identify(headers header: (Header) -> String?) -> Identity? {

@@ -10,7 +10,7 @@ import Foundation
 ///
 /// Kept in memory (a restart forgets it; one server process holds it): a
 /// lockout is a brake on guessing, not a record. The table keeps at most
-/// ``capacity`` accounts (the oldest are dropped first).
+/// `capacity` accounts (the oldest are dropped first).
 ///
 /// ```swift
 /// let t = LoginThrottle(limit: 2, window: 60, lockout: 60)

@@ -14,7 +14,7 @@ import NIOPosix
 ///
 /// A user imported from LeanCloud's export keeps LeanCloud's own `password`
 /// and `salt`: `h = SHA-512(salt ‖ password)`, then 512 times
-/// `h = SHA-512(h)`, in base64 (users-acl.md). Such a password is verified
+/// `h = SHA-512(h)`, in base64 (Server.md). Such a password is verified
 /// as LeanCloud would, then re-hashed with PBKDF2.
 ///
 /// Hashes are compared in constant time. Derivation is slow by design
@@ -99,7 +99,7 @@ public struct Passwords: Sendable {
         return key.withUnsafeBytes { Data($0) }
     }
 
-    /// LeanCloud's stored form of `password` with `salt` (users-acl.md).
+    /// LeanCloud's stored form of `password` with `salt` (Server.md).
     public static func leanCloudHash(_ password: String, salt: String) -> String {
         var h = SHA512.hash(data: Array(salt.utf8) + Array(password.utf8))
         for _ in 0..<512 { h = SHA512.hash(data: Array(h)) }

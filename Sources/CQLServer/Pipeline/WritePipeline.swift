@@ -119,7 +119,7 @@ public protocol CommittedChangeObserver: Sendable { func committed(_ write: Comm
 ///
 /// The hooks are called for every write of a class they handle
 /// (``WriteHooks/handles(_:className:)``), `__ignore_hooks` included: the
-/// write says so in ``PendingWrite/ignoresHooks`` and the hooks decide
+/// write says so in `PendingWrite.ignoresHooks` and the hooks decide
 /// (LeanCloud skips them). With no hook and no observer (``isEmpty``) a
 /// write reads nothing extra: before images are read only when something
 /// will see them.

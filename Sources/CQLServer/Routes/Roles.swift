@@ -1,6 +1,6 @@
 import CQLKit
 
-/// `_Role` (users-acl.md, "Roles"), also at `/1.1/roles[/<id>]`: `name`
+/// `_Role` (Server.md, "ACLs and roles"), also at `/1.1/roles[/<id>]`: `name`
 /// (unique; letters, digits, `_`, `-` and space), `ACL` (required),
 /// `users` and `roles` relations. Creating one needs an `ACL` in the body
 /// (the role's own ACL then says who may change it, as for any object);

@@ -4,7 +4,7 @@ import CQLSQL
 import Foundation
 
 /// `/1.1/users`, `/1.1/login`, `/1.1/users/me`, `refreshSessionToken` and
-/// `updatePassword` (users-acl.md). `GET/PUT/DELETE /1.1/users/<id>` and
+/// `updatePassword` (Server.md). `GET/PUT/DELETE /1.1/users/<id>` and
 /// `GET /1.1/users` are the class API's on `_User` (with its guards:
 /// ``checkUserTarget(_:identity:)``).
 ///

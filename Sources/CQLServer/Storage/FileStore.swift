@@ -3,7 +3,7 @@ import Foundation
 /// The bytes of uploaded files, in a directory of their own (beside the
 /// database by default), and the one-time tokens that guard their uploads.
 ///
-/// `cql serve` is its own `s3` provider (users-acl.md, "Files"):
+/// `cql serve` is its own `s3` provider (Server.md, "Files"):
 /// `POST /1.1/fileTokens` registers an upload here and answers an
 /// `upload_url` on the server itself, `/uploads/<token>`; the SDK `PUT`s
 /// the bytes there without LeanCloud's headers, so the token alone (32

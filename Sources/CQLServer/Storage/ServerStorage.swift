@@ -9,13 +9,13 @@ import NIOPosix
 /// interface, with readers that run at once and writes one at a time.
 ///
 /// Every call goes through the library paths `cql run` and `cql exec` use —
-/// ``SQLRunner/run(_:on:countOnly:source:)`` and
-/// ``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:images:before:then:beforeCommit:)`` — so the
+/// CQLSQL's `SQLRunner.run(_:on:countOnly:source:presentTables:storedText:memo:)` and
+/// `SQLWriteRunner.apply(_:on:now:newObjectId:strict:readBack:images:before:then:beforeCommit:)` — so the
 /// server has no meaning of its own: the differential suites that prove
 /// `run` and `exec` equal to the evaluator prove the server too.
 ///
 /// On PostgreSQL, the reads the database answers alone are awaited from the
-/// handler's task on connections of its event loop (``EventLoopReaders``,
+/// handler's task on connections of its event loop (`EventLoopReaders`,
 /// `SQLRunner.run(_:on:)` with a `PostgreSQLReadConnection`: the same
 /// phases as `cql run`). Every other database call blocks (GRDB and the
 /// synchronous postgres-nio use of CQLSQL), so it runs on a thread pool of
@@ -126,10 +126,10 @@ public final class ServerStorage: @unchecked Sendable {
     /// read as empty (as `eval` reads a missing file).
     ///
     /// `storedText`: the objects may come as their stored text
-    /// (``SQLRunner/Result/storedText``) when nothing reshapes them.
+    /// (`SQLRunner.Result.storedText`) when nothing reshapes them.
     ///
     /// `memo`: what earlier runs of this very query worked out (PostgreSQL:
-    /// ``SQLRunner/ReadMemo``).
+    /// `SQLRunner.ReadMemo`).
     public func find(_ query: Query, countOnly: Bool = false, storedText: Bool = false, memo: SQLRunner.ReadMemo? = nil) async throws
         -> SQLRunner.Result
     {
@@ -182,16 +182,20 @@ public final class ServerStorage: @unchecked Sendable {
 
     /// Applies a write in one transaction, as `cql exec` does.
     /// - Parameters:
+    ///   - statement: the bound write.
+    ///   - now: the instant written as createdAt / updatedAt.
+    ///   - readBack: an update done by its SQL reads its object back in the
+    ///     same transaction, so that the result's changes hold it.
     ///   - objectId: the objectId an insert gives its object (else a random one).
     ///   - before: runs first in the same transaction (see
-    ///     ``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:images:before:then:beforeCommit:)``).
+    ///     `SQLWriteRunner.apply(_:on:now:newObjectId:strict:readBack:images:before:then:beforeCommit:)`).
     ///
     ///   - then: a second write in the same transaction, given the first's
-    ///     result (``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:images:before:then:beforeCommit:)``):
+    ///     result (`SQLWriteRunner.apply(_:on:now:newObjectId:strict:readBack:images:before:then:beforeCommit:)`):
     ///     a create's relation ops, committed with the object or not at all.
     ///
     ///   - images: every change carries its object before and after
-    ///     (``SQLWriteRunner/apply(_:on:now:newObjectId:strict:readBack:images:before:then:beforeCommit:)``):
+    ///     (`SQLWriteRunner.apply(_:on:now:newObjectId:strict:readBack:images:before:then:beforeCommit:)`):
     ///     asked only when a hook or observer will see them.
     ///   - beforeCommit: given the result, runs last inside the transaction,
     ///     before COMMIT (LiveQuery's `pg_notify` of the changes:
@@ -201,7 +205,7 @@ public final class ServerStorage: @unchecked Sendable {
     ///     (the committed-change point: ``WritePipeline``).
     ///
     /// `_User`'s username, email and phone number, `_Role`'s name and
-    /// `_File`'s key stay unique (``keepingKeysUnique(_:before:_:)``): a
+    /// `_File`'s key stay unique (`keepingKeysUnique(_:before:_:)`): a
     /// write that takes a used one fails with LeanCloud's code (202, 203,
     /// 214, 137).
     public func write(_ statement: Statement, now: DateValue, readBack: Bool = false, objectId: String? = nil, images: Bool = false,

@@ -28,7 +28,7 @@ public struct APIError: Error, Sendable, Equatable {
     /// `{"code":N,"error":"message"}`.
     public var body: Value { .object(["code": .int(Int64(code)), "error": .string(message)]) }
 
-    // The codes clients act on (rest-api.md), with their statuses.
+    // The codes clients act on (Server.md, "Errors"), with their statuses.
     static func internalError(_ m: String = "internal server error") -> APIError { APIError(status: 500, code: 1, m) }
     static func notFound(_ m: String) -> APIError { APIError(status: 404, code: 101, m) }
     static func invalidQuery(_ m: String) -> APIError { APIError(code: 102, m) }

@@ -25,9 +25,9 @@ public struct APIRequest: Sendable {
     /// answer), so it may come already written (``APIResponse/written``).
     public var writesBody = false
     /// The URL query string as sent (`where=%7B...%7D&limit=10`), not yet
-    /// decoded into ``parameters`` (``decodeQuery()``).
+    /// decoded into ``parameters`` (`decodeQuery()`).
     ///
-    /// Why: a find is keyed by it (``PreparedFinds``), and a find answered
+    /// Why: a find is keyed by it (`PreparedFinds`), and a find answered
     /// from a kept query never needs its parameters, which cost a split,
     /// percent-decoding and a dictionary to decode.
     public var rawQuery: String?

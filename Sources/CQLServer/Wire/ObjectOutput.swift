@@ -3,7 +3,7 @@ import CQLKit
 /// Objects as the API returns them.
 ///
 /// `ACL` is returned only when the request asks with `returnACL=true` (the
-/// evaluator hides nothing stored; hiding it is the API's, rest-api.md), for
+/// evaluator hides nothing stored; hiding it is the API's: Server.md, "Endpoints"), for
 /// the objects and for the objects `include` brought in.
 ///
 /// `_User`'s secrets — `password`, `salt` (LeanCloud's export keeps both,

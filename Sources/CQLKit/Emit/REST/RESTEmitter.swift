@@ -1,5 +1,5 @@
 /// The REST backend of writes: the request a bound write statement means in
-/// LeanCloud's REST API (cql.md, DML), as a JSON object
+/// LeanCloud's REST API (CQL.md, "Writes: insert, update, delete"), as a JSON object
 /// `{"method": ..., "path": ..., "body": {...}, "where": {...}}`.
 ///
 /// | statement | request |

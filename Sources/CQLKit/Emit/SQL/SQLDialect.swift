@@ -60,7 +60,7 @@ public protocol SQLDialect: Sendable {
     /// ORDER BY terms for all the keys of a query, or `nil` when the dialect
     /// cannot order them exactly. The default concatenates ``order(_:_:)``
     /// per key, which is exact only where no array pairs the keys (MongoDB's
-    /// sort-key rule, semantics.md): a dialect that cannot tell overrides it.
+    /// sort-key rule, EvaluationSemantics.md): a dialect that cannot tell overrides it.
     func order(_ keys: [OrderKey], _ context: inout SQLContext) -> [String]?
     /// ORDER BY terms for a key the table keeps in a column
     /// (``SQLStoredColumns``: `objectId`, `createdAt`, `updatedAt`), led by

@@ -1,5 +1,5 @@
-/// Turns a bound ``Query`` into SQL for one dialect (sql.md, design.md "SQL
-/// mapping"): one table per class, `"<Class>"(objectId, doc)` holding the
+/// Turns a bound ``Query`` into SQL for one dialect (SQLBackends.md,
+/// "Storage"): one table per class, `"<Class>"(objectId, doc)` holding the
 /// whole object as JSON, relations in `"_Join:<key>:<Owner>"`.
 ///
 /// Every piece is either exact (the database answers alone) or a superset

@@ -1,5 +1,5 @@
 /// The built-in keys every class table keeps as typed, indexed columns
-/// beside `doc` (sql.md, "Storage"), so that the queries apps send most —
+/// beside `doc` (SQLBackends.md, "Storage"), so that the queries apps send most —
 /// `order by -createdAt limit 10`, a `createdAt` range, a get by id — are
 /// index scans:
 ///
@@ -11,7 +11,7 @@
 /// Every write path fills them from the document it writes (load, insert,
 /// replace, the generated `UPDATE`), so they always agree with `doc`. The
 /// generator uses a date column only where that is provably the evaluator's
-/// answer: the evaluator ranks Dates above every other type (semantics.md),
+/// answer: the evaluator ranks Dates above every other type (EvaluationSemantics.md),
 /// so ordering by the column with NULLs first (ascending) or last
 /// (descending), then by the evaluator's order of the values that are not
 /// Dates, then by input order, is its order; a comparison with a Date

@@ -4,7 +4,7 @@
 /// The first statement's changed-row count is the write's count, and the
 /// statements after it run only when it changed a row. For an
 /// update or a delete it is 1 when the write happened, and 0 when it did not:
-/// no object has the objectId (cql.md's error 101), the extra condition is
+/// no object has the objectId (CQL.md's error 101), the extra condition is
 /// false (305), or an op does not apply to the value the object holds
 /// (`op('Increment')` on a string). A statement may also fail outright (a
 /// missing table, an Increment past the double range): the write did not
@@ -29,7 +29,7 @@ public struct SQLWrite: Hashable, Sendable {
 }
 
 /// A scalar of an AddUnique or Remove argument, as the SQL of the element
-/// tests needs it: numbers compare by value across int and double (cql.md:
+/// tests needs it: numbers compare by value across int and double (CQL.md:
 /// semantic equality, `1 == 1.0`), exactly, so each dialect tests a stored
 /// integer against the argument's integer value and a stored double against
 /// its double value (`nil`: no stored value of that kind can equal it).

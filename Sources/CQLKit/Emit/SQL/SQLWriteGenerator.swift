@@ -1,5 +1,5 @@
 /// `cql translate --to sql` of a write statement: the SQL that applies it,
-/// with the op semantics of cql.md, every value bound.
+/// with the op semantics of CQL.md, every value bound.
 ///
 /// - An insert is one `INSERT` of every row, each object built as `cql exec`
 ///   builds it (the columns' values, a fresh objectId, createdAt = updatedAt
@@ -250,7 +250,7 @@ struct SQLUpdatePlan {
     }
 }
 
-/// What one assignment does to its key (cql.md's op semantics).
+/// What one assignment does to its key (CQL.md's op semantics).
 struct SQLUpdateStep {
     var key: String
     var change: Change

@@ -160,7 +160,7 @@ struct CQLWriter {
         case .and, .or, .not:
             try condition(c, depth: depth)
         case .constant(let b):
-            // CQL has no `true`/`false`; `in ()` matches nothing (semantics.md),
+            // CQL has no `true`/`false`; `in ()` matches nothing (EvaluationSemantics.md),
             // as where-JSON's `{"objectId":{"$in":[]}}` does, and `not in ()`
             // everything. The optimizer folds conditions into these constants.
             out += b ? "objectId not in ()" : "objectId in ()"
@@ -186,7 +186,7 @@ struct CQLWriter {
             if options.isEmpty {
                 try term(pattern, at: r)
             } else if case .value(.string(let s)) = pattern {
-                // CQL has no option syntax: a leading inline group carries them (TEAM.md).
+                // CQL has no option syntax: a leading inline group carries them (CQL.md, "`like` and `regexp`").
                 // Sorted and without repeats, as the parser lifts them back.
                 out += CQLLiterals.string("(?" + OperandChecks.mergeOptions(options, "") + ")" + s)
             } else {

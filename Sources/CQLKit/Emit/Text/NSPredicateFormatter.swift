@@ -1,6 +1,6 @@
 /// Writes a query's condition as a canonical NSPredicate format string that
-/// ``NSPredicateParser`` reads back to the same AST (nspredicate.md,
-/// "Emitting NSPredicate"): uppercase keywords, `==`, double-quoted strings,
+/// ``NSPredicateParser`` reads back to the same AST (NSPredicate.md,
+/// "Writing NSPredicate"): uppercase keywords, `==`, double-quoted strings,
 /// `#` before reserved keys, dates as `CAST(seconds, "NSDate")`. What has no
 /// exact NSPredicate form (order, limit, geo, sub-queries, Pointers, ...) is
 /// a named ``QueryError/Kind/unsupported`` error.

@@ -1,7 +1,7 @@
 /// Exact conversion of a `near` distance to meters, for Usergrid's `within`.
 ///
 /// A distance converts only when the meters value means *exactly* the same
-/// bound under semantics.md's Earth radii (6 371 000 m = 6371.0 km =
+/// bound under EvaluationSemantics.md's Earth radii (6 371 000 m = 6371.0 km =
 /// 3958.8 miles = 1 radian):
 /// - kilometers × 1000 and radians × 6 371 000, computed in decimal on the
 ///   number as written (its shortest form), so `1.1 km` is `1100.0 m`;

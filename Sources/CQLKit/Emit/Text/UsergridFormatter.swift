@@ -22,7 +22,7 @@
 /// them as the request path and URL parameters; see ``UsergridOptions`` and
 /// ``UsergridOptions/cursor(offset:)``), so they are not written.
 ///
-/// Order (usergrid.md, "Meaning"): `ql` without `order by` means newest first
+/// Order (UsergridQL.md, "Meaning"): `ql` without `order by` means newest first
 /// (`created` descending), or nearest first with a `within`, so that order
 /// is not written. A query with no order and no `within` (CQL's store order)
 /// has no `ql` spelling of its own and is written the same way: like the

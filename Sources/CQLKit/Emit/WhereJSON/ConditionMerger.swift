@@ -1,43 +1,7 @@
-/// An emitted condition before it becomes a JSON object: ordered entries that
-/// remember whether a key holds an equality or operators, so that AND can
-/// merge them (a Mongo `{"$date":...}` equality must not pass for operators).
-struct WhereDoc {
-    enum FieldValue {
-        /// `{"k": v}`
-        case equals(Value)
-        /// `{"k": {"$op": v, ...}}`, operators in emission order.
-        case operators([(String, Value)])
-    }
-
-    enum Entry {
-        /// A key path (never starts with `$`).
-        case field(String, FieldValue)
-        /// A top-level operator: `$or`, `$and`, `$nor`, `$relatedTo`.
-        case top(String, Value)
-
-        /// The entry's key: the key path or the top-level operator.
-        var key: String {
-            switch self {
-            case .field(let k, _), .top(let k, _): return k
-            }
-        }
-    }
-
-    var entries: [Entry] = []
-
-    init(_ entries: [Entry] = []) { self.entries = entries }
-    static func field(_ key: String, _ value: FieldValue) -> WhereDoc { WhereDoc([.field(key, value)]) }
-    static func op(_ key: String, _ op: String, _ value: Value) -> WhereDoc { .field(key, .operators([(op, value)])) }
-
-    /// Matches nothing in every dialect (`$in: []` matches no value, not even
-    /// a missing one); `$or: []` would be rejected by MongoDB.
-    static let matchesNothing = WhereDoc.op("objectId", "$in", .array([]))
-}
-
-/// AND of emitted conditions, merged the idiomatic way (TEAM.md): distinct
-/// keys share one object, operators on one key share one operator object,
-/// and only fragments that would collide go to `$and`. `$nor`s concatenate
-/// (`nor(a) ∧ nor(b)` is `nor(a, b)`).
+/// AND of emitted conditions, merged the idiomatic way (WhereJSON.md,
+/// "Condition objects"): distinct keys share one object, operators on one
+/// key share one operator object, and only fragments that would collide go
+/// to `$and`. `$nor`s concatenate (`nor(a) ∧ nor(b)` is `nor(a, b)`).
 ///
 /// Colliding fragments stay separate entries of one key in a merged
 /// ``WhereDoc`` and become `$and` only when the JSON object is made
@@ -192,7 +156,7 @@ enum ConditionMerger {
 
     /// Two operator objects of one key as one, when no operator repeats;
     /// several `$elemMatch`es become MongoDB's `{"$all": [{"$elemMatch":
-    /// ...}, ...]}` (each must match, semantics.md), so an AND of them stays
+    /// ...}, ...]}` (each must match, EvaluationSemantics.md), so an AND of them stays
     /// on its key, and an `$all` written that way merges with more of them.
     private static func mergeOperators(_ x: [(String, Value)], _ y: [(String, Value)]) -> WhereDoc.FieldValue? {
         var bodies: [Value] = []

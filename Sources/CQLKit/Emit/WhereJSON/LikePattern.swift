@@ -1,4 +1,4 @@
-/// SQL LIKE → PCRE, as cql.md fixes it: anchored at both ends, every regex
+/// SQL LIKE → PCRE, as CQL.md fixes it: anchored at both ends, every regex
 /// metacharacter escaped, `%` → `.*`, `_` → `.`, `[...]` kept as a class. Use
 /// the result with the `s` option so `%` and `_` also match newlines.
 ///
@@ -12,7 +12,7 @@
 /// ```
 ///
 /// The end anchor is `\z`, not `$`: PCRE's `$` also matches before a final
-/// newline, and `'abc\n' like 'abc'` is false in SQL. (cql.md writes `^...$`;
+/// newline, and `'abc\n' like 'abc'` is false in SQL. (CQL.md writes `^...$`;
 /// `\z` is what that means exactly, and MongoDB's PCRE reads it the same way.)
 ///
 /// ```swift

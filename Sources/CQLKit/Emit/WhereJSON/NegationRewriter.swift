@@ -1,4 +1,4 @@
-/// The exact rewrites of `not x` (TEAM.md): operators that have a negated
+/// The exact rewrites of `not x` (CQL.md, "Negation"): operators that have a negated
 /// form take it, double negation cancels, De Morgan pushes `not` through
 /// `and`/`or`. Anything else is left to the dialect (`$nor`, `$not`, or an
 /// error), because e.g. `not (a < 5)` is *not* `a >= 5` (missing values and

@@ -1,6 +1,6 @@
 /// The targets of ``WhereJSONEmitter``: like SQL dialects, each accepts a
-/// different operator set, declared as a table (`LeanCloudDialect.swift`,
-/// `ParseDialect.swift`, `MongoDialect.swift`).
+/// different operator set, declared as a table (`WhereJSONDialectTable+LeanCloud.swift`,
+/// `WhereJSONDialectTable+Parse.swift`, `WhereJSONDialectTable+Mongo.swift`).
 ///
 /// ```swift
 /// let q = try CQLParser.parse("select * from T where not (name regexp 'x')")

@@ -1,5 +1,5 @@
 /// String literals: `'...'` and `"..."` with doubled quotes and backslash
-/// escapes (TEAM.md "CQL text decisions").
+/// escapes (CQL.md, "Literals").
 extension CQLScanner {
     mutating func scanString() throws(QueryError) {
         let start = pos

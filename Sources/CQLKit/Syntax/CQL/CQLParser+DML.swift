@@ -1,4 +1,4 @@
-/// Write statements: `insert into`, `update ... set`, `delete from` (cql.md, DML).
+/// Write statements: `insert into`, `update ... set`, `delete from` (CQL.md, "Writes: insert, update, delete").
 extension CQLParserState {
     /// Whether the current token is the contextual word `w` (lowercase), for
     /// the words only DML gives a meaning (`into`, `values`, `set`, `op`).

@@ -189,7 +189,7 @@ extension CQLParserState {
 
     /// `order by [+|-]key, ... [asc|desc]`: `+`/`-` force a key's direction;
     /// the trailing `asc`/`desc` (default asc) applies to every unsigned key
-    /// (cql.md: `score,+name desc` == `-score,name`).
+    /// (CQL.md: `score,+name desc` == `-score,name`).
     @inline(never)
     func parseOrder(into query: inout Query, _ state: inout SelectState) throws {
         skip()

@@ -1,4 +1,4 @@
-/// The lexer of NSPredicate format strings (nspredicate.md,
+/// The lexer of NSPredicate format strings (NSPredicate.md,
 /// Grammar/nspredicate.ebnf).
 ///
 /// It works on UTF-8 bytes and is strict: a character that starts no token

@@ -1,5 +1,5 @@
-/// How each NSPredicate comparison maps to the shared AST (nspredicate.md,
-/// "Meaning and where-JSON"):
+/// How each NSPredicate comparison maps to the shared AST (NSPredicate.md,
+/// "Meaning"):
 ///
 /// | predicate | AST |
 /// |---|---|

@@ -1,4 +1,4 @@
-/// The parser of NSPredicate format strings (nspredicate.md; the grammar is
+/// The parser of NSPredicate format strings (NSPredicate.md; the grammar is
 /// Grammar/nspredicate.ebnf), as the LAS / Parse iOS SDKs' query predicates:
 /// `[LASQuery queryWithClassName:@"GameScore" predicate:...]`.
 ///
@@ -30,7 +30,7 @@ public enum NSPredicateParser {
     /// and `$NAME` variables from `variables`.
     ///
     /// - Throws: a positioned ``QueryError`` for bad syntax, a construct
-    ///   nspredicate.md lists as an error, or arguments that are missing,
+    ///   NSPredicate.md lists as an error, or arguments that are missing,
     ///   surplus or of the wrong type (pointing at the placeholder).
     public static func parse(
         format: String, argumentArray: [Value] = [], variables: [String: Value] = [:], className: String = ""

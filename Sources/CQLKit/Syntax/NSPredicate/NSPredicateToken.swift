@@ -1,4 +1,4 @@
-/// One token of an NSPredicate format string (nspredicate.md).
+/// One token of an NSPredicate format string (NSPredicate.md).
 ///
 /// Word operators and their symbols share a kind (`AND` and `&&` are both
 /// ``Kind/and``; `=` and `==` are both ``Kind/equal``). Keywords are
@@ -85,7 +85,7 @@ extension NSPredicateToken.Kind {
     }
 }
 
-/// The reserved words (nspredicate.md), compared ASCII case-insensitively.
+/// The reserved words (NSPredicate.md), compared ASCII case-insensitively.
 enum NSPredicateKeywords {
     static let words: [String: NSPredicateToken.Kind] = [
         "and": .and, "or": .or, "not": .not, "in": .in, "between": .between, "contains": .contains,

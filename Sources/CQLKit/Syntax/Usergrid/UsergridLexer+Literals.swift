@@ -2,7 +2,7 @@
 extension UsergridScanner {
     /// `'...'` with the escapes of Usergrid's grammar: `\' \" \\ \b \t \n \f \r`,
     /// `\uXXXX` (UTF-16; surrogate pairs combine) and octal `\7`, `\77`, `\377`.
-    /// Usergrid itself never decodes them; we do (usergrid.md defect 5).
+    /// Usergrid itself never decodes them; we do (UsergridQL.md, defect 5).
     mutating func scanString() throws(QueryError) {
         let start = pos
         var i = pos + 1
@@ -96,7 +96,7 @@ extension UsergridScanner {
 
     /// `-?digits`, or a float: `1.5`, `.5`, `5.`, `1e10`, `-5.5e-3`.
     /// Integers beyond Int64 and floats beyond Double are errors, never
-    /// wrapped or rounded to infinity (usergrid.md defect 7).
+    /// wrapped or rounded to infinity (UsergridQL.md, defect 7).
     mutating func scanNumber() throws(QueryError) {
         let start = pos
         var i = pos

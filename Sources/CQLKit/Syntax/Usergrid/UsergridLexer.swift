@@ -1,4 +1,4 @@
-/// The lexer of Usergrid `ql` (usergrid.md, Grammar/usergrid.ebnf).
+/// The lexer of Usergrid `ql` (UsergridQL.md, Grammar/usergrid.ebnf).
 ///
 /// It works on UTF-8 bytes and is strict: every character that cannot start a
 /// token is a positioned error, with a hint for the constructs people bring

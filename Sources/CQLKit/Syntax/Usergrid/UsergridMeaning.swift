@@ -1,4 +1,4 @@
-/// What a Usergrid request means beyond its condition (usergrid.md,
+/// What a Usergrid request means beyond its condition (UsergridQL.md,
 /// "Meaning"): trimmed string literals, the default order and page size, and
 /// `order by` the `within` field. The parser, ``UsergridOptions`` and the
 /// ``UsergridQuery`` builder apply it; ``UsergridFormatter`` writes it back.

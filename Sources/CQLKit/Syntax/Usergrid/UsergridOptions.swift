@@ -1,7 +1,7 @@
 /// What a Usergrid request carries beside its `ql` text.
 ///
 /// In Usergrid the collection is the URL path and `limit` / `cursor` are URL
-/// parameters, not part of `ql` (usergrid.md). This library takes them here.
+/// parameters, not part of `ql` (UsergridQL.md). This library takes them here.
 ///
 /// - `className`: the collection; `""` means not given.
 /// - `literal`: string `=` compares exactly and case-sensitively (a plain

@@ -89,7 +89,7 @@ extension UsergridParserState {
     }
 
     /// The error for input left after a complete query (Usergrid silently
-    /// drops it: usergrid.md defect 1).
+    /// drops it: UsergridQL.md, defect 1).
     func trailingError(_ query: Query) -> QueryError {
         let t = current
         if Self.isWord(t, "order") {

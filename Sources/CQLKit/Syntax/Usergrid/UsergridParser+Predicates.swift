@@ -106,7 +106,7 @@ extension UsergridParserState {
     /// `contains 'w'` → word match, `contains 'w*'` → word-prefix match.
     /// A `*` elsewhere could never match a word (words are runs of letters
     /// and digits), so it is an error rather than a silent no-match.
-    /// The text is trimmed first, as every string literal (usergrid.md).
+    /// The text is trimmed first, as every string literal (UsergridQL.md).
     func mapContains(_ path: FieldPath, _ text: String, _ token: UsergridToken) throws(QueryError) -> Predicate {
         var bytes = Array(UsergridMeaning.trimmed(text).utf8)
         let prefix = bytes.last == UInt8(ascii: "*")

@@ -1,4 +1,4 @@
-/// The parser of Usergrid `ql` (usergrid.md; the grammar is
+/// The parser of Usergrid `ql` (UsergridQL.md; the grammar is
 /// Grammar/usergrid.ebnf).
 ///
 /// ```
@@ -8,7 +8,7 @@
 /// trailing input, a missing token, number overflow and `%` are positioned
 /// errors; escapes are decoded; keys and literals keep their case.
 ///
-/// Mapping (usergrid.md): string literals are trimmed; string `=` →
+/// Mapping (UsergridQL.md): string literals are trimmed; string `=` →
 /// ``Predicate/text(_:_:_:)`` with ``TextMatch/equalsIgnoringCase``
 /// (``TextMatch/wildcard`` when the text has a `*`), string `<` `<=` `>` `>=`
 /// → the case-insensitive ranges (``TextMatch/lessThanIgnoringCase``, ...),

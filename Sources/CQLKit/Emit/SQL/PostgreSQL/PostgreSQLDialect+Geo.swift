@@ -2,7 +2,7 @@
 /// JSON path test; `$centerSphere` and `$polygon` as bounding-box
 /// prefilters whose rows the evaluator re-checks.
 ///
-/// What the evaluator reads as a stored point (semantics.md, GeoPoint): a
+/// What the evaluator reads as a stored point (EvaluationSemantics.md, "Values"): a
 /// typed `{"__type":"GeoPoint",...}` (which `cql load` has checked has number
 /// coordinates in range, and writes with exactly those members), or a plain
 /// object with exactly the two number members `latitude` and `longitude`.

@@ -1,7 +1,7 @@
 /// Typed values in PostgreSQL: `=`, `!=`, `in`, `not in` and `all` against
 /// Date, Pointer, GeoPoint, Bytes, File and Relation constants, ranges
 /// against all of them but Files, and every scalar comparison on
-/// `createdAt`/`updatedAt` (whose ISO strings are Dates, semantics.md), as
+/// `createdAt`/`updatedAt` (whose ISO strings are Dates, EvaluationSemantics.md), as
 /// exact SQL.
 ///
 /// - Pointer, GeoPoint, Bytes, File, Relation: a JSON path filter on the
@@ -194,7 +194,7 @@ extension PostgreSQLDialect {
     }
 
     /// The JSON path filter (over an object `@`) that holds exactly when
-    /// the stored value equals the typed constant `v` (semantics.md);
+    /// the stored value equals the typed constant `v` (EvaluationSemantics.md);
     /// `nil` for Dates (see ``dateTest``), other values and NUL.
     static func typedFilter(_ v: Value) -> String? {
         switch v {

@@ -8,7 +8,7 @@
 /// `@.type() != "array"` stops the second unwrapping at the leaf; comparisons
 /// across types are unknown, which is type bracketing; strings compare by
 /// code point. A GIN `jsonb_path_ops` index serves the equality and `in`
-/// shapes (sql.md).
+/// shapes (SQLBackends.md).
 ///
 /// Dotted paths filter each step to plain objects (see `path`), so typed
 /// values are not stepped into; `= null` through one adds a test per depth
@@ -183,7 +183,7 @@ public struct PostgreSQLDialect: SQLDialect, SQLWriteDialect {
         return true
     }
 
-    /// Some branch of the walk along `p` ends missing (semantics.md: `= null`
+    /// Some branch of the walk along `p` ends missing (EvaluationSemantics.md: `= null`
     /// matches missing): an object the walk steps into lacks the next key,
     /// or, before the last step, holds a scalar, null or typed value there.
     /// One path test per depth (the root is depth 0).
@@ -339,7 +339,7 @@ public struct PostgreSQLDialect: SQLDialect, SQLWriteDialect {
             else { sql = nil; break }
             sql = PostgreSQLDialect.test(path, "@.type() == \"string\" && @ like_regex \(l) flag \"s\"", &ctx)
         case .prefix(let path, let prefix) where !SQLTerms.coercesDates(path):
-            // `starts with` compares bytes: the code-point prefix of semantics.md.
+            // `starts with` compares bytes: the code-point prefix of EvaluationSemantics.md.
             guard let l = PostgreSQLDialect.pathString(prefix) else { sql = nil; break }
             sql = PostgreSQLDialect.test(path, "@.type() == \"string\" && @ starts with \(l)", &ctx)
         case .withinBox, .withinCenterSphere, .withinPolygon:

@@ -1,6 +1,6 @@
 /// SQLite's leaf shapes written inside the walk (SQLiteDialect+Walk.swift):
 /// equality and `in`, ranges, prefixes and regexes, each with its type guard
-/// (semantics.md: comparisons only within a type class).
+/// (EvaluationSemantics.md: comparisons only within a type class).
 extension SQLiteDialect {
     /// `t`/`x` is one of the scalars (the type guard first, so `true` is never 1).
     static func equalsAny(_ values: [SQLScalar], _ ctx: inout SQLContext) -> Test {
@@ -93,7 +93,7 @@ extension SQLiteDialect {
         return valueTest(path, &ctx, missing: values.contains(.null), equalsAny(values, &ctx))
     }
 
-    /// `k op v` for a range operator: same type class only (semantics.md).
+    /// `k op v` for a range operator: same type class only (EvaluationSemantics.md).
     static func range(_ path: FieldPath, _ op: ComparisonOperator, _ v: SQLScalar, _ ctx: inout SQLContext) -> String? {
         let guardTypes: StaticString
         let bound: String

@@ -1,6 +1,6 @@
 /// SQLite (3.38+): `doc` is TEXT holding the object's JSON.
 ///
-/// Shapes (sql.md): `json_type` tells null (`'null'`) from missing (SQL
+/// Shapes (SQLBackends.md): `json_type` tells null (`'null'`) from missing (SQL
 /// NULL) and guards every comparison with the constant's type class (JSON
 /// `true` extracts as 1); `json_each` fans out over arrays, one level per
 /// path step as the evaluator's walk does; TEXT compares by bytes, which is

@@ -1,4 +1,4 @@
-/// Geo predicates in each dialect's form (TEAM.md): REST GeoPoints and
+/// Geo predicates in each dialect's form (WhereJSON.md, "Dialects"): REST GeoPoints and
 /// unit-named distances for LeanCloud/Parse; `[lng, lat]` and radians for Mongo.
 extension ConditionEmitter {
     func geo(_ c: Condition, _ ctx: Context) throws(QueryError) -> WhereDoc {

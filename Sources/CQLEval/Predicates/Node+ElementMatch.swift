@@ -1,6 +1,6 @@
 import CQLKit
 
-/// MongoDB's two forms of `$elemMatch` (semantics.md): some element of an
+/// MongoDB's two forms of `$elemMatch` (EvaluationSemantics.md): some element of an
 /// array value, **taken whole**, passes.
 ///
 /// - `operators` (`{a: {$elemMatch: {$gt: 4, $lt: 6}}}`): the condition

@@ -49,7 +49,7 @@ public enum RegexEngineKind: Hashable, Sendable {
     /// libpcre2-8; `useJIT: false` forces its interpreter (tests cover both).
     case pcre2(useJIT: Bool)
     #endif
-    /// The pure-Swift engine (``SwiftRegexProgram``).
+    /// The pure-Swift engine (`SwiftRegexProgram`).
     case swift
 
     /// The engine of this build: PCRE2 with JIT under trait `PCRE2`, else Swift.

@@ -172,8 +172,8 @@ struct APIResponder: HTTPResponder {
         }
     }
 
-    /// `GET /v1/route`: where LiveQuery's WebSocket is (LiveQuery.md, "The
-    /// router"): `ws://` for an `http://` origin, `wss://` for `https://`.
+    /// `GET /v1/route`: where LiveQuery's WebSocket is (LiveQuery.md,
+    /// "Overview" and "Pointing each SDK at it"): `ws://` for an `http://` origin, `wss://` for `https://`.
     /// Public, as LeanCloud's router is: it tells nothing but the URL.
     func route(_ request: Request) -> Response {
         guard api.liveQuery != nil else {

@@ -19,14 +19,14 @@ public struct CQLServer: Sendable {
     public struct Configuration: Sendable {
         public var storage: ServerStorage.Location
         public var host: String = "127.0.0.1"
-        /// 0: a free port, chosen by the system (``CQLServer/run(onListening:)`` says which).
+        /// 0: a free port, chosen by the system (``CQLServer/CQLServer/run(handleSignals:onListening:)`` says which).
         public var port: Int = 3000
         public var keys: AppKeys
         /// Larger bodies are refused with 413.
         public var maximumBodySize: Int = 16 << 20
         /// Bodies of this size or more are large: at most
         /// ``largeBodiesAtOnce`` of them are read and handled at once, the
-        /// others wait until their deadline (``RequestBodyReader``).
+        /// others wait until their deadline (`RequestBodyReader`).
         public var largeBodySize: Int = 1 << 20
         public var largeBodiesAtOnce: Int = 2
         /// A request's database work longer than this is stopped (code 124).

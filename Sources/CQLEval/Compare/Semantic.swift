@@ -1,6 +1,6 @@
 import CQLKit
 
-/// Equality as semantics.md defines it, which is not `Value.==`:
+/// Equality as EvaluationSemantics.md defines it, which is not `Value.==`:
 /// numbers by value (`1 == 1.0`), strings by UTF-8 bytes (no Unicode
 /// normalization), Dates by instant, Pointers by className + objectId,
 /// GeoPoints by latitude + longitude (a plain `{latitude, longitude}` object

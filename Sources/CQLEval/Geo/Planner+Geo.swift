@@ -1,7 +1,7 @@
 import CQLKit
 
 /// Geo predicates resolved at plan time: points validated, distances turned
-/// into central angles, boxes and polygons checked (semantics.md).
+/// into central angles, boxes and polygons checked (EvaluationSemantics.md).
 extension Planner {
     func planGeo(_ predicate: Predicate, _ r: SourceRange?) throws(QueryError) -> Node {
         switch predicate {

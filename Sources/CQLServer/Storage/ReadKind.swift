@@ -6,7 +6,7 @@ import NIOCore
 /// How a read is admitted to the storage's readers (Server.md,
 /// "Slow neighbours"): a **point** read (a get by objectId, a session or
 /// grantee lookup, the catalog) always may run; a **scan** (every other
-/// find) takes one of ``ServerStorage/scanPermits`` first, which are one
+/// find) takes one of `ServerStorage.scanPermits` first, which are one
 /// fewer than the readers, so slow scans never hold every reader and a get
 /// beside them waits for no scan.
 ///

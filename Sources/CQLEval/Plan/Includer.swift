@@ -1,6 +1,6 @@
 import CQLKit
 
-/// `include` (semantics.md): each Pointer at a path is replaced by the
+/// `include` (EvaluationSemantics.md): each Pointer at a path is replaced by the
 /// pointed object as `.typedObject` (`{"__type":"Object","className":...}`)
 /// when the store has it; a missing target stays a Pointer. Paths are
 /// multi-level (`post.author` includes `post`, then `author` inside it) and

@@ -1,4 +1,5 @@
-/// Usergrid's case-insensitive text matches as PCRE patterns (TEAM.md): the
+/// Usergrid's case-insensitive text matches as PCRE patterns (UsergridQL.md,
+/// "Meaning"): the
 /// user's text is quoted with `\Q…\E`, so no character of it is special.
 /// Used by the where-JSON emitter (`$regex` + `$options`), the CQL formatter
 /// (`regexp '(?i)…'`) and the evaluator, so every backend runs the same pattern.
@@ -12,7 +13,7 @@
 /// ```
 package enum TextRegex {
     /// Not preceded / followed by a letter or digit: the edges of a word
-    /// (words are maximal runs of letters and digits, semantics.md).
+    /// (words are maximal runs of letters and digits, EvaluationSemantics.md).
     static let wordStart = #"(?<![\p{L}\p{N}])"#
     static let wordEnd = #"(?![\p{L}\p{N}])"#
 

@@ -27,7 +27,7 @@ extension QueryPlan {
     /// `limit`), runs on every core: blocks of whole lines are cut into one
     /// part per core and the results joined in input order. There each line
     /// is checked by a structural scan (`JSONLineScan`) and the condition
-    /// reads only the values it needs from it (``ScanCondition``); a line
+    /// reads only the values it needs from it (`ScanCondition`); a line
     /// outside the scan's common form is read by the JSON reader instead. A
     /// result that is the object as read (no keys, no include) is written
     /// from the line's own bytes with its members sorted when that gives

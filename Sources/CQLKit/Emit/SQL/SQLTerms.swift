@@ -49,7 +49,7 @@ enum SQLTerms {
     }
 
     /// Whether the path is the built-in `createdAt` / `updatedAt`, whose ISO
-    /// strings the evaluator reads as Dates (semantics.md): only `exists`
+    /// strings the evaluator reads as Dates (EvaluationSemantics.md): only `exists`
     /// is pushed down on them.
     static func coercesDates(_ path: FieldPath) -> Bool {
         // `singleComponent`: `components` builds an array (this runs for every leaf).

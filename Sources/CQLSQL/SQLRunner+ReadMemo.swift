@@ -3,7 +3,7 @@ import Foundation
 
 extension SQLRunner {
     /// What a run of one query worked out, kept for its next run: the query
-    /// as run (checked by ``begin(_:countOnly:source:)``), its preflight
+    /// as run (checked by `begin(_:countOnly:source:)`), its preflight
     /// question, and the SQL generated for the last preflight answer — on
     /// PostgreSQL's asynchronous reads with that statement joined to the
     /// preflight's columns, on SQLite for the same indexed keys too.
