@@ -107,8 +107,8 @@ public final class LiveQueryHub: CommittedChangeObserver, @unchecked Sendable {
 
     struct ClassIndex {
         var unindexed: Set<String> = []
-        /// key → the key's string value → query ids.
-        var byKey: [String: [String: Set<String>]] = [:]
+        /// key → the key's string or number value → query ids.
+        var byKey: [String: [Subscription.IndexValue: Set<String>]] = [:]
         var isEmpty: Bool { unindexed.isEmpty && byKey.isEmpty }
     }
 
@@ -300,16 +300,20 @@ public final class LiveQueryHub: CommittedChangeObserver, @unchecked Sendable {
         }
     }
 
-    /// The query ids whose equality value `v` may satisfy: a string is
-    /// looked up; an array may match through any element (`k = "x"` holds
-    /// for `["x","y"]`); any other stored value takes every one (rare, and
-    /// never a missed event).
-    static func lookUp(_ v: Value?, in table: [String: Set<String>], into ids: inout Set<String>) {
+    /// The query ids whose equality value `v` may satisfy: a string or a
+    /// number is looked up; an array may match through any element
+    /// (`k = "x"` holds for `["x","y"]`); any other stored value takes every
+    /// one (rare, and never a missed event).
+    static func lookUp(_ v: Value?, in table: [Subscription.IndexValue: Set<String>], into ids: inout Set<String>) {
         switch v {
         case nil, .null?: return
-        case .string(let s)?: if let found = table[s] { ids.formUnion(found) }
         case .array(let items)?: for item in items { lookUp(item, in: table, into: &ids) }
-        default: for found in table.values { ids.formUnion(found) }
+        case let v?:
+            if let entry = Subscription.IndexValue(v) {
+                if let found = table[entry] { ids.formUnion(found) }
+            } else {
+                for found in table.values { ids.formUnion(found) }
+            }
         }
     }
 

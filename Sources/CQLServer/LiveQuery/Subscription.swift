@@ -17,7 +17,7 @@ import Foundation
 /// try s.event(ObjectChange(className: "Todo", objectId: "a", before: nil, after: ["title": "x"]))
 /// // {"object":{"className":"Todo","objectId":"a","title":"x"},"op":"create","query_id":"..."}
 /// ```
-struct Subscription: Sendable {
+final class Subscription: Sendable {
     let queryId: String
     let installationId: String
     let className: String
@@ -35,8 +35,8 @@ struct Subscription: Sendable {
     let returnACL: Bool
     /// Keys never shown: `_User`'s secrets, keys the class's permissions hide.
     let hidden: Set<String>
-    /// The equality `key = "value"` the index files it under.
-    let indexKey: (String, String)?
+    /// The equality `key = value` the index files it under.
+    let indexKey: (String, IndexValue)?
 
     /// The query's canonical JSON (className, where, keys, returnACL),
     /// which its id is made from.
@@ -79,12 +79,33 @@ struct Subscription: Sendable {
         return SHA256.hash(data: Data(text.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
     }
 
-    /// A top-level `key = "string"` the query requires (alone or in its top `and`).
-    static func equality(_ c: Condition?) -> (String, String)? {
+    /// A value an equality is filed under: a string, or a number by its
+    /// double (`1` and `1.0` are equal, as in a find; two integers that
+    /// share a double share an entry, which only adds candidates).
+    enum IndexValue: Hashable, Sendable {
+        case string(String)
+        case number(Double)
+
+        /// The entry a stored or subscribed value is under; nil for the
+        /// other kinds (their subscriptions are not indexed, and a stored
+        /// one is looked up in every entry).
+        init?(_ v: Value) {
+            switch v {
+            case .string(let s): self = .string(s)
+            case .int(let i): self = .number(Double(i))
+            case .double(let d) where !d.isNaN: self = .number(d == 0 ? 0 : d)  // -0.0 is 0
+            default: return nil
+            }
+        }
+    }
+
+    /// A top-level `key = "string"` or `key = number` the query requires
+    /// (alone or in its top `and`).
+    static func equality(_ c: Condition?) -> (String, IndexValue)? {
         guard let c else { return nil }
         switch c.predicate {
-        case .compare(let path, .equal, .value(.string(let s))):
-            if let key = path.singleComponent { return (key, s) }
+        case .compare(let path, .equal, .value(let v)):
+            if let key = path.singleComponent, let entry = IndexValue(v) { return (key, entry) }
             return nil
         case .and(let items):
             for item in items { if let found = equality(item) { return found } }
