@@ -95,6 +95,7 @@ public final class ServerStorage: @unchecked Sendable {
         uniqueIndexed.value = indexed
         // Set-up statements first: the request time limit is for requests.
         try prepareSessions()
+        try prepareStateTables()
         for c in pool + [writer] { try c.limitStatements() }
     }
 
