@@ -24,7 +24,7 @@ final class RoundRobin: @unchecked Sendable {
             usleep(20_000)
         }
         guard found != 0 else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             throw PostgreSQLServer.Failure(description: "round_robin.py did not listen")
         }
         port = found
@@ -35,8 +35,10 @@ final class RoundRobin: @unchecked Sendable {
         ((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "").split(separator: "\n").dropFirst().map(String.init)
     }
 
+    /// Kills it (SIGKILL: a child of the test process inherits its blocked
+    /// SIGTERM, so `terminate()` would not end it).
     func stop() {
-        process.terminate()
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 }

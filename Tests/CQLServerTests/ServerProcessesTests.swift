@@ -41,9 +41,10 @@ final class ServerProcessesTests: XCTestCase {
                 }
             }
             let log = forwarder.log
-            for backend in ["0", "1"] {
-                XCTAssertGreaterThan(log.filter { $0.hasPrefix(backend + " ") }.count, 10, "both processes served requests:\n\(log.joined(separator: "\n"))")
-            }
+            // In turn: each process served half the requests.
+            let served = ["0", "1"].map { backend in log.filter { $0.hasPrefix(backend + " ") }.count }
+            XCTAssertGreaterThanOrEqual(served.min() ?? 0, 3, "both processes served requests:\n\(log.joined(separator: "\n"))")
+            XCTAssertLessThanOrEqual(abs(served[0] - served[1]), 1, "\(served)")
             if group.first?.phase == "files" {
                 // The bytes went to the other process than the one that issued their token.
                 let puts = log.indices.filter { log[$0].contains(" PUT /uploads/") }
