@@ -28,7 +28,9 @@ extension PostgreSQLDatabase {
                 counts[file.className, default: 0] += n
             }
             if !indexes.isEmpty {
-                for table in try tableNames() where !table.hasPrefix("_Join:") { try createIndexes(table, keys: indexes) }
+                for table in try tableNames() where !table.hasPrefix("_Join:") && !StateTableSQL.tables.contains(table) {
+                    try createIndexes(table, keys: indexes)
+                }
             }
             try execute("COMMIT")
         } catch {

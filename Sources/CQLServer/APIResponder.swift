@@ -140,7 +140,7 @@ struct APIResponder: HTTPResponder {
         let name = String(request.uri.path.split(separator: "/").last ?? "")
         do throws(APIError) {
             if request.uri.path.hasPrefix("/uploads/"), request.method == .put {
-                guard let files = api.files, let upload = files.takeUpload(name) else {
+                guard let files = api.files, let upload = try await api.takeUpload(name) else {
                     throw APIError(status: 404, code: 404, "unknown, used or expired upload token")
                 }
                 let buffer: ByteBuffer

@@ -1,6 +1,7 @@
+import CQLKit
 import Foundation
 
-/// Failed logins per account, in memory: after ``limit`` failures within
+/// The rule of failed logins per account: after ``limit`` failures within
 /// ``window`` seconds the account is locked for ``lockout`` seconds, during
 /// which every login of it — even with the right password — answers 219
 /// (LeanCloud's code for too many failed attempts). A success clears the
@@ -8,68 +9,78 @@ import Foundation
 /// minutes, which leaves an online guesser about 480 tries a day per
 /// account against a PBKDF2 hash, and the owner a wait, not a reset.
 ///
-/// Kept in memory (a restart forgets it; one server process holds it): a
-/// lockout is a brake on guessing, not a record. The table keeps at most
-/// `capacity` accounts (the oldest are dropped first).
+/// The rule is applied to a ``State``; the states live in the database
+/// (CQLSQL's `LoginFailureRows`, through ``ServerStorage``), so every
+/// process serving it counts the same failures and refuses the same
+/// accounts, and a restart forgets nothing. Times are the wall clock's
+/// (processes on several machines share one through NTP).
 ///
 /// ```swift
 /// let t = LoginThrottle(limit: 2, window: 60, lockout: 60)
-/// t.recordFailure("u1"); t.recordFailure("u1")
-/// t.isLocked("u1")   // true
-/// t.isLocked("u2")   // false
+/// var s = LoginThrottle.State()
+/// s = t.failing(s, at: 0); s = t.failing(s, at: 1_000)
+/// t.isLocked(s, at: 2_000)    // true
+/// t.isLocked(s, at: 61_000)   // false
 /// ```
-public final class LoginThrottle: @unchecked Sendable {
+public struct LoginThrottle: Sendable {
     public let limit: Int
     public let window: Double
     public let lockout: Double
-    let capacity = 100_000
-    /// Seconds since some fixed instant (a test may set it).
-    var now: @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }
-    private var failures: [String: [Double]] = [:]
-    private var lockedUntil: [String: Double] = [:]
-    private let lock = NSLock()
+    /// Milliseconds since 1970 (a test may set it).
+    public let now: @Sendable () -> Int64
 
-    public init(limit: Int = 5, window: Double = 15 * 60, lockout: Double = 15 * 60) {
+    /// One account's recent failures and lock, in milliseconds since 1970.
+    public struct State: Equatable, Sendable {
+        public var failures: [Int64] = []
+        public var lockedUntil: Int64?
+        public init() {}
+
+        /// The state from its stored text (`{"failures":[...],"lockedUntil":...}`).
+        public init(json: String) throws(QueryError) {
+            let doc = try JSONReader.parse(json)
+            if case .array(let times)? = doc["failures"] {
+                failures = times.compactMap { if case .int(let t) = $0 { t } else { nil } }
+            }
+            if case .int(let t)? = doc["lockedUntil"] { lockedUntil = t }
+        }
+
+        /// Its stored text.
+        public var json: String {
+            var doc: [String: Value] = ["failures": .array(failures.map { .int($0) })]
+            if let lockedUntil { doc["lockedUntil"] = .int(lockedUntil) }
+            return JSONWriter.string(.object(doc))
+        }
+    }
+
+    public init(limit: Int = 5, window: Double = 15 * 60, lockout: Double = 15 * 60,
+                now: @escaping @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }) {
         self.limit = max(1, limit)
         self.window = window
         self.lockout = lockout
+        self.now = now
     }
 
-    /// Whether logins of `account` are refused now.
-    public func isLocked(_ account: String) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let until = lockedUntil[account] else { return false }
-        if until > now() { return true }
-        lockedUntil.removeValue(forKey: account)
-        return false
-    }
+    var windowMilliseconds: Int64 { Int64((window * 1000).rounded(.up)) }
 
-    /// One more failed login of `account`.
-    public func recordFailure(_ account: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        let t = now()
-        var recent = (failures[account] ?? []).filter { t - $0 < window }
-        recent.append(t)
-        if recent.count >= limit {
-            lockedUntil[account] = t + lockout
-            recent = []
+    /// Whether logins of an account in `state` are refused at `t`.
+    public func isLocked(_ state: State, at t: Int64) -> Bool { (state.lockedUntil ?? .min) > t }
+
+    /// `state` after one more failed login at `t`: the failures still in the
+    /// window and this one; at ``limit`` of them the account is locked and
+    /// they are forgotten.
+    public func failing(_ state: State, at t: Int64) -> State {
+        var next = state
+        next.failures = state.failures.filter { t - $0 < windowMilliseconds } + [t]
+        if next.failures.count >= limit {
+            next.lockedUntil = t + Int64((lockout * 1000).rounded(.up))
+            next.failures = []
         }
-        failures[account] = recent.isEmpty ? nil : recent
-        if failures.count > capacity {
-            // The accounts whose last failure is oldest go first.
-            for (key, _) in failures.sorted(by: { ($0.value.last ?? 0) < ($1.value.last ?? 0) }).prefix(failures.count - capacity) {
-                failures.removeValue(forKey: key)
-            }
-        }
-        if lockedUntil.count > capacity { lockedUntil = lockedUntil.filter { $0.value > t } }
+        return next
     }
 
-    /// A successful login of `account`: its failures are forgotten.
-    public func recordSuccess(_ account: String) {
-        lock.lock()
-        failures.removeValue(forKey: account)
-        lock.unlock()
+    /// The first millisecond at which `state` says nothing any more (every
+    /// failure out of the window, the lock over): its row may go then.
+    public func expiry(of state: State) -> Int64 {
+        max(state.lockedUntil ?? .min, (state.failures.last ?? .min / 2) + windowMilliseconds)
     }
 }

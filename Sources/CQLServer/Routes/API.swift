@@ -53,13 +53,26 @@ public struct API: Sendable {
             if request.grantees == nil { request.grantees = try await grantees(for: request.identity) }
             let routed = request
             return try await Self.$requestOrigin.withValue(request.origin) { try await route(routed) }
-        } catch let e as APIError {
-            throw e
-        } catch let e as QueryError {
-            throw APIError.from(e)
         } catch {
-            throw APIError.internalError("\(error)")
+            throw Self.answer(to: error)
         }
+    }
+
+    /// Any error as the API answers it: an ``APIError`` as it is, a
+    /// `QueryError` as ``APIError/from(_:cloudQuery:)`` words it, else 500.
+    static func answer(to error: any Error) -> APIError {
+        switch error {
+        case let e as APIError: return e
+        case let e as QueryError: return APIError.from(e)
+        default: return APIError.internalError("\(error)")
+        }
+    }
+
+    /// The upload a `PUT /uploads/<token>` may store, once: nil when the
+    /// token is unknown, used or expired (in the database, so issued by any
+    /// process serving it).
+    func takeUpload(_ token: String) async throws(APIError) -> ServerStorage.Upload? {
+        do { return try await storage.takeUpload(token) } catch { throw Self.answer(to: error) }
     }
 
     func route(_ r: APIRequest) async throws -> APIResponse {

@@ -27,7 +27,7 @@ extension API {
                                        "provider": "s3", "metaData": body["metaData"].flatMap { $0 == .null ? nil : $0 } ?? .object([:])]
         if let acl = body["ACL"], acl != .null { values["ACL"] = acl }
         let created = try await createFile(values, r)
-        let token = files.registerUpload(fileId: created.id, key: key)
+        let token = try await storage.registerUpload(fileId: created.id, key: key, lifetime: files.uploadLifetime)
         return APIResponse(body: .object([
             "objectId": .string(created.id), "createdAt": created.createdAt, "name": .string(name), "key": .string(key), "url": .string(url),
             "token": .string(token), "upload_url": .string("\(r.origin)/uploads/\(token)"), "provider": "s3", "mime_type": .string(mime),
@@ -38,9 +38,9 @@ extension API {
     /// `POST /1.1/fileCallback` `{"token","result"}`: with `false` (the
     /// upload failed) the `_File` object and any bytes go.
     func fileCallback(_ r: APIRequest) async throws -> APIResponse {
-        let files = try requireFiles()
+        _ = try requireFiles()
         let body = try Self.objectBody(r)
-        guard case .string(let token)? = body["token"], let upload = files.finishUpload(token) else {
+        guard case .string(let token)? = body["token"], let upload = try await storage.finishUpload(token) else {
             throw APIError(code: 1, "unknown or finished upload token")
         }
         if body["result"] == .bool(false) {

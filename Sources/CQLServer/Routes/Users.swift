@@ -173,7 +173,8 @@ extension API {
     /// Verifies a login's password under the account's throttle: 219 while
     /// locked, 210 (counted) when wrong. Returns whether to re-hash it.
     func checkPassword(_ password: String, of user: [String: Value], id: String) async throws -> Bool {
-        if throttle.isLocked(id) { throw Self.tooManyAttempts }
+        let failures = try await storage.loginState(id, throttle: throttle)
+        if throttle.isLocked(failures, at: throttle.now()) { throw Self.tooManyAttempts }
         let verdict: Passwords.Verdict
         if case .string(let stored)? = user["password"] {
             verdict = try await passwords.verify(password, stored: stored, salt: user["salt"]?.stringValue)
@@ -183,10 +184,11 @@ extension API {
             verdict = .mismatch
         }
         guard case .match(let rehash) = verdict else {
-            throttle.recordFailure(id)
+            try await storage.recordLoginFailure(id, throttle: throttle)
             throw Self.passwordMismatch
         }
-        throttle.recordSuccess(id)
+        // (Only an account with a row has one to delete: most logins write nothing here.)
+        if failures != LoginThrottle.State() { try await storage.recordLoginSuccess(id) }
         return rehash
     }
 

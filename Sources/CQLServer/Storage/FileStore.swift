@@ -1,14 +1,16 @@
 import Foundation
 
 /// The bytes of uploaded files, in a directory of their own (beside the
-/// database by default), and the one-time tokens that guard their uploads.
+/// database by default; processes serving one database share it).
 ///
 /// `cql serve` is its own `s3` provider (Server.md, "Files"):
 /// `POST /1.1/fileTokens` registers an upload here and answers an
 /// `upload_url` on the server itself, `/uploads/<token>`; the SDK `PUT`s
 /// the bytes there without LeanCloud's headers, so the token alone (32
 /// characters from the CSPRNG, usable once, for ``uploadLifetime``
-/// seconds) guards it. The bytes are served at `/files/<key>`.
+/// seconds; kept in the database, so any process serving it honours it:
+/// ``ServerStorage``'s `registerUpload`) guards it. The bytes are served at
+/// `/files/<key>`.
 ///
 /// A key is made by the server — 24 hex digits and the name's extension
 /// (`5f0c...e1.png`) — never taken from the client, and only keys of that
@@ -18,25 +20,15 @@ import Foundation
 /// ```swift
 /// let files = try FileStore(directory: "app.db.files")
 /// let key = FileStore.newKey(name: "photo.PNG")         // "9c1f...41.png"
-/// let token = files.registerUpload(fileId: "f1", key: key)
-/// files.takeUpload(token)?.key                          // key (a second take: nil)
+/// FileStore.isKey(key)                                  // true
+/// FileStore.isKey("../app.db")                          // false
 /// ```
-public final class FileStore: @unchecked Sendable {
+public final class FileStore: Sendable {
     public let directory: String
     /// Larger uploads are refused with 413.
     public let maximumSize: Int
     /// Seconds an upload token stays valid.
     public let uploadLifetime: Double = 3600
-
-    struct Upload {
-        var fileId: String
-        var key: String
-        var expires: Double
-        var used = false
-    }
-
-    private var uploads: [String: Upload] = [:]
-    private let lock = NSLock()
 
     public init(directory: String, maximumSize: Int = 100 << 20) throws {
         self.directory = directory
@@ -61,34 +53,6 @@ public final class FileStore: @unchecked Sendable {
         guard (1...2).contains(parts.count), parts[0].count == 24,
               parts[0].allSatisfy({ $0.isHexDigit && ($0.isNumber || $0.isLowercase) }) else { return false }
         return parts.count == 1 || ((1...10).contains(parts[1].count) && parts[1].allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber) })
-    }
-
-    /// A one-time token for uploading the bytes of `fileId`.
-    func registerUpload(fileId: String, key: String) -> String {
-        let token = AppKeys.random(32)
-        lock.lock()
-        defer { lock.unlock() }
-        let now = ProcessInfo.processInfo.systemUptime
-        uploads = uploads.filter { $0.value.expires > now }
-        uploads[token] = Upload(fileId: fileId, key: key, expires: now + uploadLifetime)
-        return token
-    }
-
-    /// The upload a token allows, once: nil when unknown, used or expired.
-    func takeUpload(_ token: String) -> Upload? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard var u = uploads[token], !u.used, u.expires > ProcessInfo.processInfo.systemUptime else { return nil }
-        u.used = true
-        uploads[token] = u
-        return u
-    }
-
-    /// The upload a callback names, which ends the token.
-    func finishUpload(_ token: String) -> Upload? {
-        lock.lock()
-        defer { lock.unlock() }
-        return uploads.removeValue(forKey: token)
     }
 
     func path(_ key: String) -> String? { Self.isKey(key) ? directory + "/" + key : nil }

@@ -95,6 +95,7 @@ public final class ServerStorage: @unchecked Sendable {
         uniqueIndexed.value = indexed
         // Set-up statements first: the request time limit is for requests.
         try prepareSessions()
+        try prepareStateTables()
         for c in pool + [writer] { try c.limitStatements() }
     }
 
@@ -135,8 +136,17 @@ public final class ServerStorage: @unchecked Sendable {
     {
         // A relation key compared with a Pointer reads its join table (EvaluationSemantics, "Relation keys"):
         // resolved here, where the tables are known; such a query keeps no memo, as its meaning moves with the tables.
+        // A join table this process does not know is asked for again: another process may have made it.
         let known = knownTables.value
-        let resolved = query.resolvingRelationKeys(hasTable: known.contains)
+        var unknown = Set<String>()
+        var resolved = query.resolvingRelationKeys { name in
+            if known.contains(name) { return true }
+            unknown.insert(name)
+            return false
+        }
+        if !unknown.isEmpty, try await missingTables(unknown) != unknown {
+            resolved = query.resolvingRelationKeys(hasTable: knownTables.value.contains)
+        }
         let query = resolved ?? query, memo = resolved == nil ? memo : nil
         let tables = memo?.tablesRead(by: query) ?? SQLRunner.tablesRead(by: query)
         let kind = ReadKind.of(query)
