@@ -3,7 +3,7 @@ import CQLSQL
 import Foundation
 
 /// The login throttle's state (``LoginThrottle``) in the database
-/// (``LoginFailureRows``), so that every process serving it counts
+/// (CQLSQL's `LoginFailureRows`), so that every process serving it counts
 /// one account's failures together: three failures through one process
 /// and two through another lock the account (at 5) for both.
 ///

@@ -3,7 +3,7 @@ import CQLSQL
 import Foundation
 
 /// The one-time tokens of file uploads (``FileStore``) in the database
-/// (``UploadTokenRows``), so that a token issued by one process is
+/// (CQLSQL's `UploadTokenRows`), so that a token issued by one process is
 /// honoured by every other serving the database: `POST /1.1/fileTokens`
 /// through A, the bytes `PUT` through B, the callback through either.
 /// Stored as their SHA-256 (as session tokens are), valid for
