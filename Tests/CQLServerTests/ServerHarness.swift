@@ -135,18 +135,25 @@ final class ServerHarness: @unchecked Sendable {
         if !query.isEmpty {
             url += (path.contains("?") ? "&" : "?") + query.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
         }
+        let text = rawBody ?? (body == .null ? nil : JSONWriter.string(body))
+        let (status, answerHeaders, answer) = try await Self.send(method, url, headers: headers, body: text.map { Array($0.utf8) },
+                                                                  contentType: text == nil ? nil : "application/json", client: client,
+                                                                  timeout: .seconds(60), upTo: 64 << 20)
+        let value = answer.isEmpty ? Value.null : try JSONReader.parse(answer)
+        return Answer(status: status, body: value, headers: answerHeaders, text: answer)
+    }
+
+    /// One request to `url` with `headers` and `body` (with its
+    /// `Content-Type`): the status, headers and text of the answer.
+    static func send(_ method: HTTPMethod, _ url: String, headers: [(String, String)], body: [UInt8]?, contentType: String?,
+                     client: HTTPClient, timeout: TimeAmount, upTo limit: Int) async throws -> (Int, HTTPHeaders, String) {
         var request = HTTPClientRequest(url: url)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        if let text = rawBody ?? (body == .null ? nil : JSONWriter.string(body)) {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(string: text))
-        }
-        let response = try await client.execute(request, timeout: .seconds(60))
-        let bytes = try await response.body.collect(upTo: 64 << 20)
-        let text = String(buffer: bytes)
-        let value = text.isEmpty ? Value.null : try JSONReader.parse(text)
-        return Answer(status: Int(response.status.code), body: value, headers: response.headers, text: text)
+        if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        let response = try await client.execute(request, timeout: timeout)
+        return (Int(response.status.code), response.headers, String(buffer: try await response.body.collect(upTo: limit)))
     }
 
     static func encode(_ s: String) -> String {

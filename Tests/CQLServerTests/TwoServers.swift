@@ -40,18 +40,12 @@ final class TwoServers: @unchecked Sendable {
     struct Client: Sendable {
         @discardableResult
         func call(_ method: HTTPMethod, _ url: String, _ body: Value = .null, bytes: [UInt8]? = nil, master: Bool = false) async throws -> Answer {
-            var request = HTTPClientRequest(url: url)
-            request.method = method
-            for (name, value) in master ? ServerHarness.masterHeaders : ServerHarness.appHeaders { request.headers.add(name: name, value: value) }
-            if let bytes {
-                request.body = .bytes(ByteBuffer(bytes: bytes))
-            } else if body != .null {
-                request.headers.add(name: "Content-Type", value: "application/json")
-                request.body = .bytes(ByteBuffer(string: JSONWriter.string(body)))
-            }
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-            let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
-            return Answer(status: Int(response.status.code), body: (try? JSONReader.parse(text)) ?? .null, text: text)
+            let json = bytes == nil && body != .null
+            let (status, _, text) = try await ServerHarness.send(
+                method, url, headers: master ? ServerHarness.masterHeaders : ServerHarness.appHeaders,
+                body: bytes ?? (json ? Array(JSONWriter.string(body).utf8) : nil), contentType: json ? "application/json" : nil,
+                client: .shared, timeout: .seconds(30), upTo: 1 << 20)
+            return Answer(status: status, body: (try? JSONReader.parse(text)) ?? .null, text: text)
         }
     }
 }
