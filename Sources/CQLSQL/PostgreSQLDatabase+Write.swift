@@ -23,8 +23,10 @@ extension PostgreSQLDatabase {
         try execute("BEGIN")
         do {
             try execute("SELECT pg_advisory_xact_lock(\(PostgreSQLDatabase.writeLockKey))")
-            let result = try body(PostgreSQLWriteSession(db: self, tables: PostgreSQLWriteSession.Tables()))
+            let session = PostgreSQLWriteSession(db: self, tables: PostgreSQLWriteSession.Tables())
+            let result = try body(session)
             try execute("COMMIT")
+            if let known = session.tables.known { tablesSeenCommitted.formUnion(known) }
             return result
         } catch {
             _ = try? execute("ROLLBACK")
@@ -49,6 +51,12 @@ struct PostgreSQLWriteSession: SQLWriteSession {
     /// The class tables this transaction has seen; nil: read them again.
     final class Tables {
         var known: Set<String>?
+    }
+
+    /// Without a round trip for a table a committed write saw.
+    func hasTable(_ name: String) throws(QueryError) -> Bool {
+        if db.tablesSeenCommitted.contains(name) { return true }
+        return try tableNames().contains(name)
     }
 
     func tableNames() throws(QueryError) -> Set<String> {
@@ -84,7 +92,7 @@ struct PostgreSQLWriteSession: SQLWriteSession {
     }
 
     func createTable(_ className: String) throws(QueryError) {
-        if try tableNames().contains(className) { return }
+        if try hasTable(className) { return }
         try db.createTable(className)
         tables.known?.insert(className)
     }

@@ -34,6 +34,10 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
     /// Whether ``createTemporaryTables(classes:joins:)`` may have left
     /// stand-ins on the connection (a write first drops them).
     var holdsTemporaryTables = false
+    /// The class tables a committed write transaction saw: present for
+    /// good, as no route drops a table (``PostgreSQLWriteSession/hasTable(_:)``
+    /// answers them without reading `pg_class`); ``reset()`` forgets them.
+    var tablesSeenCommitted: Set<String> = []
     /// How long a statement may go unanswered before its connection is
     /// closed (``PostgreSQLLink/watch(_:for:)``): the statement time limit
     /// and a little more, once one is set; nil: no limit (`cql run`).
@@ -208,6 +212,7 @@ public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
 
     /// Drops every table (and temporary table): an empty database.
     public func reset() throws(QueryError) {
+        tablesSeenCommitted = []
         try execute("DISCARD TEMP")
         for table in try tableNames() { try execute("DROP TABLE IF EXISTS \(try PostgreSQLDialect().quote(table)) CASCADE") }
     }

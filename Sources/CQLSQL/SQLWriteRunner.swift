@@ -57,9 +57,15 @@ public enum SQLWriteRunner {
     ///   the transaction, just before COMMIT (a server's `pg_notify` of the
     ///   changes, delivered only if the write commits); throwing rolls
     ///   everything back.
+    /// - Parameter checksNewObjectIds: whether an insert's new objectId is
+    ///   first looked up in its table (and drawn again when taken). A server
+    ///   whose ids are 96 random bits (``StatementExecutor/randomObjectId()``)
+    ///   skips that round trip: a taken one is as likely as a guessed key,
+    ///   and the table's primary key would then fail the write, never
+    ///   overwrite an object.
     public static func apply(
         _ statement: Statement, on db: some SQLExecutor, now: DateValue,
-        newObjectId: @escaping () -> String = StatementExecutor.randomObjectId, strict: Bool = false,
+        newObjectId: @escaping () -> String = StatementExecutor.randomObjectId, checksNewObjectIds: Bool = true, strict: Bool = false,
         readBack: Bool = false, images: Bool = false, before: (any SQLWriteSession) throws(QueryError) -> Void = { _ in },
         then: (WriteResult) throws(QueryError) -> Statement? = { _ in nil },
         beforeCommit: (WriteResult, any SQLWriteSession) throws(QueryError) -> Void = { _, _ in }
@@ -69,10 +75,12 @@ public enum SQLWriteRunner {
         }
         return try db.inWriteTransaction { session throws(QueryError) -> WriteResult in
             try before(session)
-            var result = try apply(statement, in: session, now: now, newObjectId: newObjectId, strict: strict, readBack: readBack, images: images)
+            var result = try apply(statement, in: session, now: now, newObjectId: newObjectId, checksNewObjectIds: checksNewObjectIds, strict: strict,
+                                   readBack: readBack, images: images)
             if let next = try then(result) {
                 guard next.isWrite else { throw QueryError(.unsupported, "a write's follow-up must be a write", range: next.range) }
-                let second = try apply(next, in: session, now: now, newObjectId: newObjectId, strict: strict, readBack: true, images: false)
+                let second = try apply(next, in: session, now: now, newObjectId: newObjectId, checksNewObjectIds: checksNewObjectIds, strict: strict,
+                                       readBack: true, images: false)
                 for change in second.changes {
                     if let i = result.changes.firstIndex(where: { $0.objectId == change.objectId && $0.className == change.className }) {
                         result.changes[i].after = change.after
@@ -87,7 +95,7 @@ public enum SQLWriteRunner {
 
     /// One write inside the transaction `session` is in.
     static func apply(_ statement: Statement, in session: some SQLWriteSession, now: DateValue, newObjectId: @escaping () -> String,
-                      strict: Bool, readBack: Bool, images: Bool) throws(QueryError) -> WriteResult {
+                      checksNewObjectIds: Bool, strict: Bool, readBack: Bool, images: Bool) throws(QueryError) -> WriteResult {
         if let write = try translated(statement, session, now: now) {
             // The object as it was, read only when asked for (the SQL path otherwise reads nothing).
             let target = try images ? imageTarget(statement, session) : nil
@@ -114,13 +122,13 @@ public enum SQLWriteRunner {
                                    changedClasses: changed)
             }
             // Nothing changed: the exact path says why (it throws 101, 305 or the op's error).
-            let result = try readApplyWrite(statement, session, now: now, newObjectId: newObjectId)
+            let result = try readApplyWrite(statement, session, now: now, newObjectId: newObjectId, checksNewObjectIds: checksNewObjectIds)
             if strict {
                 throw QueryError(.data, "the SQL of this \(statement.verb) changed no row, but it applies in memory: \(write.statements[0].sql)")
             }
             return result
         }
-        return try readApplyWrite(statement, session, now: now, newObjectId: newObjectId)
+        return try readApplyWrite(statement, session, now: now, newObjectId: newObjectId, checksNewObjectIds: checksNewObjectIds)
     }
 
     /// The SQL of an update or a delete, or `nil` when it has none of the
@@ -172,7 +180,7 @@ public enum SQLWriteRunner {
         case .delete(let d): id = d.objectId
         case .insert, .select: return nil
         }
-        guard case .value(.string(let objectId)) = id, try session.tableNames().contains(statement.className) else { return nil }
+        guard case .value(.string(let objectId)) = id, try session.hasTable(statement.className) else { return nil }
         return (statement.className, objectId)
     }
 
@@ -212,14 +220,14 @@ public enum SQLWriteRunner {
 
     /// The exact path: read, apply in memory, write back the changed rows.
     static func readApplyWrite(_ statement: Statement, _ session: some SQLWriteSession, now: DateValue,
-                               newObjectId: @escaping () -> String) throws(QueryError) -> WriteResult {
+                               newObjectId: @escaping () -> String, checksNewObjectIds: Bool) throws(QueryError) -> WriteResult {
         let read = try read(statement, session)
         var store = read.store
         let statement = read.statement
         let before = store
         // The store holds only what the statement reads: an insert's fresh
         // objectId is also checked against the table (drawn again if taken).
-        let fresh = try freshObjectIds(statement, session, newObjectId)
+        let fresh = checksNewObjectIds ? try freshObjectIds(statement, session, newObjectId) : newObjectId
         let result = try StatementExecutor.apply(statement, to: &store, now: now, newObjectId: fresh)
         try write(result, store: store, before: before, session)
         return result
@@ -233,7 +241,6 @@ public enum SQLWriteRunner {
     static func read(_ statement: Statement, _ session: some SQLWriteSession) throws(QueryError) -> (store: DocumentStore, statement: Statement) {
         var store = DocumentStore()
         var statement = statement
-        let tables = try session.tableNames()
         let className = statement.className
         let target: (id: Term, condition: Condition?)?
         switch statement {
@@ -241,7 +248,9 @@ public enum SQLWriteRunner {
         case .delete(let d): target = (d.objectId, d.condition)
         default: target = nil
         }
+        // An insert reads nothing (its fresh objectIds are checked apart).
         guard let target else { return (store, statement) }
+        let tables = try session.tableNames()
         let d = try dialect(session)
         var object: [[String: Value]] = []
         if case .value(.string(let id)) = target.id, tables.contains(className) {
@@ -360,7 +369,7 @@ public enum SQLWriteRunner {
     /// `newObjectId`, skipping objectIds the statement's table already holds.
     static func freshObjectIds(_ statement: Statement, _ session: some SQLWriteSession,
                                _ newObjectId: @escaping () -> String) throws(QueryError) -> () -> String {
-        guard case .insert(let s) = statement, try session.tableNames().contains(s.className) else { return newObjectId }
+        guard case .insert(let s) = statement, try session.hasTable(s.className) else { return newObjectId }
         let d = try dialect(session)
         let sql = "SELECT \"objectId\" FROM \(try d.quote(s.className)) WHERE \"objectId\" = \(d.placeholder(1))"
         return {

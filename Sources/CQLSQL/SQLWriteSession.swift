@@ -8,6 +8,10 @@ public protocol SQLWriteSession {
     var dialect: SQLDialectName { get }
     /// The table names present.
     func tableNames() throws(QueryError) -> Set<String>
+    /// Whether the table `name` is present: ``tableNames()`` asked for one
+    /// name, which a session may answer from tables it knows cannot have
+    /// gone (PostgreSQL: those of committed writes, as no route drops one).
+    func hasTable(_ name: String) throws(QueryError) -> Bool
     /// Whether the stored data defeats the generated SQL for a read of
     /// `tables` (``SQLExecutor/requiresRecheck(tables:)``: strings with NUL
     /// on SQLite, an array at a date key), so that a write's condition is
@@ -25,4 +29,8 @@ public protocol SQLWriteSession {
     /// The object as stored: the row's `doc` (and, on PostgreSQL, `raw`) values.
     func insertObject(_ objectId: String, json: String, into className: String) throws(QueryError)
     func replaceObject(_ objectId: String, json: String, in className: String) throws(QueryError) -> Int
+}
+
+extension SQLWriteSession {
+    public func hasTable(_ name: String) throws(QueryError) -> Bool { try tableNames().contains(name) }
 }

@@ -43,6 +43,10 @@ final class WriteSQLDifferentialTests: XCTestCase {
         XCTAssertEqual(try Self.snapshot(db), before)
     }
 
+    func testAnUncheckedNewObjectIdThatIsTakenFailsTheWriteOnSQLite() throws {
+        try Self.uncheckedTakenObjectIdFails(try SQLiteDatabase(path: nil))
+    }
+
     func testConditionsReadingOtherClassesOnSQLite() throws {
         XCTAssertEqual(try Self.conditionsReadingOtherClasses { try SQLiteDatabase(path: nil) }, Self.otherClassWrites.count)
     }
@@ -52,6 +56,23 @@ final class WriteSQLDifferentialTests: XCTestCase {
     }
 
     // MARK: Shared with PostgreSQLTests
+
+    /// With ``SQLWriteRunner/apply(_:on:now:newObjectId:checksNewObjectIds:strict:readBack:images:before:then:beforeCommit:)``'s
+    /// check off (a server's random ids), an insert whose new objectId is
+    /// taken fails and leaves the object there as it was; with it on, the
+    /// id is drawn again.
+    static func uncheckedTakenObjectIdFails(_ db: some SQLExecutor) throws {
+        try db.insert([["objectId": "taken", "n": 1]], into: "T")
+        let before = try snapshot(db, classes: ["T"])
+        let s = try Binder.bind(try CQLParser.parseStatement("insert into T (n) values (2)"), parameters: [])
+        XCTAssertThrowsError(try SQLWriteRunner.apply(s, on: db, now: now, newObjectId: { "taken" }, checksNewObjectIds: false))
+        XCTAssertEqual(try snapshot(db, classes: ["T"]), before)
+        var ids = ["taken", "fresh"].makeIterator()
+        let result = try SQLWriteRunner.apply(s, on: db, now: now, newObjectId: { ids.next() ?? "last" })
+        XCTAssertEqual(result.count, 1)
+        let after = try snapshot(db, classes: ["T"])
+        XCTAssertTrue(after.contains("\"fresh\"") && after.contains("\"taken\""), after)
+    }
 
     /// Data for ``otherClassWrites``: `T`, the class `S` its conditions
     /// read, and the relations `_Join:likes:T` and `_Join:likes:U`.

@@ -149,7 +149,7 @@ extension ServerStorage {
             result = try await body { session throws(QueryError) in
                 if !missing.isEmpty {
                     // Only an insert makes the class: a write to a missing one fails anyway.
-                    let present = try session.tableNames().contains(statement.className)
+                    let present = try session.hasTable(statement.className)
                     guard isInsert || present else { return try before(session) }
                     for rule in missing { try rule.index.ensure(in: session) }
                     indexed.value = true

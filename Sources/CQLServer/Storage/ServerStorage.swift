@@ -196,7 +196,8 @@ public final class ServerStorage: @unchecked Sendable {
     ///   - now: the instant written as createdAt / updatedAt.
     ///   - readBack: an update done by its SQL reads its object back in the
     ///     same transaction, so that the result's changes hold it.
-    ///   - objectId: the objectId an insert gives its object (else a random one).
+    ///   - objectId: the objectId an insert gives its object (else a random
+    ///     one); a taken one fails the write.
     ///   - before: runs first in the same transaction (see
     ///     `SQLWriteRunner.apply(_:on:now:newObjectId:strict:readBack:images:before:then:beforeCommit:)`).
     ///
@@ -235,7 +236,9 @@ public final class ServerStorage: @unchecked Sendable {
         let statement = try Self.normalisingUniqueKeys(statement)
         let result = try await keepingKeysUnique(statement, before: before) { before in
             try await onWriter { db throws(QueryError) in
+                // Not looked up first: a given id could not be drawn again, a random one is 96 bits (the primary key refuses a taken one).
                 let result = try SQLWriteRunner.apply(statement, on: db, now: now, newObjectId: { objectId ?? StatementExecutor.randomObjectId() },
+                                                      checksNewObjectIds: false,
                                                       readBack: readBack, images: images, before: before, then: { _ in then },
                                                       beforeCommit: { result, session throws(QueryError) in try beforeCommit?(result, session) })
                 committed?(result)

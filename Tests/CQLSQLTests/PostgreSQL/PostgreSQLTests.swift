@@ -100,6 +100,10 @@ final class PostgreSQLTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(n, 30)
     }
 
+    func testAnUncheckedNewObjectIdThatIsTakenFailsTheWriteOnPostgreSQL() throws {
+        try WriteSQLDifferentialTests.uncheckedTakenObjectIdFails(try database())
+    }
+
     func testConditionsReadingOtherClassesOnPostgreSQL() throws {
         XCTAssertEqual(try WriteSQLDifferentialTests.conditionsReadingOtherClasses { try self.database() },
                        WriteSQLDifferentialTests.otherClassWrites.count)
