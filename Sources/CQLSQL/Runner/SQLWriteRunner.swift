@@ -58,7 +58,7 @@ public enum SQLWriteRunner {
     ///   changes, delivered only if the write commits); throwing rolls
     ///   everything back.
     public static func apply(
-        _ statement: Statement, on db: some SQLExecutor, now: DateValue,
+        _ statement: Statement, on db: some SQLDatabaseWriter, now: DateValue,
         newObjectId: @escaping () -> String = StatementExecutor.randomObjectId, strict: Bool = false,
         readBack: Bool = false, images: Bool = false, before: (any SQLWriteSession) throws(QueryError) -> Void = { _ in },
         then: (WriteResult) throws(QueryError) -> Statement? = { _ in nil },

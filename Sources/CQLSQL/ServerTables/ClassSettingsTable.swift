@@ -21,7 +21,7 @@ public enum ClassSettingsTable {
 
     /// Every stored document's JSON text (each holds its class's name as
     /// `objectId`); none when the table was never made.
-    public static func all(on db: some SQLExecutor) throws(QueryError) -> [String] {
+    public static func all(on db: some SQLDatabaseReader) throws(QueryError) -> [String] {
         guard try db.tableNames().contains(name) else { return [] }
         let doc = db.dialect.storage.documentText
         return try db.documents(SQLStatement(sql: "SELECT \(doc) FROM \"\(name)\" ORDER BY \"objectId\"", arguments: []))
