@@ -58,6 +58,9 @@ public final class ServerStorage: @unchecked Sendable {
     /// The tables known to exist (a query naming another gets temporary
     /// stand-ins, dropped after it: see ``read(_:)``).
     let knownTables = LockedValue<Set<String>>([])
+    /// How many reads took a reader connection: a PostgreSQL request's
+    /// reads take none unless its find needs the blocking path (tests).
+    let blockingReads = LockedValue(0)
     /// The unique indexes known to exist (``UniqueIndex``; see
     /// ``prepareUniqueKeys(on:location:)``).
     let uniqueIndexed = LockedValue<Set<String>>([])
@@ -116,6 +119,7 @@ public final class ServerStorage: @unchecked Sendable {
             guard await scanPermits.acquire(before: deadline) else { throw APIError.timeout(requestTimeout) }
         }
         defer { if kind == .scan { scanPermits.release() } }
+        blockingReads.update { $0 += 1 }
         return try await threads.runIfActive { [self] () throws -> T in
             try checkTime(deadline)
             guard let connection = readers.checkOut(before: deadline) else { throw APIError.timeout(requestTimeout) }
