@@ -5,7 +5,7 @@ import CQLKit
 /// changes the database. ``SQLiteDatabase`` implements both over GRDB and
 /// ``PostgreSQLDatabase`` both over postgres-nio, each blocking its thread
 /// while the database works; a server's handlers read PostgreSQL without
-/// blocking through ``SQLAsyncDatabaseReader`` instead (see <doc:Seam>).
+/// blocking through ``SQLAsyncDatabaseReader`` instead (see <doc:ReadersAndWriters>).
 ///
 /// The temporary stand-ins of missing tables are a reader's: they live on
 /// its own connection only and change nothing another connection sees.

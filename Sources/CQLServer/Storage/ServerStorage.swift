@@ -167,13 +167,20 @@ public final class ServerStorage: @unchecked Sendable {
         return try await read { db throws(QueryError) in try db.tableNames() }
     }
 
-    /// `*`, the user and its roles (CQLSQL's `CallerGrantees`), read as
-    /// ``documents(_:)`` reads.
+    /// `*`, the user and its roles (CQLSQL's `CallerGrantees`): on
+    /// PostgreSQL through the event-loop reader, as the request's find.
     public func grantees(userId: String) async throws -> [String] {
         if let eventLoopReaders {
             return try await withoutBlocking(eventLoopReaders) { db throws(QueryError) in try await CallerGrantees.grantees(userId: userId, on: db) }
         }
         return try await read { db throws(QueryError) in try CallerGrantees.grantees(userId: userId, on: db) }
+    }
+
+    /// Every class's stored settings (CQLSQL's `ClassSettingsTable`), read
+    /// as ``documents(_:)`` reads.
+    func classSettings() async throws -> [String] {
+        guard try await tableNames().contains(ClassSettingsTable.name) else { return [] }
+        return try await documents(ClassSettingsTable.all(dialect: dialect))
     }
 
     /// The SQL dialect of the database.
