@@ -149,35 +149,37 @@ public final class ServerStorage: @unchecked Sendable {
         }
     }
 
-    /// The documents `statement` reads (a server table's row, a unique
-    /// key's object): through the event-loop reader when there is one, so
-    /// the request stays on one stack, else on a reader connection.
-    func documents(_ statement: SQLStatement) async throws -> [String] {
-        if let eventLoopReaders {
-            return try await withoutBlocking(eventLoopReaders) { db throws(QueryError) in try await db.documents(statement) }
-        }
-        return try await read { db throws(QueryError) in try db.documents(statement) }
+    /// A read of the request's own (not a find): `awaited` on the event-loop
+    /// reader when there is one, so the request stays on one stack, else
+    /// `blocking` on a reader connection.
+    func read<T: Sendable>(awaited: (any SQLAsyncDatabaseReader) async throws(QueryError) -> T,
+                           blocking: @escaping @Sendable (any SQLDatabaseReader) throws(QueryError) -> T) async throws -> T {
+        if let eventLoopReaders { return try await withoutBlocking(eventLoopReaders, awaited) }
+        return try await read(.point, blocking)
     }
 
-    /// The table names present, read as ``documents(_:)`` reads.
+    /// The documents `statement` reads (a server table's row, a unique
+    /// key's object), read as ``read(awaited:blocking:)`` reads.
+    func documents(_ statement: SQLStatement) async throws -> [String] {
+        try await read(awaited: { db throws(QueryError) in try await db.documents(statement) },
+                       blocking: { db throws(QueryError) in try db.documents(statement) })
+    }
+
+    /// The table names present, read as ``read(awaited:blocking:)`` reads.
     func tableNames() async throws -> Set<String> {
-        if let eventLoopReaders {
-            return try await withoutBlocking(eventLoopReaders) { db throws(QueryError) in try await db.tableNames() }
-        }
-        return try await read { db throws(QueryError) in try db.tableNames() }
+        try await read(awaited: { db throws(QueryError) in try await db.tableNames() },
+                       blocking: { db throws(QueryError) in try db.tableNames() })
     }
 
     /// `*`, the user and its roles (CQLSQL's `CallerGrantees`): on
     /// PostgreSQL through the event-loop reader, as the request's find.
     public func grantees(userId: String) async throws -> [String] {
-        if let eventLoopReaders {
-            return try await withoutBlocking(eventLoopReaders) { db throws(QueryError) in try await CallerGrantees.grantees(userId: userId, on: db) }
-        }
-        return try await read { db throws(QueryError) in try CallerGrantees.grantees(userId: userId, on: db) }
+        try await read(awaited: { db throws(QueryError) in try await CallerGrantees.grantees(userId: userId, on: db) },
+                       blocking: { db throws(QueryError) in try CallerGrantees.grantees(userId: userId, on: db) })
     }
 
     /// Every class's stored settings (CQLSQL's `ClassSettingsTable`), read
-    /// as ``documents(_:)`` reads.
+    /// as ``read(awaited:blocking:)`` reads.
     func classSettings() async throws -> [String] {
         guard try await tableNames().contains(ClassSettingsTable.name) else { return [] }
         return try await documents(ClassSettingsTable.all(dialect: dialect))
