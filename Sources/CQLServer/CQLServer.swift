@@ -62,7 +62,7 @@ public struct CQLServer: Sendable {
         /// With PostgreSQL: LiveQuery hears the writes of every `cql serve`
         /// process on the database, through `LISTEN`/`NOTIFY`
         /// (``LiveQueryNotifications``; LiveQuery.md, "Several processes").
-        /// false: only this process's writes, and no `pg_notify` in writes.
+        /// false: only this process's writes, and no `NOTIFY` in writes.
         /// SQLite is one process: ignored.
         public var liveQueryAcrossProcesses = true
         /// What joins every write: the cloud-code hooks and the observers of
@@ -153,7 +153,7 @@ public struct CQLServer: Sendable {
         // back would keep both, and their database connections, for ever.
         liveQuery.refreshGrantees = { [weak storage] userId in
             guard let storage else { throw CancellationError() }
-            return try await storage.read { db throws(QueryError) in try CallerGrantees.grantees(userId: userId, on: db) }
+            return try await storage.grantees(userId: userId)
         }
         let endpoint = LiveQueryEndpoint(hub: liveQuery, appId: configuration.keys.appId, logger: logger)
         let idle = TimeAmount.milliseconds(Int64((configuration.connections.idleTimeout * 1000).rounded()))

@@ -45,7 +45,7 @@ struct Dump: ParsableCommand {
             throw CommandFailure("error: \(dir) already holds data files (\(clash)): dump into an empty directory")
         }
         do {
-            let counts = try Dumper(rows: StoredRows(db.executor), directory: dir, partSize: partSize).run()
+            let counts = try Dumper(rows: StoredRows(db), directory: dir, partSize: partSize).run()
             Output.line(JSONWriter.string(.object(counts.mapValues { .int(Int64($0)) })))
         } catch {
             throw CommandFailure("error: " + error.message)

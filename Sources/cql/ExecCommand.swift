@@ -63,10 +63,7 @@ struct Exec: ParsableCommand {
             if let data {
                 result = try DataDirectory.apply(statement, path: data, now: now)
             } else {
-                switch database! {
-                case .sqlite(let db): result = try SQLWriteRunner.apply(statement, on: db, now: now)
-                case .postgres(let db): result = try SQLWriteRunner.apply(statement, on: db, now: now)
-                }
+                result = try SQLWriteRunner.apply(statement, on: database!, now: now)
             }
         } catch {
             if error.range == nil { throw CommandFailure("error: " + error.message) }

@@ -68,7 +68,7 @@ struct FilesFetch: ParsableCommand {
     func run() throws {
         umask(0o077)
         let db = try database.open()
-        let rows = StoredRows(db.executor)
+        let rows = StoredRows(db)
         let dir = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         do {
             _ = try FileStore(directory: dir)

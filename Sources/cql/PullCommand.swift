@@ -65,7 +65,7 @@ struct Pull: ParsableCommand {
         let exported = try indexesFrom.map { (path) throws(CommandFailure) in try ExportedIndexes.read(path: path) }
         let db = try database.open()
         let excluded = Set((exclude ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
-        let puller = Puller(api: SourceAPI(base: from, appId: appId, masterKey: key), rows: UncheckedBox(StoredRows(db.executor)),
+        let puller = Puller(api: SourceAPI(base: from, appId: appId, masterKey: key), rows: UncheckedBox(StoredRows(db)),
                             pageSize: pageSize, excluded: excluded, full: full, overlap: overlap)
         let outcome = UncheckedBox(PullOutcome())
         let done = DispatchSemaphore(value: 0)

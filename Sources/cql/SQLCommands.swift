@@ -16,94 +16,47 @@ struct DatabaseOptions: ParsableArguments {
         if (sqlite == nil) == (postgres == nil) { throw ValidationError("Give the database: --sqlite FILE or --postgres URL.") }
     }
 
-    /// The database, opened: SQLite or PostgreSQL.
-    func open() throws(CommandFailure) -> Database {
+    /// The database, opened: SQLite or PostgreSQL, as the one protocol both
+    /// implement (load, index, run, the migrations).
+    func open() throws(CommandFailure) -> any SQLDatabaseWriter {
         try Self.open(sqlite: sqlite, postgres: postgres)
     }
 
-    static func open(sqlite: String?, postgres: String?) throws(CommandFailure) -> Database {
+    static func open(sqlite: String?, postgres: String?) throws(CommandFailure) -> any SQLDatabaseWriter {
         do {
             if let postgres {
                 let db = try PostgreSQLDatabase(url: postgres)
                 // One command, each statement once: nothing to keep prepared.
                 db.keepsStatementsPrepared = false
-                return .postgres(db)
+                return db
             }
             // A file a running `cql serve` writes to: say why the command waits.
             SQLiteDatabase.lockWaitNotice = { path in LockWaitNotice.shared.say(path) }
-            return .sqlite(try SQLiteDatabase(path: sqlite))
+            return try SQLiteDatabase(path: sqlite)
         } catch {
             throw CommandFailure("error: " + error.message)
         }
     }
+}
 
-    enum Database {
-        case sqlite(SQLiteDatabase)
-        case postgres(PostgreSQLDatabase)
-
-        /// The database as the runner and the migration commands see it.
-        var executor: any SQLExecutor {
-            switch self {
-            case .sqlite(let db): return db
-            case .postgres(let db): return db
+extension SQLDatabaseWriter {
+    /// The indexes an export names (``ExportedIndexes``), made on the
+    /// classes this database holds; what is left out, and the classes
+    /// it does not hold, said on standard error.
+    /// - Returns: the keys indexed, by class.
+    func addIndexes(_ found: ExportedIndexes) throws(QueryError) -> [String: [String]] {
+        for note in found.notes { Output.error("indexes: " + note) }
+        var made: [String: [String]] = [:]
+        for className in found.keysByClass.keys.sorted() {
+            let keys = found.keysByClass[className] ?? []
+            if try addIndexes(keys: keys, only: [className]).isEmpty {
+                Output.error("indexes: \(className): no such class in the database; its indexes (\(keys.joined(separator: ", "))) are not made")
+            } else {
+                made[className] = keys
+                Output.error("indexes: \(className): \(keys.joined(separator: ", "))")
             }
         }
-
-        func load(path: String, className: String?, indexes: [String]) throws(QueryError) -> [String: Int] {
-            switch self {
-            case .sqlite(let db): return try db.load(path: path, className: className, indexes: indexes, progress: true)
-            case .postgres(let db): return try db.load(path: path, className: className, indexes: indexes, progress: true)
-            }
-        }
-
-        func addIndexes(keys: [String], only: Set<String>? = nil) throws(QueryError) -> [String] {
-            switch self {
-            case .sqlite(let db): return try db.addIndexes(keys: keys, only: only)
-            case .postgres(let db): return try db.addIndexes(keys: keys, only: only)
-            }
-        }
-
-        /// The indexes an export names (``ExportedIndexes``), made on the
-        /// classes this database holds; what is left out, and the classes
-        /// it does not hold, said on standard error.
-        /// - Returns: the keys indexed, by class.
-        func addIndexes(_ found: ExportedIndexes) throws(QueryError) -> [String: [String]] {
-            for note in found.notes { Output.error("indexes: " + note) }
-            var made: [String: [String]] = [:]
-            for className in found.keysByClass.keys.sorted() {
-                let keys = found.keysByClass[className] ?? []
-                if try addIndexes(keys: keys, only: [className]).isEmpty {
-                    Output.error("indexes: \(className): no such class in the database; its indexes (\(keys.joined(separator: ", "))) are not made")
-                } else {
-                    made[className] = keys
-                    Output.error("indexes: \(className): \(keys.joined(separator: ", "))")
-                }
-            }
-            return made
-        }
-
-        /// The result, its objects written to `ndjson`.
-        func run(_ query: Query, countOnly: Bool, source: String, writingTo ndjson: inout [UInt8]) throws(QueryError) -> SQLRunner.Result {
-            switch self {
-            case .sqlite(let db): return try SQLRunner.run(query, on: db, countOnly: countOnly, source: source, writingTo: &ndjson)
-            case .postgres(let db): return try SQLRunner.run(query, on: db, countOnly: countOnly, source: source, writingTo: &ndjson)
-            }
-        }
-
-        /// `*`, the user and its roles (``CallerGrantees``).
-        func grantees(userId: String) throws(QueryError) -> [String] {
-            switch self {
-            case .sqlite(let db): return try CallerGrantees.grantees(userId: userId, on: db)
-            case .postgres(let db): return try CallerGrantees.grantees(userId: userId, on: db)
-            }
-        }
-
-        func explain(_ query: Query, source: String) throws(QueryError) -> [String] {
-            switch self {
-            case .sqlite(let db): return try SQLRunner.explain(query, on: db, source: source)
-            case .postgres(let db): return try SQLRunner.explain(query, on: db, source: source)
-            }
-        }
+        return made
     }
 }
 
@@ -151,7 +104,7 @@ struct Load: ParsableCommand {
         let db = try database.open()
         let keys = index?.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
         do {
-            let counts = try db.load(path: data, className: className, indexes: keys)
+            let counts = try db.load(path: data, className: className, indexes: keys, progress: true)
             Output.line(JSONWriter.string(.object(counts.mapValues { .int(Int64($0)) })))
             if let exported { _ = try db.addIndexes(exported) }
         } catch {
@@ -261,7 +214,7 @@ struct Run: ParsableCommand {
         // The server's one caller-query path: the ACL, sub-query classes and _User's secrets as `cql serve` applies them.
         var caller: QueryCaller?
         do {
-            if let asUser { caller = .grantees(try db.grantees(userId: asUser)) }
+            if let asUser { caller = .grantees(try CallerGrantees.grantees(userId: asUser, on: db)) }
         } catch {
             throw CommandFailure("error: " + error.message)
         }
@@ -272,11 +225,11 @@ struct Run: ParsableCommand {
         let query = try optimizer.apply(bound, source: text)
         do {
             if explain {
-                for line in try db.explain(query, source: text) { Output.line(line) }
+                for line in try SQLRunner.explain(query, on: db, source: text) { Output.line(line) }
                 return
             }
             var ndjson: [UInt8] = []
-            let result = try db.run(query, countOnly: count, source: text, writingTo: &ndjson)
+            let result = try SQLRunner.run(query, on: db, countOnly: count, source: text, writingTo: &ndjson)
             Output.bytes(ndjson)
             if let total = result.count, count || query.count != .none {
                 Output.line(JSONWriter.string(.object(["count": .int(Int64(total))])))

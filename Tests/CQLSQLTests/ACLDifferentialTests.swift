@@ -60,7 +60,7 @@ final class ACLDifferentialTests: XCTestCase {
     /// - Returns: the queries compared.
     /// `prepare` runs once the objects are in (PostgreSQL: its document
     /// index, under which the public's grant is tested by containment).
-    static func run<DB: SQLExecutor>(_ db: DB, prepare: (DB) throws -> Void = { _ in }) throws -> Int {
+    static func run<DB: SQLDatabaseWriter>(_ db: DB, prepare: (DB) throws -> Void = { _ in }) throws -> Int {
         let objects = objects(seed: 22, count: 300)
         try db.insert(objects, into: "T")
         try prepare(db)

@@ -18,7 +18,7 @@ final class ACLFirstTests: XCTestCase {
         Condition(.regex("title", pattern: .value(.string("^(?=\(prefix))(?:.|.|.|.|.|.|.|.)*(?!)")), options: ""))
     }
 
-    static func seed(_ db: some SQLExecutor) throws {
+    static func seed(_ db: some SQLDatabaseWriter) throws {
         try db.insert([
             ["objectId": "n1", "title": .string(privateTitle), "ACL": ["owner": ["read": true]]],
             ["objectId": "n2", "title": "public"],

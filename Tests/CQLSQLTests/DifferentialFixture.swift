@@ -44,7 +44,7 @@ struct Differential {
     /// which copies stored documents from their bytes when nothing reshapes
     /// them), checked against the objects ``SQLRunner/run(_:on:countOnly:source:presentTables:)``
     /// builds (what the server serves): a difference is a failure.
-    static func database(_ query: Query, _ db: some SQLExecutor) -> (Outcome, SQLTranslation?) {
+    static func database(_ query: Query, _ db: some SQLDatabaseWriter) -> (Outcome, SQLTranslation?) {
         do throws(QueryError) {
             var ndjson: [UInt8] = []
             let r = try SQLRunner.run(query, on: db, writingTo: &ndjson)
@@ -149,7 +149,7 @@ struct Differential {
     /// original is OptimizerSoundnessTests' job, and a rewrite may lift a
     /// limit, e.g. a 500 KB `like` pattern becomes a prefix, which is no
     /// regex); returns a failure description or nil, and counts.
-    static func compare(_ query: Query, store: DocumentStore, db: some SQLExecutor, tally: inout Tally) -> String? {
+    static func compare(_ query: Query, store: DocumentStore, db: some SQLDatabaseWriter, tally: inout Tally) -> String? {
         let want = evaluator(query, store)
         if let failure = compare(want, query, db: db, tally: &tally) { return failure }
         guard let rewritten = try? Optimizer().optimize(query).query, rewritten != query else { return nil }
@@ -160,7 +160,7 @@ struct Differential {
     /// On SQLite, twice: as `cql run` writes the SQL (the conjuncts no index
     /// serves in one `cql_match` call), and leaf by leaf as `translate`
     /// writes it, so that both forms stay the evaluator's.
-    private static func compare(_ want: Outcome, _ query: Query, db: some SQLExecutor, tally: inout Tally) -> String? {
+    private static func compare(_ want: Outcome, _ query: Query, db: some SQLDatabaseWriter, tally: inout Tally) -> String? {
         if let failure = compareOnce(want, query, db: db, tally: &tally) { return failure }
         guard let sqlite = db as? SQLiteDatabase, sqlite.residualMatch else { return nil }
         sqlite.residualMatch = false
@@ -168,7 +168,7 @@ struct Differential {
         return compareOnce(want, query, db: db, tally: &tally).map { "leaf by leaf (translate's SQL): " + $0 }
     }
 
-    private static func compareOnce(_ want: Outcome, _ query: Query, db: some SQLExecutor, tally: inout Tally) -> String? {
+    private static func compareOnce(_ want: Outcome, _ query: Query, db: some SQLDatabaseWriter, tally: inout Tally) -> String? {
         let (got, translation) = database(query, db)
         tally.queries += 1
         if let t = translation { if t.isExact { tally.exact += 1 } else { tally.prefiltered += 1 } }

@@ -53,7 +53,7 @@ final class EvalCorpusDifferentialTests: XCTestCase {
 
     /// Runs every case; `fresh` gives an empty database. Data sets are loaded
     /// once while consecutive cases share them.
-    static func run<DB: SQLExecutor>(_ test: XCTestCase, _ name: String, fresh: () throws -> DB) throws -> Differential.Tally {
+    static func run<DB: SQLDatabaseWriter>(_ test: XCTestCase, _ name: String, fresh: () throws -> DB) throws -> Differential.Tally {
         var tally = Differential.Tally()
         var loaded: (String, DocumentStore, DB)?
         var failures = 0

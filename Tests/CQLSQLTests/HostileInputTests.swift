@@ -30,7 +30,7 @@ final class HostileInputTests: XCTestCase {
     /// Every hostile class name, key and value through every operator on a
     /// fresh database from `open`; `storesNUL: false` (PostgreSQL's jsonb)
     /// leaves strings and keys with NUL out of the data, not out of the queries.
-    static func hostileInputs(storesNUL: Bool, _ open: () throws -> any SQLExecutor) throws -> Differential.Tally {
+    static func hostileInputs(storesNUL: Bool, _ open: () throws -> any SQLDatabaseWriter) throws -> Differential.Tally {
         var tally = Differential.Tally()
         for className in Self.classNames {
             // Objects: every hostile key holding every hostile value.
@@ -81,7 +81,7 @@ final class HostileInputTests: XCTestCase {
         try Self.oneMegabyteValues(try SQLiteDatabase(path: nil))
     }
 
-    static func oneMegabyteValues(_ db: any SQLExecutor) throws {
+    static func oneMegabyteValues(_ db: any SQLDatabaseWriter) throws {
         let objects: [[String: Value]] = [
             ["objectId": "big", "k": .string(Self.big)], ["objectId": "small", "k": "x'"], ["objectId": "arr", "k": .array([.string(Self.big)])],
         ]
@@ -111,7 +111,7 @@ final class HostileInputTests: XCTestCase {
         }
     }
 
-    static func documents(_ db: any SQLExecutor, _ className: String) throws -> [String] {
+    static func documents(_ db: any SQLDatabaseWriter, _ className: String) throws -> [String] {
         try db.documents(try SQLGenerator.pushdown(Query(className: className), dialect: db.dialect).select)
     }
 }

@@ -12,7 +12,7 @@ import XCTest
 final class LeanCloudExportTests: XCTestCase {
     /// Loads the export into `db` and checks every query of the fixture
     /// against the evaluator over the same files.
-    static func checkExport(_ db: some SQLExecutor, load: (String) throws -> [String: Int], file: StaticString = #filePath, line: UInt = #line) throws {
+    static func checkExport(_ db: some SQLDatabaseWriter, load: (String) throws -> [String: Int], file: StaticString = #filePath, line: UInt = #line) throws {
         let dir = try LeanCloudExport.write()
         defer { try? FileManager.default.removeItem(at: dir) }
         let counts = try load(dir.path)
@@ -151,7 +151,7 @@ final class StoredColumnTests: XCTestCase {
     /// is exact and an index scan (`usesIndex(plan, index)`), with the
     /// evaluator's answer; returns the evaluator's store and the tally.
     static func checkPlans(
-        _ db: some SQLExecutor, _ objects: [[String: Value]], usesIndex: (String, String) -> Bool
+        _ db: some SQLDatabaseWriter, _ objects: [[String: Value]], usesIndex: (String, String) -> Bool
     ) throws -> (DocumentStore, Differential.Tally) {
         try db.insert(objects, into: "Todo")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cql-empty-\(UUID().uuidString)")

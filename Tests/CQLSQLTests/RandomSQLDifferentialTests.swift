@@ -32,7 +32,7 @@ final class RandomSQLDifferentialTests: XCTestCase {
     /// JSON functions cut strings at NUL, so such data is re-checked row by
     /// row; elsewhere NUL becomes U+0001 so that the SQL itself is compared;
     /// PostgreSQL's jsonb cannot hold NUL at all).
-    static func run<DB: SQLExecutor>(_ name: String, keepNUL: (UInt64) -> Bool, fresh: () throws -> DB) throws -> Differential.Tally {
+    static func run<DB: SQLDatabaseWriter>(_ name: String, keepNUL: (UInt64) -> Bool, fresh: () throws -> DB) throws -> Differential.Tally {
         var tally = Differential.Tally()
         var failures = 0
         for seed in seeds {
@@ -62,7 +62,7 @@ final class RandomSQLDifferentialTests: XCTestCase {
         return o.mapValues(clean)
     }
 
-    static func disagreement<DB: SQLExecutor>(
+    static func disagreement<DB: SQLDatabaseWriter>(
         _ q: Query, _ collections: [String: [[String: Value]]], _ fresh: () throws -> DB, _ tally: inout Differential.Tally
     ) throws -> String? {
         let db = try fresh()
@@ -71,7 +71,7 @@ final class RandomSQLDifferentialTests: XCTestCase {
     }
 
     /// Drops objects and condition parts while the disagreement stays.
-    static func shrink<DB: SQLExecutor>(
+    static func shrink<DB: SQLDatabaseWriter>(
         _ query: Query, _ collections: [String: [[String: Value]]], _ fresh: () throws -> DB, _ failure: String
     ) throws -> (Query, [String: [[String: Value]]], String) {
         var q = query, data = collections, message = failure

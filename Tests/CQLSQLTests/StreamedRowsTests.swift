@@ -6,7 +6,7 @@ import GRDB
 import XCTest
 
 /// `cql run` copies each matching document to the writer's form as the
-/// database hands it over (``SQLExecutor/forEachDocument(_:_:)``): a stored
+/// database hands it over (``SQLDatabaseWriter/forEachDocument(_:_:)``): a stored
 /// text not in that form is written as the writer writes it, and a statement
 /// that fails part way — a row the reader refuses, after rows already
 /// copied — throws and leaves the output as it was.

@@ -61,7 +61,7 @@ final class WriteSQLDifferentialTests: XCTestCase {
     /// check off (a server's random ids), an insert whose new objectId is
     /// taken fails and leaves the object there as it was; with it on, the
     /// id is drawn again.
-    static func uncheckedTakenObjectIdFails(_ db: some SQLExecutor) throws {
+    static func uncheckedTakenObjectIdFails(_ db: some SQLDatabaseWriter) throws {
         try db.insert([["objectId": "taken", "n": 1]], into: "T")
         let before = try snapshot(db, classes: ["T"])
         let s = try Binder.bind(try CQLParser.parseStatement("insert into T (n) values (2)"), parameters: [])
@@ -119,7 +119,7 @@ final class WriteSQLDifferentialTests: XCTestCase {
 
     /// Each of ``otherClassWrites`` on a fresh copy of ``otherClassData``:
     /// the same outcome and rows as in memory. Returns how many ran.
-    static func conditionsReadingOtherClasses<DB: SQLExecutor>(fresh: () throws -> DB) throws -> Int {
+    static func conditionsReadingOtherClasses<DB: SQLDatabaseWriter>(fresh: () throws -> DB) throws -> Int {
         var n = 0
         for text in otherClassWrites {
             let statement = try Binder.bind(try CQLParser.parseStatement(text), parameters: [], now: now)
@@ -161,7 +161,7 @@ final class WriteSQLDifferentialTests: XCTestCase {
     /// Each of ``numberTextWrites`` on a fresh copy of ``numberText``, run as
     /// translate --to sql prints it: the same outcome and objects as in
     /// memory over the same text. Returns how many ran.
-    static func untouchedValuesKeepTheirText<DB: SQLExecutor>(fresh: () throws -> DB) throws -> Int {
+    static func untouchedValuesKeepTheirText<DB: SQLDatabaseWriter>(fresh: () throws -> DB) throws -> Int {
         var n = 0
         for text in numberTextWrites {
             let statement = try Binder.bind(try CQLParser.parseStatement(text), parameters: [], now: now)
@@ -190,7 +190,7 @@ final class WriteSQLDifferentialTests: XCTestCase {
     /// Runs `translate --to sql` of the statement on `db` as printed, in one
     /// transaction: whether its first statement changed a row (a failing
     /// statement changes nothing); `nil` when it has no SQL text.
-    static func runTranslated<DB: SQLExecutor>(_ statement: Statement, on db: DB, newObjectId: @escaping () -> String) throws -> Bool? {
+    static func runTranslated<DB: SQLDatabaseWriter>(_ statement: Statement, on db: DB, newObjectId: @escaping () -> String) throws -> Bool? {
         let tables = try db.tableNames()
         guard let write = try? SQLWriteGenerator.translate(
             statement, dialect: db.dialect, now: now, newObjectId: newObjectId,
@@ -212,7 +212,7 @@ final class WriteSQLDifferentialTests: XCTestCase {
     }
 
     /// The class `T` in load order and every join table's rows, sorted, as text.
-    static func snapshot(_ db: some SQLExecutor, classes: [String] = ["T"]) throws -> String {
+    static func snapshot(_ db: some SQLDatabaseWriter, classes: [String] = ["T"]) throws -> String {
         var out: [String] = []
         let tables = try db.tableNames()
         for c in classes where tables.contains(c) {
@@ -246,7 +246,7 @@ final class WriteSQLDifferentialTests: XCTestCase {
     }
 
     /// Every exec corpus case on a fresh database; returns how many ran.
-    static func execCorpus<DB: SQLExecutor>(_ test: XCTestCase, fresh: () throws -> DB) throws -> Int {
+    static func execCorpus<DB: SQLDatabaseWriter>(_ test: XCTestCase, fresh: () throws -> DB) throws -> Int {
         var n = 0, translatedInserts = 0, translatedOthers = 0
         for c in try Corpus.cases(in: "exec") {
             guard let text = c["statement"] else { continue }
@@ -295,7 +295,7 @@ final class WriteSQLDifferentialTests: XCTestCase {
     /// `viaText`: each write runs as translate --to sql prints it (through
     /// exec only where it has no SQL text), and changes a row exactly when
     /// it applies in memory.
-    static func randomSequences<DB: SQLExecutor>(_ test: XCTestCase, keepNUL: Bool = true, viaText: Bool = false,
+    static func randomSequences<DB: SQLDatabaseWriter>(_ test: XCTestCase, keepNUL: Bool = true, viaText: Bool = false,
                                                  fresh: () throws -> DB) throws -> Tally {
         var tally = Tally()
         // WRITE_SEEDS=N runs more sequences (8 by default).

@@ -240,6 +240,19 @@ final class ACLHostileAccessTests: XCTestCase {
             XCTAssertEqual(g2, ["*", "role:unrelated", "u2"], "\(database)")
             let g3 = try await storage.read { db throws(QueryError) in try CallerGrantees.grantees(userId: "nobody", on: db) }
             XCTAssertEqual(g3, ["*", "nobody"], "\(database)")
+            // A request's reads as the server makes them: on PostgreSQL all on
+            // the event-loop reader (the same walk), none on the blocking pool.
+            let token = try await storage.newSession(for: "u1", now: .now)
+            let blocking = storage.blockingReads.value
+            let user = try await storage.sessionUser(token)
+            XCTAssertEqual(user, "u1", "\(database)")
+            for (id, want) in [("u1", g), ("u2", g2), ("nobody", g3)] {
+                let got = try await storage.grantees(userId: id)
+                XCTAssertEqual(got, want, "\(database): \(id)")
+            }
+            let roles = try await storage.find(Query(className: "_Role")).objects
+            XCTAssertEqual(roles.count, 4, "\(database)")
+            if database == .postgres { XCTAssertEqual(storage.blockingReads.value, blocking, "a PostgreSQL request's reads used the blocking pool") }
             // The role rules: a name, an ACL, unique, never renamed.
             let noACL = await call(api, Self.master, "POST", "roles", body: ["name": "x"])
             XCTAssertEqual(noACL.body["code"], 123, "\(database)")

@@ -63,7 +63,7 @@ final class ServerHarness: @unchecked Sendable {
             location = .postgres(url: url)
         }
         if !seed.isEmpty || load != nil {
-            let db: any SQLExecutor
+            let db: any SQLDatabaseWriter
             switch location {
             case .sqlite(let path): db = try SQLiteDatabase(path: path)
             case .postgres(let url): db = try PostgreSQLDatabase(url: url)

@@ -14,7 +14,7 @@ final class StateTablesTests: XCTestCase {
             c.loginWindow = 0.3
             c.loginLockout = 0.3
         }) { h, db in
-            let storage: any SQLExecutor = db == .sqlite ? try SQLiteDatabase(path: h.directory + "/app.db")
+            let storage: any SQLDatabaseWriter = db == .sqlite ? try SQLiteDatabase(path: h.directory + "/app.db")
                                                          : try PostgreSQLDatabase(url: try ServerHarness.postgresURL())
             func count(_ table: String) throws -> Int {
                 try storage.integer(SQLStatement(sql: "SELECT count(*) FROM \"\(table)\"", arguments: []))

@@ -25,7 +25,7 @@ extension API {
     func grantees(for identity: Identity) async throws -> [String]? {
         if identity.isMaster { return nil }
         guard let userId = identity.userId else { return [ACLRule.everyone] }
-        return try await storage.read { db throws(QueryError) in try CallerGrantees.grantees(userId: userId, on: db) }
+        return try await storage.grantees(userId: userId)
     }
 
     /// A query ready for the storage, restricted to what `caller` may read

@@ -63,7 +63,7 @@ extension API {
     /// kept copy is missing or stale.
     func permissionsSnapshot() async throws -> ClassPermissionsCache.Snapshot {
         if let s = classPermissions.fresh() { return s }
-        let docs = try await storage.read { db throws(QueryError) in try ClassSettingsTable.all(on: db) }
+        let docs = try await storage.classSettings()
         var stored: [String: ClassPermissions] = [:]
         for doc in docs {
             let o = try DataFiles.object(json: doc)

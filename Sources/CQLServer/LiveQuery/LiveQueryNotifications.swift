@@ -6,10 +6,11 @@ import Logging
 
 /// LiveQuery across `cql serve` processes sharing one PostgreSQL database
 /// (LiveQuery.md, "Several processes"): every write's changes are sent with
-/// `pg_notify` inside the write's own transaction, and every process —
-/// the writer's included — feeds what it hears on the channel to its
-/// ``LiveQueryHub``, which matches them exactly as it matches any write
-/// (one queue, one matching path, each subscriber's ACL).
+/// `NOTIFY` (CQLSQL's `NotificationRows`) inside the write's own
+/// transaction, and every process — the writer's included — feeds what it
+/// hears on the channel to its ``LiveQueryHub``, which matches them exactly
+/// as it matches any write (one queue, one matching path, each
+/// subscriber's ACL).
 ///
 /// A notification carries the write's changes, before and after images as
 /// stored, when its JSON fits under ``inlineLimit`` bytes (PostgreSQL's
@@ -49,9 +50,7 @@ public final class LiveQueryNotifications: @unchecked Sendable {
         let db = try PostgreSQLDatabase(url: url)
         // Under the write lock: two processes starting at once do not race to create it.
         try db.inWriteTransaction { session throws(QueryError) in
-            _ = try session.execute(SQLStatement(
-                sql: "CREATE TABLE IF NOT EXISTS \"\(Self.spillTable)\" (seq bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now(), payload text NOT NULL)",
-                arguments: []))
+            _ = try session.execute(try NotificationRows.createSpillTable(Self.spillTable))
         }
         listener = try PostgreSQLListener(url: url, channel: Self.channel, applicationName: "cql-livequery", logger: logger)
     }
@@ -65,13 +64,10 @@ public final class LiveQueryNotifications: @unchecked Sendable {
         guard !result.changes.isEmpty, session.dialect == .postgres else { return }
         let payload = Self.payload(result.changes)
         if payload.utf8.count <= Self.inlineLimit {
-            _ = try session.execute(SQLStatement(sql: "SELECT pg_notify($1, $2)", arguments: [.string(Self.channel), .string(payload)]))
+            _ = try session.execute(NotificationRows.notify(channel: Self.channel, payload: payload))
             return
         }
-        _ = try session.execute(SQLStatement(
-            sql: "WITH s AS (INSERT INTO \"\(Self.spillTable)\" (payload) VALUES ($3) RETURNING seq) "
-                + "SELECT pg_notify($1, $2 || s.seq::text || '}') FROM s",
-            arguments: [.string(Self.channel), .string(#"{"r":"#), .string(payload)]))
+        _ = try session.execute(try NotificationRows.notifySpilled(channel: Self.channel, reference: #"{"r":"#, payload: payload, table: Self.spillTable))
         let now = Date().timeIntervalSince1970
         let prunes = lastPrune.update { (last: inout Double) -> Bool in
             guard now - last > 60 else { return false }
@@ -79,8 +75,7 @@ public final class LiveQueryNotifications: @unchecked Sendable {
             return true
         }
         if prunes {
-            _ = try session.execute(SQLStatement(
-                sql: "DELETE FROM \"\(Self.spillTable)\" WHERE at < now() - make_interval(secs => $1)", arguments: [.double(Self.retention)]))
+            _ = try session.execute(try NotificationRows.prune(Self.spillTable, olderThan: Self.retention))
         }
     }
 
@@ -148,8 +143,7 @@ public final class LiveQueryNotifications: @unchecked Sendable {
                 let decoded = try Self.changes(payload)
                 var changes = decoded.changes
                 if let reference = decoded.reference {
-                    let rows = try await listener.strings(SQLStatement(
-                        sql: "SELECT payload FROM \"\(Self.spillTable)\" WHERE seq = $1", arguments: [.int(reference)]))
+                    let rows = try await listener.strings(try NotificationRows.spilled(reference, table: Self.spillTable))
                     guard let text = rows.first else {
                         logger.error("LiveQuery: the changes of notification \(reference) are gone from \(Self.spillTable); no events for them")
                         return

@@ -19,7 +19,7 @@ extension API {
 
     /// One write through the stages: guards → before-write hook point → the
     /// write runner in its transaction (with PostgreSQL, LiveQuery's
-    /// `pg_notify` last in it) → committed-change point (inside the
+    /// `NOTIFY` last in it) → committed-change point (inside the
     /// writer's lock, in commit order) → after-write hook point.
     ///
     /// `statement` is bound and checked (``checkStatement(_:identity:)``);

@@ -7,7 +7,9 @@ import NIOPosix
 /// spread over the event loops that serve HTTP, so a request handled on a
 /// loop (``EventLoopTaskExecutor``) reads through a connection of that same
 /// loop: its statement is written, and its answer read and handed to the
-/// handler, on one thread, without a hand-off.
+/// handler, on one thread, without a hand-off. Each connection is CQLSQL's
+/// `SQLAsyncDatabaseReader`: a request's session, grantees, catalog and
+/// find all read through it (``ServerStorage/withoutBlocking(_:_:)``).
 ///
 /// Why: the blocking path (a storage thread waits while postgres-nio works
 /// on its loop) costs eight context switches a get; measured in Server.md.
@@ -39,7 +41,7 @@ final class EventLoopReaders: Sendable {
 
     /// Runs `body` with the connections of the current thread's event loop
     /// (else the first loop's).
-    func withConnection<T>(_ body: (PostgreSQLReadConnection) async throws -> T) async throws -> T {
+    func withConnection<T>(_ body: (any SQLAsyncDatabaseReader) async throws -> T) async throws -> T {
         if let loop = MultiThreadedEventLoopGroup.currentEventLoop, let mine = byLoop[ObjectIdentifier(loop)] {
             return try await body(mine)
         }

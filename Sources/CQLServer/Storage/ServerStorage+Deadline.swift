@@ -24,7 +24,7 @@ extension ServerStorage {
 
     /// `body` on the writer, the write lock held, on the storage's threads;
     /// the lock waited for until `deadline` at most.
-    func onWriter<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws(QueryError) -> T) async throws -> T {
+    func onWriter<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabaseWriter) throws(QueryError) -> T) async throws -> T {
         let deadline = currentDeadline()
         return try await writeThreads.runIfActive { [self] () throws -> T in
             try checkTime(deadline)

@@ -68,9 +68,7 @@ extension ServerStorage {
     /// The `_User` objectId a token belongs to, or nil.
     func sessionUser(_ token: String) async throws -> String? {
         let hash = Self.sessionHash(token)
-        let docs = try await read { db throws(QueryError) in
-            try db.documents(try SessionRows.session(hash: hash, table: Self.sessionTable, dialect: db.dialect))
-        }
+        let docs = try await documents(try SessionRows.session(hash: hash, table: Self.sessionTable, dialect: dialect))
         guard let doc = docs.first, case .string(let user)? = try DataFiles.object(json: doc)["user"] else { return nil }
         return user
     }

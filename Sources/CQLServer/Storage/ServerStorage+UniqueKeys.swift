@@ -52,7 +52,7 @@ extension ServerStorage {
     /// already share a value stop the server (which would otherwise serve
     /// two accounts under one name).
     /// - Returns: the names of the indexes made or found.
-    static func prepareUniqueKeys(on db: any SQLExecutor, location: Location) throws(QueryError) -> Set<String> {
+    static func prepareUniqueKeys(on db: any SQLDatabaseWriter, location: Location) throws(QueryError) -> Set<String> {
         let tables = try db.tableNames()
         let rules = uniqueKeys.filter { tables.contains($0.index.className) }
         do {
@@ -176,13 +176,7 @@ extension ServerStorage {
     func user(byUniqueKey key: String, _ value: String) async throws -> [String: Value]? {
         guard let rule = Self.uniqueKeys.first(where: { $0.index.className == "_User" && $0.index.key == key }) else { return nil }
         guard try await missingTables(["_User"]).isEmpty else { return nil }
-        let dialect: SQLDialectName
-        switch location {
-        case .sqlite: dialect = .sqlite
-        case .postgres: dialect = .postgres
-        }
-        let statement = try rule.index.lookup(Self.normalisedUserValue(value), dialect: dialect)
-        let docs = try await read { db throws(QueryError) in try db.documents(statement) }
+        let docs = try await documents(try rule.index.lookup(Self.normalisedUserValue(value), dialect: dialect))
         guard let doc = docs.first else { return nil }
         return try DataFiles.object(json: doc)
     }

@@ -14,12 +14,13 @@ import NIOPosix
 /// server has no meaning of its own: the differential suites that prove
 /// `run` and `exec` equal to the evaluator prove the server too.
 ///
-/// On PostgreSQL, the reads the database answers alone are awaited from the
-/// handler's task on connections of its event loop (`EventLoopReaders`,
-/// `SQLRunner.run(_:on:)` with a `PostgreSQLReadConnection`: the same
-/// phases as `cql run`). Every other database call blocks (GRDB and the
-/// synchronous postgres-nio use of CQLSQL), so it runs on a thread pool of
-/// its own, never on the event loops that serve HTTP:
+/// On PostgreSQL, a request's reads — its session, its grantees, the
+/// catalog and every find the database answers alone — are awaited from
+/// the handler's task on connections of its event loop (`EventLoopReaders`,
+/// CQLSQL's `SQLAsyncDatabaseReader`: the same phases as `cql run`), so
+/// the request reads on one stack. Every other database call blocks (GRDB
+/// and the synchronous postgres-nio use of CQLSQL), so it runs on a thread
+/// pool of its own, never on the event loops that serve HTTP:
 /// - **SQLite**: the file in WAL mode; ``readerCount`` connections read at
 ///   once while one connection writes (`BEGIN IMMEDIATE`: writes are
 ///   serialized, also against other processes, waiting up to 10 s).
@@ -57,6 +58,9 @@ public final class ServerStorage: @unchecked Sendable {
     /// The tables known to exist (a query naming another gets temporary
     /// stand-ins, dropped after it: see ``read(_:)``).
     let knownTables = LockedValue<Set<String>>([])
+    /// How many reads took a reader connection: a PostgreSQL request's
+    /// reads take none unless its find needs the blocking path (tests).
+    let blockingReads = LockedValue(0)
     /// The unique indexes known to exist (``UniqueIndex``; see
     /// ``prepareUniqueKeys(on:location:)``).
     let uniqueIndexed = LockedValue<Set<String>>([])
@@ -109,17 +113,83 @@ public final class ServerStorage: @unchecked Sendable {
     /// Runs `body` with a reader connection, on the storage's threads; a
     /// `.scan` first waits (without a thread) for one of the scan permits
     /// (``ReadKind``), all within the request's deadline.
-    public func read<T: Sendable>(_ kind: ReadKind = .point, _ body: @escaping @Sendable (any SQLExecutor) throws(QueryError) -> T) async throws -> T {
+    public func read<T: Sendable>(_ kind: ReadKind = .point, _ body: @escaping @Sendable (any SQLDatabaseReader) throws(QueryError) -> T) async throws -> T {
         let deadline = currentDeadline()
         if kind == .scan {
             guard await scanPermits.acquire(before: deadline) else { throw APIError.timeout(requestTimeout) }
         }
         defer { if kind == .scan { scanPermits.release() } }
+        blockingReads.update { $0 += 1 }
         return try await threads.runIfActive { [self] () throws -> T in
             try checkTime(deadline)
             guard let connection = readers.checkOut(before: deadline) else { throw APIError.timeout(requestTimeout) }
             defer { readers.checkIn(connection) }
-            return try connection.timed(until: deadline, body)
+            return try connection.timed(until: deadline) { db throws(QueryError) in try body(db) }
+        }
+    }
+
+    /// `body` with the event-loop reader of the current loop
+    /// (``EventLoopReaders``), held to the request's time limit as the
+    /// blocking path is (``Connection/timed(until:_:)``): past it, code 124;
+    /// a lane whose connection turns out lost connects again and `body`
+    /// runs once more, while the request has time for it.
+    func withoutBlocking<T>(_ readers: EventLoopReaders, _ body: (any SQLAsyncDatabaseReader) async throws(QueryError) -> T) async throws -> T {
+        var again = true
+        let deadline = currentDeadline()
+        while true {
+            do {
+                return try await readers.withConnection { connection in try await body(connection) }
+            } catch let error as QueryError where error.message.contains("statement timeout") {
+                throw APIError.timeout(requestTimeout)
+            } catch let error as QueryError
+                where again && error.databaseFailure == .connectionLost && deadline - .now() > Self.amount(min(1, requestTimeout / 2))
+            {
+                again = false
+            }
+        }
+    }
+
+    /// A read of the request's own (not a find): `awaited` on the event-loop
+    /// reader when there is one, so the request stays on one stack, else
+    /// `blocking` on a reader connection.
+    func read<T: Sendable>(awaited: (any SQLAsyncDatabaseReader) async throws(QueryError) -> T,
+                           blocking: @escaping @Sendable (any SQLDatabaseReader) throws(QueryError) -> T) async throws -> T {
+        if let eventLoopReaders { return try await withoutBlocking(eventLoopReaders, awaited) }
+        return try await read(.point, blocking)
+    }
+
+    /// The documents `statement` reads (a server table's row, a unique
+    /// key's object), read as ``read(awaited:blocking:)`` reads.
+    func documents(_ statement: SQLStatement) async throws -> [String] {
+        try await read(awaited: { db throws(QueryError) in try await db.documents(statement) },
+                       blocking: { db throws(QueryError) in try db.documents(statement) })
+    }
+
+    /// The table names present, read as ``read(awaited:blocking:)`` reads.
+    func tableNames() async throws -> Set<String> {
+        try await read(awaited: { db throws(QueryError) in try await db.tableNames() },
+                       blocking: { db throws(QueryError) in try db.tableNames() })
+    }
+
+    /// `*`, the user and its roles (CQLSQL's `CallerGrantees`): on
+    /// PostgreSQL through the event-loop reader, as the request's find.
+    public func grantees(userId: String) async throws -> [String] {
+        try await read(awaited: { db throws(QueryError) in try await CallerGrantees.grantees(userId: userId, on: db) },
+                       blocking: { db throws(QueryError) in try CallerGrantees.grantees(userId: userId, on: db) })
+    }
+
+    /// Every class's stored settings (CQLSQL's `ClassSettingsTable`), read
+    /// as ``read(awaited:blocking:)`` reads.
+    func classSettings() async throws -> [String] {
+        guard try await tableNames().contains(ClassSettingsTable.name) else { return [] }
+        return try await documents(ClassSettingsTable.all(dialect: dialect))
+    }
+
+    /// The SQL dialect of the database.
+    var dialect: SQLDialectName {
+        switch location {
+        case .sqlite: return .sqlite
+        case .postgres: return .postgres
         }
     }
 
@@ -157,24 +227,10 @@ public final class ServerStorage: @unchecked Sendable {
             defer { if kind == .scan { scanPermits.release() } }
             // PostgreSQL, every table there: read from this task, without
             // blocking a thread; nil when the query needs the full path below.
-            // A lane whose connection turns out lost connects again and
-            // runs the read once more (Connection.timed does the same).
-            var again = true
-            let deadline = currentDeadline()
-            while true {
-                do {
-                    let answer = try await eventLoopReaders.withConnection { connection in
-                        try await SQLRunner.run(query, on: connection, countOnly: countOnly, storedText: storedText, memo: memo)
-                    }
-                    if let answer { return answer }
-                    break
-                } catch let error as QueryError where error.message.contains("statement timeout") {
-                    throw APIError.timeout(requestTimeout)
-                } catch let error as QueryError
-                    where again && error.databaseFailure == .connectionLost && deadline - .now() > Self.amount(min(1, requestTimeout / 2))
-                {
-                    again = false
-                }
+            if let answer = try await withoutBlocking(eventLoopReaders, { db throws(QueryError) in
+                try await db.run(query, countOnly: countOnly, storedText: storedText, memo: memo)
+            }) {
+                return answer
             }
         }
         let missing = try await missingTables(tables)
@@ -209,7 +265,7 @@ public final class ServerStorage: @unchecked Sendable {
     ///     (`SQLWriteRunner.apply(_:on:now:newObjectId:strict:readBack:images:before:then:beforeCommit:)`):
     ///     asked only when a hook or observer will see them.
     ///   - beforeCommit: given the result, runs last inside the transaction,
-    ///     before COMMIT (LiveQuery's `pg_notify` of the changes:
+    ///     before COMMIT (LiveQuery's `NOTIFY` of the changes:
     ///     ``LiveQueryNotifications``).
     ///   - committed: called with the result right after the commit, on the
     ///     writer's thread and under its lock, so calls come in commit order
@@ -254,7 +310,7 @@ public final class ServerStorage: @unchecked Sendable {
     /// The names of the class tables (not the `_Join:` tables, nor the
     /// server's own such as `cql:sessions`: no class name holds a ':').
     public func classNames() async throws -> [String] {
-        let names = try await read { db throws(QueryError) in try db.tableNames() }
+        let names = try await tableNames()
         return names.filter { !$0.contains(":") }.sorted()
     }
 
@@ -263,7 +319,7 @@ public final class ServerStorage: @unchecked Sendable {
     func missingTables(_ tables: Set<String>) async throws -> Set<String> {
         let known = knownTables.value
         if tables.isSubset(of: known) { return [] }
-        let present = try await read { db throws(QueryError) in try db.tableNames() }
+        let present = try await tableNames()
         knownTables.value = present
         return tables.subtracting(present)
     }
@@ -271,7 +327,7 @@ public final class ServerStorage: @unchecked Sendable {
 
 /// One database connection, with the server's time limit on its statements.
 final class Connection: @unchecked Sendable {
-    let db: any SQLExecutor
+    let db: any SQLDatabaseWriter
     let sqlite: SQLiteDatabase?
     let postgres: PostgreSQLDatabase?
     let timeout: Double
@@ -309,7 +365,7 @@ final class Connection: @unchecked Sendable {
     ///
     /// `deadline`: the request's (``RequestDeadline``), which the statements
     /// are held to; nil: ``timeout`` from now.
-    func timed<T>(until deadline: NIODeadline? = nil, _ body: (any SQLExecutor) throws(QueryError) -> T) throws -> T {
+    func timed<T>(until deadline: NIODeadline? = nil, _ body: (any SQLDatabaseWriter) throws(QueryError) -> T) throws -> T {
         let deadline = deadline ?? .now() + ServerStorage.amount(timeout)
         sqlite?.setDeadline(after: max(0, Double((deadline - .now()).nanoseconds) / 1e9))
         defer { sqlite?.clearDeadline() }

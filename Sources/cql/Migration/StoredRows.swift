@@ -14,9 +14,9 @@ import CQLSQL
 /// try rows.write { s throws(QueryError) in try StoredRows.upsert("a1", json: text, className: "Comment", in: s) }
 /// ```
 struct StoredRows {
-    let db: any SQLExecutor
+    let db: any SQLDatabaseWriter
 
-    init(_ db: any SQLExecutor) { self.db = db }
+    init(_ db: any SQLDatabaseWriter) { self.db = db }
 
     var isPostgres: Bool { db.dialect == .postgres }
 

@@ -47,6 +47,18 @@ final class PostgreSQLTests: XCTestCase {
         return db
     }
 
+    /// The blocking and the event-loop reader walk the same roles.
+    func testManyRolesOnBothReaders() async throws {
+        let db = try database()
+        let reader = try XCTUnwrap(Differential.asyncReader)
+        try CallerGranteesTests.seed(db)
+        for (user, want) in CallerGranteesTests.expected {
+            XCTAssertEqual(try CallerGrantees.grantees(userId: user, on: db), want, user)
+            let awaited = try await CallerGrantees.grantees(userId: user, on: reader)
+            XCTAssertEqual(awaited, want, user)
+        }
+    }
+
     func testEvalCorpusOnPostgreSQL() throws {
         let (answered, handedBack, bounded) = (Differential.asyncAnswered, Differential.asyncHandedBack, Differential.asyncBounded)
         let tally = try EvalCorpusDifferentialTests.run(self, "PostgreSQL") { try self.database() }

@@ -1,8 +1,15 @@
 import CQLKit
 
-/// What the runner needs from a database: run a statement, read tables.
-/// ``SQLiteDatabase`` implements it over GRDB.
-public protocol SQLExecutor {
+/// What the runner reads through (``SQLRunner``): statements that read, the
+/// catalog, and the preflight's questions; ``SQLDatabaseWriter`` adds what
+/// changes the database. ``SQLiteDatabase`` implements both over GRDB and
+/// ``PostgreSQLDatabase`` both over postgres-nio, each blocking its thread
+/// while the database works; a server's handlers read PostgreSQL without
+/// blocking through ``SQLAsyncDatabaseReader`` instead (see <doc:ReadersAndWriters>).
+///
+/// The temporary stand-ins of missing tables are a reader's: they live on
+/// its own connection only and change nothing another connection sees.
+public protocol SQLDatabaseReader {
     var dialect: SQLDialectName { get }
     /// Whether the generated SQL sends the conjuncts no index serves to
     /// `cql_match` (SQLite's connection registers it:
@@ -12,6 +19,9 @@ public protocol SQLExecutor {
     /// (SQLite: one read transaction). Default: `body` as it is (PostgreSQL's
     /// reads are each one statement).
     func inReadSnapshot<T>(_ body: () throws(QueryError) -> T) throws(QueryError) -> T
+    /// Empty stand-ins for missing tables (temporary: the database itself is
+    /// not changed), so that queries naming them find no rows, as `eval` does.
+    func createTemporaryTables(classes: [String], joins: [String]) throws(QueryError)
     /// Drops the temporary stand-ins of missing tables a query made on this
     /// connection. Default: none to drop.
     func dropTemporaryTables() throws(QueryError)
@@ -54,20 +64,9 @@ public protocol SQLExecutor {
     func indexedKeys(_ className: String) throws(QueryError) -> Set<String>
     /// Every row of a join table as `{"owningId":..,"relatedId":..}`.
     func joinRows(_ table: String) throws(QueryError) -> [[String: Value]]
-    /// Imports a data directory or file in one transaction (`cql load`).
-    @discardableResult
-    func load(path: String, className: String?, indexes: [String]) throws(QueryError) -> [String: Int]
-    /// Adds objects already read to a class (or `_Join:`) table.
-    func insert(_ objects: [[String: Value]], into className: String) throws(QueryError)
-    /// Empty stand-ins for missing tables (temporary: the database itself is
-    /// not changed), so that queries naming them find no rows, as `eval` does.
-    func createTemporaryTables(classes: [String], joins: [String]) throws(QueryError)
-    /// Runs `body` in one transaction: committed when it returns, rolled
-    /// back when it throws (``SQLWriteRunner``).
-    func inWriteTransaction<T>(_ body: (any SQLWriteSession) throws(QueryError) -> T) throws(QueryError) -> T
 }
 
-/// What ``SQLExecutor/preflight(_:keys:tables:)`` found.
+/// What ``SQLDatabaseReader/preflight(_:keys:tables:documentIndex:)`` found.
 public struct Preflight: Sendable, Equatable {
     public var arrayFreeKeys: Set<String>
     public var requiresRecheck: Bool
@@ -82,7 +81,7 @@ public struct Preflight: Sendable, Equatable {
     public var unindexedKeys: Set<String> = []
 }
 
-extension SQLExecutor {
+extension SQLDatabaseReader {
     public var residualMatch: Bool { false }
     public func inReadSnapshot<T>(_ body: () throws(QueryError) -> T) throws(QueryError) -> T { try body() }
     public func dropTemporaryTables() throws(QueryError) {}

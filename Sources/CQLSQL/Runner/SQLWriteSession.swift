@@ -1,7 +1,7 @@
 import CQLKit
 
 /// The row operations a write needs, inside one transaction of one
-/// database (``SQLExecutor/inWriteTransaction(_:)``). Values are bound,
+/// database (``SQLDatabaseWriter/inWriteTransaction(_:)``). Values are bound,
 /// identifiers quoted: the statements are written by ``SQLWriteRunner``
 /// through the session's dialect.
 public protocol SQLWriteSession {
@@ -13,7 +13,7 @@ public protocol SQLWriteSession {
     /// gone (PostgreSQL: those of committed writes, as no route drops one).
     func hasTable(_ name: String) throws(QueryError) -> Bool
     /// Whether the stored data defeats the generated SQL for a read of
-    /// `tables` (``SQLExecutor/requiresRecheck(tables:)``: strings with NUL
+    /// `tables` (``SQLDatabaseReader/requiresRecheck(tables:)``: strings with NUL
     /// on SQLite, an array at a date key), so that a write's condition is
     /// evaluated in memory rather than by its SQL.
     func requiresRecheck(tables: Set<String>) throws(QueryError) -> Bool

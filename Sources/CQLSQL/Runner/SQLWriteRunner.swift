@@ -64,7 +64,7 @@ public enum SQLWriteRunner {
     ///   and the table's primary key would then fail the write, never
     ///   overwrite an object.
     public static func apply(
-        _ statement: Statement, on db: some SQLExecutor, now: DateValue,
+        _ statement: Statement, on db: some SQLDatabaseWriter, now: DateValue,
         newObjectId: @escaping () -> String = StatementExecutor.randomObjectId, checksNewObjectIds: Bool = true, strict: Bool = false,
         readBack: Bool = false, images: Bool = false, before: (any SQLWriteSession) throws(QueryError) -> Void = { _ in },
         then: (WriteResult) throws(QueryError) -> Statement? = { _ in nil },

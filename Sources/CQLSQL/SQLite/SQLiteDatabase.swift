@@ -24,7 +24,7 @@ import GRDBSQLite
 /// try db.load(path: "Corpus/data", indexes: ["score"])
 /// let r = try SQLRunner.run(query, on: db)
 /// ```
-public final class SQLiteDatabase: SQLExecutor, @unchecked Sendable {
+public final class SQLiteDatabase: SQLDatabaseWriter, @unchecked Sendable {
     public let dialect = SQLDialectName.sqlite
     let queue: DatabaseQueue
     let deadline: Deadline

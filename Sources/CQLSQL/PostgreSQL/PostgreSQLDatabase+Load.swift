@@ -2,19 +2,15 @@ import CQLEval
 import CQLKit
 
 extension PostgreSQLDatabase {
-    /// `cql load --postgres`: as ``SQLiteDatabase/load(path:className:indexes:)``,
+    /// `cql load --postgres`: as ``SQLiteDatabase/load(path:className:indexes:progress:)``,
     /// in one transaction (`BEGIN` ... `COMMIT`; any error rolls back and
     /// names the file and line). JSONB cannot hold `\u0000`: such a string
     /// is a bad line. `indexes` creates the GIN `jsonb_path_ops` index on
     /// `doc` that serves equality and `in` on any key (the shapes are path
     /// tests on the whole document), then `ANALYZE`s.
-    @discardableResult
-    public func load(path: String, className: String? = nil, indexes: [String] = []) throws(QueryError) -> [String: Int] {
-        try load(path: path, className: className, indexes: indexes, progress: false)
-    }
-
-    /// The same, with `progress`: a progress line on standard error when it
-    /// is a terminal (`LoadProgress`).
+    ///
+    /// `progress`: a progress line on standard error when it is a terminal
+    /// (`LoadProgress`).
     @discardableResult
     public func load(path: String, className: String?, indexes: [String], progress: Bool) throws(QueryError) -> [String: Int] {
         let files = try DataFiles.files(at: path, className: className)
@@ -266,7 +262,7 @@ extension PostgreSQLDatabase {
     /// fresh statistics.
     /// - Returns: the class tables indexed.
     @discardableResult
-    public func addIndexes(keys: [String], only: Set<String>? = nil) throws(QueryError) -> [String] {
+    public func addIndexes(keys: [String], only: Set<String>?) throws(QueryError) -> [String] {
         let classes = try tableNames().filter { !$0.hasPrefix("_Join:") && only?.contains($0) != false }.sorted()
         for c in classes {
             try createIndexes(c, keys: keys)

@@ -24,7 +24,7 @@ import PostgresNIO
 /// try db.load(path: "Corpus/data")
 /// let r = try SQLRunner.run(query, on: db)
 /// ```
-public final class PostgreSQLDatabase: SQLExecutor, @unchecked Sendable {
+public final class PostgreSQLDatabase: SQLDatabaseWriter, @unchecked Sendable {
     public let dialect = SQLDialectName.postgres
     let link: PostgreSQLLink
     let logger = Logger(label: "cql.postgres")

@@ -14,15 +14,10 @@ extension SQLiteDatabase {
     /// (`json_extract("doc", '$."k"')`) and its JSON type. Ends with an
     /// `ANALYZE` of the tables of ``analyzedRows`` rows or more, as
     /// the PostgreSQL load analyzes its tables.
+    /// `progress`: a progress line on standard error when it is a terminal
+    /// (`LoadProgress`).
     ///
     /// - Returns: the number of objects imported per table.
-    @discardableResult
-    public func load(path: String, className: String? = nil, indexes: [String] = []) throws(QueryError) -> [String: Int] {
-        try load(path: path, className: className, indexes: indexes, progress: false)
-    }
-
-    /// The same, with `progress`: a progress line on standard error when it
-    /// is a terminal (`LoadProgress`).
     @discardableResult
     public func load(path: String, className: String?, indexes: [String], progress: Bool) throws(QueryError) -> [String: Int] {
         let files = try DataFiles.files(at: path, className: className)
@@ -237,7 +232,7 @@ extension SQLiteDatabase {
     /// statistics.
     /// - Returns: the class tables indexed.
     @discardableResult
-    public func addIndexes(keys: [String], only: Set<String>? = nil) throws(QueryError) -> [String] {
+    public func addIndexes(keys: [String], only: Set<String>?) throws(QueryError) -> [String] {
         var classes: [String] = []
         do {
             try queue.inTransaction(.immediate) { db in

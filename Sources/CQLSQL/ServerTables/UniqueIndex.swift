@@ -116,7 +116,7 @@ public struct UniqueIndex: Sendable, Hashable {
     }
 
     /// The SELECT of the document of the object holding `value` (as
-    /// folded), for ``SQLExecutor/documents(_:)``; served by the index.
+    /// folded), for ``SQLDatabaseReader/documents(_:)``; served by the index.
     public func lookup(_ value: String, dialect: SQLDialectName) throws(QueryError) -> SQLStatement {
         let t = try table(dialect)
         let column = dialect.dialect.documentColumn(t)

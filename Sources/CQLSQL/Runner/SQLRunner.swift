@@ -38,7 +38,7 @@ public enum SQLRunner {
     /// of this very query worked out (``ReadMemo``; SQLite: the query as
     /// begun and its SQL for the last preflight answer).
     public static func run(
-        _ query: Query, on db: some SQLExecutor, countOnly: Bool = false, source: String? = nil, presentTables: Set<String>? = nil,
+        _ query: Query, on db: some SQLDatabaseReader, countOnly: Bool = false, source: String? = nil, presentTables: Set<String>? = nil,
         storedText: Bool = false, memo: ReadMemo? = nil
     ) throws(QueryError) -> Result {
         try run(query, on: db, countOnly: countOnly, source: source, presentTables: presentTables, written: nil, storedText: storedText,
@@ -61,7 +61,7 @@ public enum SQLRunner {
     /// // out: {"objectId":"a1","score":90}\n...
     /// ```
     public static func run(
-        _ query: Query, on db: some SQLExecutor, countOnly: Bool = false, source: String? = nil, writingTo ndjson: inout [UInt8]
+        _ query: Query, on db: some SQLDatabaseReader, countOnly: Bool = false, source: String? = nil, writingTo ndjson: inout [UInt8]
     ) throws(QueryError) -> Result {
         var result = try withUnsafeMutablePointer(to: &ndjson) { (out) throws(QueryError) -> Result in
             try run(query, on: db, countOnly: countOnly, source: source, presentTables: nil, written: out, storedText: false, memo: nil)
@@ -78,7 +78,7 @@ public enum SQLRunner {
     /// answers alone and nothing reshapes them (the objects are then not
     /// built); the caller writes `objects` after whatever was copied.
     private static func run(
-        _ query: Query, on db: some SQLExecutor, countOnly: Bool, source: String?, presentTables: Set<String>?,
+        _ query: Query, on db: some SQLDatabaseReader, countOnly: Bool, source: String?, presentTables: Set<String>?,
         written: UnsafeMutablePointer<[UInt8]>?, storedText: Bool, memo: ReadMemo?
     ) throws(QueryError) -> Result {
         var memo = db.dialect.storage.usesReadMemo ? memo : nil
@@ -183,7 +183,7 @@ public enum SQLRunner {
     /// inside what was read, level by level. Only class tables are read (a
     /// name with ':' is a `_Join:` table or a server's own, never a class a
     /// Pointer may name); a Pointer to no table or to no row stays a Pointer.
-    static func addIncluded(_ q: Query, from objects: [[String: Value]], _ db: some SQLExecutor,
+    static func addIncluded(_ q: Query, from objects: [[String: Value]], _ db: some SQLDatabaseReader,
                             into store: inout DocumentStore) throws(QueryError) {
         guard !q.includes.isEmpty, q.count != .only else { return }
         var tables: Set<String>?
@@ -217,7 +217,7 @@ public enum SQLRunner {
     // steps: these functions, with the database's answers in between.
 
     /// What a query asks its database before its SQL is generated
-    /// (``SQLExecutor/preflight(_:keys:tables:documentIndex:)``).
+    /// (``SQLDatabaseReader/preflight(_:keys:tables:documentIndex:)``).
     public struct PreflightQuestion: Sendable, Hashable {
         public var className: String
         public var keys: Set<String>
@@ -256,7 +256,7 @@ public enum SQLRunner {
 
     /// `db.pushdown(q, preflight)`, from the memo when it holds the SQL of
     /// that answer and of the same indexed keys.
-    static func pushdown(_ q: Query, _ preflight: Preflight, on db: some SQLExecutor, memo: ReadMemo?) throws(QueryError) -> SQLTranslation {
+    static func pushdown(_ q: Query, _ preflight: Preflight, on db: some SQLDatabaseReader, memo: ReadMemo?) throws(QueryError) -> SQLTranslation {
         guard let memo else { return try db.pushdown(q, preflight) }
         let indexed = try db.pushdownIndexedKeys(q.className)
         if let known = memo.generated(for: preflight, indexedKeys: indexed) { return known.translation }
@@ -309,7 +309,7 @@ public enum SQLRunner {
     }
 
     /// `cql run --explain`: what ran where, then the database's plan.
-    public static func explain(_ query: Query, on db: some SQLExecutor, source: String? = nil) throws(QueryError) -> [String] {
+    public static func explain(_ query: Query, on db: some SQLDatabaseReader, source: String? = nil) throws(QueryError) -> [String] {
         _ = try QueryPlan(query, store: DocumentStore(), source: source)
         try prepareTables(query, db)
         // No tables named, as before: PostgreSQL then asks no mark (SQLite's
@@ -350,7 +350,7 @@ public enum SQLRunner {
     /// when the query compares some key with a Pointer and `present` is
     /// not given; a resolved query keeps no memo, as its meaning moves with
     /// the tables.
-    static func resolvingRelationKeys(_ query: Query, _ db: some SQLExecutor, present: inout Set<String>?,
+    static func resolvingRelationKeys(_ query: Query, _ db: some SQLDatabaseReader, present: inout Set<String>?,
                                       memo: inout ReadMemo?) throws(QueryError) -> Query {
         var tables = present, failure: QueryError?
         let resolved = query.resolvingRelationKeys { name in
@@ -368,7 +368,7 @@ public enum SQLRunner {
 
     /// Creates empty temporary stand-ins for the tables the query names but
     /// the database lacks (eval treats a missing collection as empty).
-    static func prepareTables(_ q: Query, _ db: some SQLExecutor, present known: Set<String>? = nil) throws(QueryError) {
+    static func prepareTables(_ q: Query, _ db: some SQLDatabaseReader, present known: Set<String>? = nil) throws(QueryError) {
         var names: Set<String> = [q.className]
         collectClasses(q.condition, into: &names)
         if let known, names.isSubset(of: known) { return }
@@ -380,7 +380,7 @@ public enum SQLRunner {
 
     /// The one-step keys the query's own row is tested on by value
     /// (equality, `in`, ranges, patterns), outside subqueries: those whose
-    /// array branch an index may prove empty (``SQLExecutor/arrayFreeKeys(_:among:)``).
+    /// array branch an index may prove empty (``SQLDatabaseReader/arrayFreeKeys(_:among:)``).
     static func oneStepKeys(_ c: Condition?) -> Set<String> {
         guard let c else { return [] }
         // objectId, createdAt and updatedAt are read from columns of their own.
@@ -458,7 +458,7 @@ public enum SQLRunner {
         }
     }
 
-    static func loadCollection(_ name: String, _ db: some SQLExecutor, into store: inout DocumentStore) throws(QueryError) {
+    static func loadCollection(_ name: String, _ db: some SQLDatabaseReader, into store: inout DocumentStore) throws(QueryError) {
         if name.hasPrefix("_Join:") {
             store.add(try db.joinRows(name), to: name)
             return

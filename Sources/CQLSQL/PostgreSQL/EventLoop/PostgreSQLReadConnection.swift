@@ -33,7 +33,7 @@ import PostgresNIO
 /// let c = try PostgreSQLReadConnection(url: url, on: loop, lanes: 2, statementTimeoutMilliseconds: 10_000)
 /// let r = try await SQLRunner.run(query, on: c)   // nil: run it with SQLRunner.run(_:on:) instead
 /// ```
-public final class PostgreSQLReadConnection: Sendable {
+public final class PostgreSQLReadConnection: SQLAsyncDatabaseReader {
     /// Each lane's connection, made again when lost (``PostgreSQLLink``):
     /// a batch that finds its lane's connection gone connects again first,
     /// or fails at once while PostgreSQL cannot be reached.
@@ -112,6 +112,22 @@ public final class PostgreSQLReadConnection: Sendable {
         /// Coalesced statements that failed (their runs then ran alone), and
         /// of those, the ones where every run alone answered.
         public var failed: Int, failedWhereAloneAnswered: Int
+    }
+
+    public var dialect: SQLDialectName { .postgres }
+
+    public func documents(_ statement: SQLStatement) async throws(QueryError) -> [String] {
+        var texts: [String] = []
+        for row in try await rows("SELECT q.\"doc\" FROM (\(statement.sql)) AS q", statement.arguments) {
+            guard let d = row.firstData?.string else { throw QueryError(.data, "postgres: expected text") }
+            texts.append(d)
+        }
+        return texts
+    }
+
+    /// ``SQLRunner/run(_:on:countOnly:source:storedText:memo:)`` on this connection.
+    public func run(_ query: Query, countOnly: Bool, storedText: Bool, memo: SQLRunner.ReadMemo?) async throws(QueryError) -> SQLRunner.Result? {
+        try await SQLRunner.run(query, on: self, countOnly: countOnly, storedText: storedText, memo: memo)
     }
 
     func integer(_ statement: SQLStatement) async throws(QueryError) -> Int {

@@ -21,10 +21,15 @@ public enum ClassSettingsTable {
 
     /// Every stored document's JSON text (each holds its class's name as
     /// `objectId`); none when the table was never made.
-    public static func all(on db: some SQLExecutor) throws(QueryError) -> [String] {
+    public static func all(on db: some SQLDatabaseReader) throws(QueryError) -> [String] {
         guard try db.tableNames().contains(name) else { return [] }
-        let doc = db.dialect.storage.documentText
-        return try db.documents(SQLStatement(sql: "SELECT \(doc) FROM \"\(name)\" ORDER BY \"objectId\"", arguments: []))
+        return try db.documents(all(dialect: db.dialect))
+    }
+
+    /// The SELECT of every stored document, in class-name order (the
+    /// table must exist).
+    public static func all(dialect: SQLDialectName) -> SQLStatement {
+        SQLStatement(sql: "SELECT \(dialect.storage.documentText) FROM \"\(name)\" ORDER BY \"objectId\"", arguments: [])
     }
 
     /// Stores (or replaces) one class's document inside a write transaction.
