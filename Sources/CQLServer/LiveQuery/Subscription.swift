@@ -103,16 +103,15 @@ final class Subscription: Sendable {
     /// (alone or in its top `and`).
     static func equality(_ c: Condition?) -> (String, IndexValue)? {
         guard let c else { return nil }
-        switch c.predicate {
-        case .compare(let path, .equal, .value(let v)):
-            if let key = path.singleComponent, let entry = IndexValue(v) { return (key, entry) }
-            return nil
-        case .and(let items):
-            for item in items { if let found = equality(item) { return found } }
-            return nil
-        default:
-            return nil
+        // Only these two shapes file a subscription under a key; any other
+        // (a new predicate too) leaves it unindexed, matched on every write.
+        if case .compare(let path, .equal, .value(let v)) = c.predicate, let key = path.singleComponent, let entry = IndexValue(v) {
+            return (key, entry)
         }
+        if case .and(let items) = c.predicate {
+            for item in items { if let found = equality(item) { return found } }
+        }
+        return nil
     }
 
     /// The event JSON this change produces for the subscriber; nil: none.
