@@ -59,7 +59,7 @@ public enum SQLWriteRunner {
     ///   everything back.
     /// - Parameter checksNewObjectIds: whether an insert's new objectId is
     ///   first looked up in its table (and drawn again when taken). A server
-    ///   whose ids are 96 random bits (``StatementExecutor/randomObjectId()``)
+    ///   whose ids are 96 random bits (CQLEval's `StatementExecutor.randomObjectId()`)
     ///   skips that round trip: a taken one is as likely as a guessed key,
     ///   and the table's primary key would then fail the write, never
     ///   overwrite an object.
