@@ -95,31 +95,19 @@ extension API {
     /// (``checkReads(_:className:grantees:snapshot:)``). A find's query is
     /// checked where it is made (``find(_:className:)``); cloudQuery checks
     /// its statement (``checkPermissions(_:_:)``).
-    func checkRoutePermissions(_ r: APIRequest, segments s: [String]) async throws {
-        guard let grantees = r.grantees else { return }
-        let target: (operation: ClassPermissions.Operation, className: String)
-        switch (r.method, s.first, s.count) {
-        case ("POST", "users", 1): target = (.create, "_User")
-        case ("GET", "users", 1): target = (.find, "_User")
-        // `me` is the caller's own user; refreshSessionToken and updatePassword are its own session's.
-        case ("GET", "users", 2) where s[1] != "me": target = (.get, "_User")
-        case ("PUT", "users", 2): target = (.update, "_User")
-        case ("DELETE", "users", 2): target = (.delete, "_User")
-        case ("POST", "files", 1), ("POST", "fileTokens", 1): target = (.create, "_File")
-        case ("GET", "files", 2): target = (.get, "_File")
-        case ("DELETE", "files", 2): target = (.delete, "_File")
-        case ("GET", "classes", 2): target = (.find, try Self.className(s[1]))
-        case ("GET", "classes", 3): target = (.get, try Self.className(s[1]))
-        case ("POST", "classes", 2): target = (.create, try Self.className(s[1]))
-        case ("PUT", "classes", 3): target = (.update, try Self.className(s[1]))
-        case ("DELETE", "classes", 3): target = (.delete, try Self.className(s[1]))
-        default: return
-        }
-        let (operation, className) = target
+    func checkRoutePermissions(_ r: APIRequest, segments: [String]) async throws {
+        let s = APIRouteTable.normalized(segments)
+        guard let match = Self.routes.match(method: r.method, segments: s) else { return }
+        try await checkRoutePermissions(r, match)
+    }
+
+    /// The permission a matched route declares (``APIRoute/Permission``).
+    func checkRoutePermissions(_ r: APIRequest, _ match: APIRoute.Match) async throws {
+        guard let grantees = r.grantees, let permission = match.route.permission, let className = try match.permissionClass() else { return }
+        let operation = permission.operation
         let snapshot = try await permissionsSnapshot()
         try requirePermission(operation, className, grantees: grantees, snapshot: snapshot)
-        // (The file routes' bodies are not the keys they store.)
-        if operation == .create || operation == .update, s.first != "files", s.first != "fileTokens", case .object(let body)? = r.body {
+        if operation == .create || operation == .update, permission.bodyHoldsKeys, case .object(let body)? = r.body {
             try await checkNewKeys(Array(body.keys), className: className, grantees: grantees, snapshot: snapshot)
         }
         if operation == .update || operation == .delete, let condition = try r.json("where") {

@@ -75,58 +75,30 @@ public struct API: Sendable {
         do { return try await storage.takeUpload(token) } catch { throw Self.answer(to: error) }
     }
 
+    /// Every route, declared by the file that handles it (``APIRoute``).
+    /// A new endpoint is a declaration in its resource's list; a new
+    /// resource, its list here.
+    static let routes = APIRouteTable([
+        classRoutes, userRoutes, fileRoutes, batchRoutes, cloudQueryRoutes, scanRoutes, liveQueryRoutes, functionRoutes,
+        schemaRoutes, classPermissionRoutes, dateRoutes,
+    ])
+
+    /// A request through its route: its parameters checked (a find's by
+    /// the find), its class-level permission, then its handler; 404 when
+    /// no route has its method and path.
     func route(_ r: APIRequest) async throws -> APIResponse {
-        var s = r.segments
-        // `/1.1/roles[/<id>]` is `/1.1/classes/_Role[/<id>]`.
-        if s.first == "roles" && s.count <= 2 { s = ["classes", "_Role"] + s.dropFirst() }
-        // `/1.1/classes/_user` is `_User`'s, sign-up included (``ClassNames``).
-        if s.first == "classes" && s.count >= 2 { s[1] = ClassNames.canonical(s[1]) }
+        let s = APIRouteTable.normalized(r.segments)
+        let match = Self.routes.match(method: r.method, segments: s)
         var r = r
-        // A find decodes its query string only when it makes its query
-        // (``find(_:className:)``); every other route reads the parameters.
-        let isFind = r.method == "GET" && ((s.first == "classes" && s.count == 2) || (s.first == "users" && s.count == 1))
-        if !isFind {
+        if case .readByHandler? = match?.route.parameters {} else {
             r.decodeQuery()
-            try Self.checkParameterNames(r, segments: s)
+            try Self.checkParameterNames(r, match: match, segments: s)
         }
-        try await checkRoutePermissions(r, segments: s)
-        switch (r.method, s.first, s.count) {
-        case ("POST", "classes", 2) where s[1] == "_User", ("POST", "users", 1): return try await signUp(r)
-        case ("POST", "login", 1): return try await login(r)
-        case ("GET", "users", 2) where s[1] == "me": return try await me(r)
-        case ("PUT", "users", 3) where s[2] == "refreshSessionToken": return try await refreshSessionToken(r, userId: s[1])
-        case ("PUT", "users", 3) where s[2] == "updatePassword": return try await updatePassword(r, userId: s[1])
-        case ("GET", "users", 1): return try await find(r, className: "_User")
-        case ("GET", "users", 2): return try await get(r, className: "_User", objectId: s[1])
-        case ("PUT", "users", 2): return try await update(r, className: "_User", objectId: s[1])
-        case ("DELETE", "users", 2): return try await delete(r, className: "_User", objectIds: s[1])
-        case ("POST", "fileTokens", 1): return try await fileToken(r)
-        case ("POST", "fileCallback", 1): return try await fileCallback(r)
-        case ("POST", "files", 1): return try await externalFile(r)
-        case ("GET", "files", 2): return try await get(r, className: "_File", objectId: s[1])
-        case ("DELETE", "files", 2): return try await deleteFileRoute(r, objectId: s[1])
-        case ("GET", "classes", 2): return try await find(r, className: try Self.className(s[1]))
-        case ("POST", "classes", 2): return try await create(r, className: try Self.className(s[1]))
-        case ("GET", "classes", 3): return try await get(r, className: try Self.className(s[1]), objectId: s[2])
-        case ("PUT", "classes", 3): return try await update(r, className: try Self.className(s[1]), objectId: s[2])
-        case ("DELETE", "classes", 3): return try await delete(r, className: try Self.className(s[1]), objectIds: s[2])
-        case ("POST", "batch", 1): return try await batch(r)
-        case ("GET", "cloudQuery", 1), ("POST", "cloudQuery", 1): return try await cloudQuery(r)
-        case ("GET", "scan", 3) where s[1] == "classes": return try await scan(r, className: try Self.className(s[2]))
-        case ("POST", "LiveQuery", 2) where s[1] == "subscribe": return try await liveQuerySubscribe(r)
-        case ("POST", "LiveQuery", 2) where s[1] == "unsubscribe": return try liveQueryUnsubscribe(r)
-        case ("POST", "LiveQuery", 3) where s[1] == "subscribe" && s[2] == "ping": return try liveQueryPing(r)
-        case ("GET", "date", 1): return APIResponse(body: .date(clock()).restJSON)
-        case ("GET", "functions", 3) where s[1] == "_ops" && s[2] == "metadatas", ("POST", "functions", 3) where s[1] == "_ops" && s[2] == "metadatas":
-            return try await engineMetadata(r)
-        case ("POST", "functions", 2), ("POST", "call", 2): return try await callFunction(r, name: s[1], rpc: s[0] == "call")
-        case ("GET", "schemas", 1): return try await schemas(r, className: nil)
-        case ("GET", "schemas", 2): return try await schemas(r, className: try Self.className(s[1]))
-        case ("PUT", "schemas", 2): return try await setClassPermissions(r, className: try Self.className(s[1]))
-        case ("GET", "schemas", 3) where s[2] == "permissions": return try await getClassPermissions(r, className: try Self.className(s[1]))
-        default:
+        guard let match else {
             throw APIError(status: 404, code: 404, "no such API: \(r.method) /1.1/\(s.joined(separator: "/"))")
         }
+        try await checkRoutePermissions(r, match)
+        return try await match.route.handler(self, r, match)
     }
 
     /// A class name as LeanCloud allows it: a letter or `_` first, then

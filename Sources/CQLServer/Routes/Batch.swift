@@ -2,6 +2,9 @@ import CQLKit
 
 /// `POST /1.1/batch`: `{"requests":[{"method","path","body","params"}]}`.
 extension API {
+    /// `/1.1/batch` (``routes``).
+    static let batchRoutes: [APIRoute] = [APIRoute("POST", "batch") { api, r, _ in try await api.batch(r) }]
+
     /// The most sub-requests one batch may hold.
     static let maximumBatch = 1000
 

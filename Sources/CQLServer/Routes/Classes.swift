@@ -3,6 +3,25 @@ import CQLKit
 
 /// `/1.1/classes/<Class>[/<objectId>]`: find, get, create, update, delete.
 extension API {
+    /// `/1.1/classes/<Class>[/<id>]`'s routes (``routes``).
+    static let classRoutes: [APIRoute] = [
+        APIRoute("GET", "classes/:class", parameters: .readByHandler(findParameterNames), permission: .init(.find)) { api, r, path in
+            try await api.find(r, className: try path.className())
+        },
+        APIRoute("POST", "classes/:class", reads: writeFlags, permission: .init(.create)) { api, r, path in
+            try await api.create(r, className: try path.className())
+        },
+        APIRoute("GET", "classes/:class/:id", reads: getParameterNames, permission: .init(.get)) { api, r, path in
+            try await api.get(r, className: try path.className(), objectId: path["id"])
+        },
+        APIRoute("PUT", "classes/:class/:id", reads: writeFlags.union(["where"]), permission: .init(.update)) { api, r, path in
+            try await api.update(r, className: try path.className(), objectId: path["id"])
+        },
+        APIRoute("DELETE", "classes/:class/:id", reads: ["where"], permission: .init(.delete)) { api, r, path in
+            try await api.delete(r, className: try path.className(), objectIds: path["id"])
+        },
+    ]
+
     /// The request parameters a find reads (any other is refused:
     /// ``checkParameterNames(_:segments:)``).
     static let findParameters = ["order", "keys", "include", "count", "returnACL", "skip"]

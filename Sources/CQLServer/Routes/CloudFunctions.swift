@@ -12,6 +12,16 @@ import CQLKit
 /// → 503 {"code":124,"error":"The request timed out on the server."}
 /// ```
 extension API {
+    /// The cloud engine's routes (``routes``): a function's parameters may
+    /// be any JSON.
+    static let functionRoutes: [APIRoute] = ["GET", "POST"].map { method in
+        APIRoute(method, "functions/_ops/metadatas", body: .anyJSON) { api, r, _ in try await api.engineMetadata(r) }
+    } + ["functions", "call"].map { prefix in
+        APIRoute("POST", "\(prefix)/:name", body: .anyJSON) { api, r, path in
+            try await api.callFunction(r, name: path["name"], rpc: prefix == "call")
+        }
+    }
+
     /// A cloud function's call, answered by the engine.
     func callFunction(_ r: APIRequest, name: String, rpc: Bool) async throws -> APIResponse {
         guard let engine else { throw Self.noEngine("POST /1.1/\(rpc ? "call" : "functions")/\(name)") }

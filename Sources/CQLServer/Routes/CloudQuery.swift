@@ -7,6 +7,11 @@ import CQLSQL
 /// `pvalues` past the statement's placeholders are ignored, as LeanCloud
 /// ignored them (the command line refuses them).
 extension API {
+    /// `/1.1/cloudQuery`, by GET or POST (``routes``).
+    static let cloudQueryRoutes: [APIRoute] = ["GET", "POST"].map { method in
+        APIRoute(method, "cloudQuery", reads: ["cql", "pvalues"]) { api, r, _ in try await api.cloudQuery(r) }
+    }
+
     /// A select answers `{"results":[...],"className":"<C>"}` (`count(*)`:
     /// `"count":N` and no results); a write answers as LeanCloud does, with
     /// what it wrote: an insert `{"results":[{"objectId","createdAt"}]}`, an

@@ -14,6 +14,21 @@ import Foundation
 /// POST /1.1/fileCallback {"token":"Zx8...","result":true} → 200 {}
 /// ```
 extension API {
+    /// The file routes (``routes``); the bytes' own (`/uploads/<token>`,
+    /// `/files/<key>`) are HTTP's (`FileBytesRoutes`). A file route's body is
+    /// not the keys it stores.
+    static let fileRoutes: [APIRoute] = [
+        APIRoute("POST", "fileTokens", permission: .init(.create, of: "_File", bodyHoldsKeys: false)) { api, r, _ in try await api.fileToken(r) },
+        APIRoute("POST", "fileCallback") { api, r, _ in try await api.fileCallback(r) },
+        APIRoute("POST", "files", permission: .init(.create, of: "_File", bodyHoldsKeys: false)) { api, r, _ in try await api.externalFile(r) },
+        APIRoute("GET", "files/:id", reads: getParameterNames, permission: .init(.get, of: "_File")) { api, r, path in
+            try await api.get(r, className: "_File", objectId: path["id"])
+        },
+        APIRoute("DELETE", "files/:id", permission: .init(.delete, of: "_File")) { api, r, path in
+            try await api.deleteFileRoute(r, objectId: path["id"])
+        },
+    ]
+
     /// `POST /1.1/fileTokens`: the `_File` object (its bytes still to come)
     /// and where to put them.
     func fileToken(_ r: APIRequest) async throws -> APIResponse {

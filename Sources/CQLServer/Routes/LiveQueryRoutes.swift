@@ -11,6 +11,14 @@ import Foundation
 /// → 200 {"id":"d1","query_id":"5f0c…"}
 /// ```
 extension API {
+    /// LiveQuery's REST routes (``routes``); its router (`/v1/route`) and
+    /// WebSocket are HTTP's.
+    static let liveQueryRoutes: [APIRoute] = [
+        APIRoute("POST", "LiveQuery/subscribe") { api, r, _ in try await api.liveQuerySubscribe(r) },
+        APIRoute("POST", "LiveQuery/unsubscribe") { api, r, _ in try api.liveQueryUnsubscribe(r) },
+        APIRoute("POST", "LiveQuery/subscribe/ping") { api, r, _ in try api.liveQueryPing(r) },
+    ]
+
     /// The keys of a subscribe body's `query` LiveQuery reads (`order`,
     /// `limit` and `skip` are accepted and do not apply: an event is about one object).
     static let liveQueryKeys: Set<String> = ["className", "where", "keys", "returnACL", "include", "order", "limit", "skip"]

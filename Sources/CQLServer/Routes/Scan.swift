@@ -4,6 +4,13 @@ import Foundation
 /// `GET /1.1/scan/classes/<Class>`: every matching object, page by page
 /// (master key only).
 extension API {
+    /// `/1.1/scan/classes/<Class>` (``routes``; the master key's).
+    static let scanRoutes: [APIRoute] = [
+        APIRoute("GET", "scan/classes/:class", reads: ["where", "keys", "include", "limit", "scan_key", "cursor", "returnACL"]) { api, r, path in
+            try await api.scan(r, className: try path.className())
+        },
+    ]
+
     /// `limit` (default 100, at most 1000), `where`, `keys`, `include`, `scan_key` (default
     /// `objectId`; `-key` descending) and `cursor` (from the previous page;
     /// `null` on the last). On `objectId` the cursor is the last objectId

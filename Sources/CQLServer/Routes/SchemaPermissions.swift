@@ -14,6 +14,12 @@ import CQLSQL
 ///        "protectedFields":{"*":["phone"]}}
 /// ```
 extension API {
+    /// A class's class-level permissions (``routes``).
+    static let classPermissionRoutes: [APIRoute] = [
+        APIRoute("PUT", "schemas/:class") { api, r, path in try await api.setClassPermissions(r, className: try path.className()) },
+        APIRoute("GET", "schemas/:class/permissions") { api, r, path in try await api.getClassPermissions(r, className: try path.className()) },
+    ]
+
     /// Replaces the class's setting (an operation it leaves out, or a
     /// missing `protectedFields`, takes the class's default; `{}` resets
     /// all) and answers the effective permissions. The class need not exist

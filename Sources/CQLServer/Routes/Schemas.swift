@@ -3,6 +3,12 @@ import CQLKit
 /// `GET /1.1/schemas` and `/1.1/schemas/<Class>` (master key only): each
 /// class's keys with the types found in its data.
 extension API {
+    /// `/1.1/schemas[/<Class>]` (``routes``; the master key's).
+    static let schemaRoutes: [APIRoute] = [
+        APIRoute("GET", "schemas") { api, r, _ in try await api.schemas(r, className: nil) },
+        APIRoute("GET", "schemas/:class") { api, r, path in try await api.schemas(r, className: try path.className()) },
+    ]
+
     /// `{"<Class>":{"<key>":{"type":"String"},...},...}`; one class:
     /// `{"<key>":{"type":...},...}`. Types are LeanCloud's names (`String`,
     /// `Number`, `Boolean`, `Date`, `Pointer` with its `className`, `GeoPoint`,

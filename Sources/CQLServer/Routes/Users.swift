@@ -25,6 +25,34 @@ import Foundation
 /// → 400 {"code":210,"error":"The username and password mismatch."}
 /// ```
 extension API {
+    /// The users API's routes (``routes``): sign-up, login, the caller's
+    /// own user and session, and the class API on `_User`.
+    static let userRoutes: [APIRoute] = [
+        APIRoute("POST", "users", reads: writeFlags.union(["failOnNotExist"]), permission: .init(.create, of: "_User")) { api, r, _ in
+            try await api.signUp(r)
+        },
+        APIRoute("POST", "classes/_User", reads: writeFlags.union(["failOnNotExist"]), permission: .init(.create, of: "_User")) { api, r, _ in
+            try await api.signUp(r)
+        },
+        APIRoute("POST", "login", reads: ["username", "email", "mobilePhoneNumber", "password"]) { api, r, _ in try await api.login(r) },
+        // `me` is the caller's own user; refreshSessionToken and updatePassword are its own session's.
+        APIRoute("GET", "users/me", reads: ["session_token"]) { api, r, _ in try await api.me(r) },
+        APIRoute("PUT", "users/:id/refreshSessionToken") { api, r, path in try await api.refreshSessionToken(r, userId: path["id"]) },
+        APIRoute("PUT", "users/:id/updatePassword") { api, r, path in try await api.updatePassword(r, userId: path["id"]) },
+        APIRoute("GET", "users", parameters: .readByHandler(findParameterNames), permission: .init(.find, of: "_User")) { api, r, _ in
+            try await api.find(r, className: "_User")
+        },
+        APIRoute("GET", "users/:id", reads: getParameterNames, permission: .init(.get, of: "_User")) { api, r, path in
+            try await api.get(r, className: "_User", objectId: path["id"])
+        },
+        APIRoute("PUT", "users/:id", reads: writeFlags.union(["where"]), permission: .init(.update, of: "_User")) { api, r, path in
+            try await api.update(r, className: "_User", objectId: path["id"])
+        },
+        APIRoute("DELETE", "users/:id", reads: ["where"], permission: .init(.delete, of: "_User")) { api, r, path in
+            try await api.delete(r, className: "_User", objectIds: path["id"])
+        },
+    ]
+
     static let invalidSession = APIError(code: 211, "Invalid session token.")
     static let noSuchUser = APIError(code: 211, "Could not find user.")
     static let passwordMismatch = APIError(code: 210, "The username and password mismatch.")
