@@ -161,10 +161,11 @@ public struct CQLServer: Sendable {
         let webSocket = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: HTTP1Channel.Configuration(idleTimeout: idle),
             ws: WebSocketServerConfiguration(maxFrameSize: configuration.liveQuery.messageSize, autoPing: .enabled(timePeriod: .seconds(60))))
-        let responder = APIResponder(api: api, authenticator: Authenticator(keys: configuration.keys), publicURL: configuration.publicURL,
-                                     bodies: RequestBodyReader(maximumSize: configuration.maximumBodySize, largeSize: configuration.largeBodySize,
-                                                               largeAtOnce: configuration.largeBodiesAtOnce),
-                                     logger: logger)
+        let responder = ServerRouter.responder(.init(
+            api: api, authenticator: Authenticator(keys: configuration.keys), origin: PublicOrigin(publicURL: configuration.publicURL),
+            bodies: RequestBodyReader(maximumSize: configuration.maximumBodySize, largeSize: configuration.largeBodySize,
+                                      largeAtOnce: configuration.largeBodiesAtOnce),
+            logger: logger))
         let app = Application(
             responder: responder,
             // PostgreSQL: handlers on their connection's event loop, where

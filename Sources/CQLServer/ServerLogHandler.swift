@@ -24,7 +24,7 @@ import Darwin
 /// interleave.
 ///
 /// Metadata is written as `key=value` after the label, as given; the server
-/// never puts keys, tokens or bodies into its log (`APIResponder`).
+/// never puts keys, tokens or bodies into its log (`AccessLogMiddleware`).
 public struct ServerLogHandler: LogHandler {
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]

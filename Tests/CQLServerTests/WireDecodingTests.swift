@@ -45,7 +45,7 @@ final class WireDecodingTests: XCTestCase {
     }
 
     /// The responder reads the headers `Authenticator.headerNames` lists in
-    /// one pass (``APIResponder/credentials(_:)``): every name `identify`
+    /// one pass (``AuthenticationMiddleware/credentials(_:)``): every name `identify`
     /// asks, whatever the headers, is in that list.
     func testEveryHeaderIdentifyAsksIsListed() {
         // With a hook key (a server with an engine): `X-LC-Hook-Key` is asked too.
@@ -83,7 +83,7 @@ final class WireDecodingTests: XCTestCase {
         for form in forms {
             var headers = HTTPFields()
             for (name, value) in form { headers.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
-            let credentials = APIResponder.credentials(headers)
+            let credentials = AuthenticationMiddleware.credentials(headers)
             let fast = auth.identify(headers: { credentials[$0.rawValue] })
             let asked = auth.identify { headers[HTTPField.Name($0)!] }
             XCTAssertEqual(fast, asked, "\(form)")
@@ -93,7 +93,7 @@ final class WireDecodingTests: XCTestCase {
         var twice = HTTPFields()
         twice.append(HTTPField(name: HTTPField.Name("X-LC-Key")!, value: "k"))
         twice.append(HTTPField(name: HTTPField.Name("x-lc-key")!, value: "k"))
-        XCTAssertEqual(APIResponder.credentials(twice)[Authenticator.Header.key.rawValue], "k, k")
+        XCTAssertEqual(AuthenticationMiddleware.credentials(twice)[Authenticator.Header.key.rawValue], "k, k")
         XCTAssertEqual(Authenticator.Header(name: "x-lc-sign"), .sign)
         XCTAssertNil(Authenticator.Header(name: "host"))
         XCTAssertEqual(Authenticator.Header.allCases.map(\.name), Authenticator.headerNames)

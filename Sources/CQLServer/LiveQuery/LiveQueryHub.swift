@@ -71,6 +71,11 @@ public final class LiveQueryHub: CommittedChangeObserver, @unchecked Sendable {
     // MARK: The change source
 
     public func committed(_ write: CommittedWrite) {
+        // A write no subscription can hear is not kept: a subscription made
+        // after its commit is not its subscriber. `_Role` writes change
+        // what every connection may read (``refreshRoles()``).
+        let heard = state.update { st in write.changes.contains { $0.className == "_Role" || st.classes[$0.className] != nil } }
+        guard heard else { return }
         if case .dropped = enqueue.yield(write) {
             logger.error("LiveQuery: \(limits.pendingWrites) writes waiting to be matched; events lost, every connection closed (4409)")
             closeAll(code: 4409, reason: "events were lost: subscribe again")
