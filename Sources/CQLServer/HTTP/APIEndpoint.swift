@@ -18,6 +18,7 @@ struct APIEndpoint: HTTPResponder {
         r.rawQuery = request.uri.query
         r.origin = origin.of(request)
         r.writesBody = true
+        r.route = context.route
         do throws(APIError) {
             let answer = try await api.handle(r)
             var headers = HTTPFields()

@@ -10,6 +10,8 @@ struct APIRequestContext: RequestContext {
     var identity: Identity?
     /// The percent-decoded segments after `/1.1/`.
     var segments: [String] = []
+    /// The route of the method and path, found once (nil: none, a 404 to come).
+    var route: APIRoute.Match?
     /// The JSON body; nil when there is none (or it is not read yet).
     var body: Value?
 

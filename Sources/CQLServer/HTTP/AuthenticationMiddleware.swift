@@ -43,14 +43,16 @@ struct AuthenticationMiddleware: RouterMiddleware {
             guard let segments = APIRequest.segments(ofPath: Substring(request.uri.path)) else {
                 throw APIError(status: 404, code: 404, "no such API: \(request.uri.path) (the API is under /1.1/)")
             }
-            let isPublic = { API.routes.match(method: request.method.rawValue, segments: APIRouteTable.normalized(segments))?.route.isPublic == true }
+            let route = API.routes.match(method: request.method.rawValue, segments: APIRouteTable.normalized(segments))
+            let isPublic = route?.route.isPublic == true
             let credentials = Self.credentials(request.headers)
-            guard var identity = authenticator.identify(headers: { credentials[$0.rawValue] }) ?? (isPublic() ? Identity(isMaster: false) : nil)
+            guard var identity = authenticator.identify(headers: { credentials[$0.rawValue] }) ?? (isPublic ? Identity(isMaster: false) : nil)
             else { throw refusal(credentials) }
             if identity.sessionToken?.isEmpty == true { identity.sessionToken = nil }
-            if identity.sessionToken != nil, !isPublic() { try await api.resolveSession(&identity) }
+            if !isPublic { try await api.resolveSession(&identity) }
             context.identity = identity
             context.segments = segments
+            context.route = route
         } catch {
             if error.code == 1 { logger.error("internal error: \(error.message)") }
             return .error(error)

@@ -10,7 +10,6 @@ struct RequestBodyMiddleware: RouterMiddleware {
     let bodies: RequestBodyReader
 
     func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
-        let route = API.routes.match(method: request.method.rawValue, segments: APIRouteTable.normalized(context.segments))
         let turn: RequestBodyReader.Turn?
         let response: Response
         do {
@@ -18,7 +17,7 @@ struct RequestBodyMiddleware: RouterMiddleware {
             // (and its memory goes back to the system) after it is freed.
             var context = context
             do {
-                (context.body, turn) = try await bodies.read(request, anyJSON: route?.route.body == .anyJSON)
+                (context.body, turn) = try await bodies.read(request, anyJSON: context.route?.route.body == .anyJSON)
             } catch {
                 return .error(error)
             }

@@ -88,7 +88,7 @@ public struct API: Sendable {
     /// no route has its method and path.
     func route(_ r: APIRequest) async throws -> APIResponse {
         let s = APIRouteTable.normalized(r.segments)
-        let match = Self.routes.match(method: r.method, segments: s)
+        let match = r.route ?? Self.routes.match(method: r.method, segments: s)
         var r = r
         if case .readByHandler? = match?.route.parameters {} else {
             r.decodeQuery()

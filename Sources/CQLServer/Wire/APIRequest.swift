@@ -31,6 +31,9 @@ public struct APIRequest: Sendable {
     /// from a kept query never needs its parameters, which cost a split,
     /// percent-decoding and a dictionary to decode.
     public var rawQuery: String?
+    /// The route of ``method`` and ``segments`` when HTTP has found it
+    /// already (``APIRouteTable``); nil: found by ``API/handle(_:)``.
+    var route: APIRoute.Match?
     /// A batch sub-request's body's `__ignore_hooks` (which the batch
     /// takes out of it).
     var sentIgnoreHooks: Value?
