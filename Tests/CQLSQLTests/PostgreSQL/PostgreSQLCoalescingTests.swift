@@ -25,16 +25,44 @@ extension PostgreSQLTests {
     }
 
     /// Runs `body` while the reader's only lane is held by a statement that
-    /// sleeps: everything `body` starts waits, then runs as one batch.
-    private func whileTheLaneIsBusy<T: Sendable>(_ reader: PostgreSQLReadConnection,
+    /// waits for an advisory lock: everything `body` starts waits, then runs
+    /// as one batch. Nothing here depends on timing: the lock is released
+    /// only once the blocker holds the lane and `runs` runs wait behind it.
+    private func whileTheLaneIsBusy<T: Sendable>(_ reader: PostgreSQLReadConnection, runs: Int,
                                                  _ body: @escaping @Sendable () async -> T) -> T {
-        waitFor {
-            async let blocker = try? reader.rows("SELECT pg_sleep(0.4)::text", [])
-            try? await Task.sleep(for: .milliseconds(100))
-            let value = await body()
-            _ = await blocker
-            return value
+        guard let url = Self.server?.url, let control = try? PostgreSQLReadConnection(url: url, lanes: 1, statementTimeoutMilliseconds: 0) else {
+            XCTFail("no control connection")
+            return waitFor(body)
         }
+        defer { control.closeNow() }
+        let key = Int64.random(in: 1...Int64(Int32.max))
+        return waitFor {
+            _ = try? await control.rows("SELECT pg_advisory_lock($1)::text", [.int(key)])
+            async let blocker = try? reader.rows("SELECT 'held'::text FROM (SELECT pg_advisory_xact_lock_shared($1)) AS s", [.int(key)])
+            let blocked = await Self.eventually {
+                let waiting = try? await control.rows("SELECT count(*)::text FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid::bigint = $1",
+                                                      [.int(key & 0xFFFF_FFFF)])
+                return waiting?.first?.makeRandomAccess()[data: 0].string == "1"
+            }
+            async let value = body()
+            let queued = await Self.eventually { reader.queue.waitingCount >= runs }
+            _ = try? await control.rows("SELECT pg_advisory_unlock($1)::text", [.int(key)])
+            let answer = await value
+            _ = await blocker
+            XCTAssertTrue(blocked, "the blocker never waited for the lock")
+            XCTAssertTrue(queued, "\(runs) runs never waited behind the blocker")
+            return answer
+        }
+    }
+
+    /// Whether `condition` held within 30 seconds, checked every 5 ms.
+    private static func eventually(_ condition: @Sendable () async -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return false
     }
 
     /// `body(0)` … `body(count - 1)` run at once; their answers in that order.
@@ -94,7 +122,7 @@ extension PostgreSQLTests {
         // Alone first (one at a time: nothing coalesces), then all at once.
         let alone = queries.map { described(run($0, on: reader)) }
         XCTAssertEqual(reader.coalescing.statements, 0)
-        let together = whileTheLaneIsBusy(reader) { [queries] in
+        let together = whileTheLaneIsBusy(reader, runs: queries.count) { [queries] in
             await Self.allAtOnce(queries.count) { i in await Self.answer(queries[i], on: reader) }
         }
         for (i, q) in queries.enumerated() {
@@ -166,7 +194,7 @@ extension PostgreSQLTests {
             }
             asks.append((user, ACLRule.restricting(Query(className: "Note", order: [OrderKey("objectId")]), to: ACLRule.normalized([user]))))
         }
-        let answers = whileTheLaneIsBusy(reader) { [asks] in
+        let answers = whileTheLaneIsBusy(reader, runs: asks.count) { [asks] in
             await Self.allAtOnce(asks.count) { i in
                 let r = try? await SQLRunner.run(asks[i].query, on: reader)
                 return (r?.objects ?? [["failed": true]]).map { o in "\(o["objectId"]?.stringValue ?? "-")/\(o["owner"]?.stringValue ?? "-")" }
@@ -199,14 +227,14 @@ extension PostgreSQLTests {
         let reader = try PostgreSQLReadConnection(url: url, lanes: 1, statementTimeoutMilliseconds: 0)
         defer { reader.closeNow() }
         let divisors: [Int64] = [1, 0, 5, 2]
-        let answers = whileTheLaneIsBusy(reader) {
+        let answers = whileTheLaneIsBusy(reader, runs: divisors.count) {
             await Self.allAtOnce(divisors.count) { i in await Self.quotient(divisors[i], on: reader) }
         }
         XCTAssertEqual(answers, ["10", "division by zero", "2", "5"])
         XCTAssertEqual(reader.coalescing.failed, 1)
         XCTAssertEqual(reader.coalescing.failedWhereAloneAnswered, 0)
         // The lane goes on: the same statement coalesces again when it can.
-        let again = whileTheLaneIsBusy(reader) {
+        let again = whileTheLaneIsBusy(reader, runs: 2) {
             await Self.allAtOnce(2) { i in await Self.quotient([2, 10][i], on: reader) }.sorted()
         }
         XCTAssertEqual(again, ["1", "5"])
@@ -288,7 +316,7 @@ extension PostgreSQLTests {
         let alone = described(run(page, on: reader))
         XCTAssertTrue(alone.contains("s019"), alone)
         let before = reader.coalescing
-        let together = whileTheLaneIsBusy(reader) {
+        let together = whileTheLaneIsBusy(reader, runs: 6) {
             await Self.allAtOnce(6) { _ in await Self.answer(page, on: reader) }
         }
         for answer in together { XCTAssertEqual(described(answer), alone) }

@@ -317,6 +317,13 @@ final class LaneQueue: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// How many runs wait for a lane now.
+    var waitingCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return waiting.count
+    }
+
     var coalescing: PostgreSQLReadConnection.Coalescing {
         lock.lock()
         defer { lock.unlock() }
