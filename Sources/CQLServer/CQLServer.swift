@@ -155,6 +155,12 @@ public struct CQLServer: Sendable {
             guard let storage else { throw CancellationError() }
             return try await storage.grantees(userId: userId)
         }
+        // The API itself (its class permissions kept, and forgotten when it
+        // writes them); the cycle hub → API → storage → hub ends in stop().
+        let includes = api
+        liveQuery.includeObjects = { object, s in
+            try await includes.includedForLiveQuery(object, className: s.className, includes: s.includes, grantees: s.grantees, returnACL: s.returnACL)
+        }
         let endpoint = LiveQueryEndpoint(hub: liveQuery, appId: configuration.keys.appId, logger: logger)
         let idle = TimeAmount.milliseconds(Int64((configuration.connections.idleTimeout * 1000).rounded()))
         let count = ConnectionCount(maximum: configuration.connections.maximum, headTimeout: idle)
@@ -203,6 +209,7 @@ public struct CQLServer: Sendable {
 
     /// What ``run(handleSignals:onListening:)`` started, stopped once it serves no more.
     func stop(_ discovery: Task<Void, Never>?, _ engine: CloudEngine?) async {
+        liveQuery.includeObjects = nil
         discovery?.cancel()
         await discovery?.value
         await engine?.shutdown()

@@ -192,18 +192,22 @@ class Client:
                 await self.received(d)
         return True
 
-    def subscribe(self, class_name, where, keys=None):
+    def subscribe(self, class_name, where, keys=None, include=None):
         """The REST subscribe, in the body shape of this subprotocol's SDK."""
         if self.wire == "lc.protobuf2.3":  # JavaScript: session header, where an object
             query = {"className": class_name, "where": where, "returnACL": False}
             if keys:
                 query["keys"] = keys
+            if include:
+                query["include"] = include
             return rest("POST", "/1.1/LiveQuery/subscribe", {"query": query, "id": self.id}, session=self.session)
         if self.wire == "lc.proto2base64.3":  # Java: where a JSON string, returnACL "true"
             query = {"className": class_name, "where": json.dumps(where), "limit": "100", "returnACL": "true"}
             body = {"query": query, "id": self.id}
         else:  # C#: the session and clientTimestamp in the body
             body = {"query": {"className": class_name, "where": where}, "id": self.id, "clientTimestamp": int(time.time() * 1000)}
+        if include:  # Java, C# and Swift send include as "a,b.c"; the JS SDK too
+            body["query"]["include"] = include
         if self.session:
             body["sessionToken"] = self.session
         return rest("POST", "/1.1/LiveQuery/subscribe", body)
@@ -357,6 +361,55 @@ async def main(wire):
     # What LiveQuery cannot serve is refused by name.
     s, answer = a.subscribe(cls, {"owner": {"$inQuery": {"className": "_User", "where": {}}}})
     check("inner query refused", s == 400 and answer.get("code") == 102, answer)
+
+    # include: each event's pointed objects as that subscriber's find reads
+    # them (a private one stays a bare Pointer, a user without secrets).
+    icls, tcls = "LQI" + tag, "LQT" + tag
+
+    def ptr(c, i):
+        return {"__type": "Pointer", "className": c, "objectId": i}
+
+    t_private = write("POST", "/1.1/classes/" + tcls, {"title": "alice's", "ACL": {alice_id: {"read": True}}})["objectId"]
+    t_public = write("POST", "/1.1/classes/" + tcls, {"title": "everyone's", "inner": ptr(tcls, t_private)})["objectId"]
+    inc = {}
+    for client in [a, b]:
+        s, answer = client.subscribe(icls, {"kind": "inc"}, include="author,open.inner,closed")
+        inc[client.id[0]] = answer.get("query_id")
+        check("subscribe with include " + client.id[0], s == 200 and answer.get("query_id"), answer)
+    made = write("POST", "/1.1/classes/" + icls, {"kind": "inc", "title": "with-include", "author": ptr("_User", alice_id),
+                                                  "open": ptr(tcls, t_public), "closed": ptr(tcls, t_private)})["objectId"]
+    # What each subscriber's own find with the same include answers now.
+    acl = "&returnACL=true" if wire == "lc.proto2base64.3" else ""
+    finds = {client.id[0]: rest("GET", "/1.1/classes/%s/%s?include=author,open.inner,closed%s" % (icls, made, acl), session=client.session)[1]
+             for client in [a, b]}
+    write("PUT", "/1.1/classes/" + icls + "/" + made, {"title": "with-include2"})
+    write("DELETE", "/1.1/classes/" + icls + "/" + made, None)
+
+    def included(client):
+        return [e for e in client.events if e.get("query_id") == inc[client.id[0]]]
+
+    for client in [a, b]:
+        heard = await client.until(lambda e: e.get("query_id") == inc[client.id[0]] and e["op"] == "delete")
+        check("include: create, update, delete " + client.id[0], heard and [e["op"] for e in included(client)] == ["create", "update", "delete"],
+              included(client))
+    for client, reads_private in [(a, True), (b, False)]:
+        created = next((e["object"] for e in included(client) if e["op"] == "create"), {})
+        check("include as the subscriber's find " + client.id[0],
+              {k: v for k, v in created.items() if k != "className"} == finds[client.id[0]], [created, finds[client.id[0]]])
+        for e in included(client):
+            o = e["object"]
+            author, opened, closed = o.get("author", {}), o.get("open", {}), o.get("closed", {})
+            check("included user without secrets " + client.id[0] + " " + e["op"],
+                  author.get("__type") == "Pointer" and author.get("className") == "_User" and author.get("objectId") == alice_id
+                  and author.get("username") == "alice" + tag and not {"password", "salt", "sessionToken"} & set(author), author)
+            check("included public object " + client.id[0] + " " + e["op"],
+                  opened.get("__type") == "Pointer" and opened.get("title") == "everyone's", opened)
+            if reads_private:
+                check("included private object, its reader " + client.id[0] + " " + e["op"],
+                      closed.get("title") == "alice's" and opened.get("inner", {}).get("title") == "alice's", o)
+            else:
+                check("private object a bare Pointer " + client.id[0] + " " + e["op"],
+                      closed == ptr(tcls, t_private) and opened.get("inner") == ptr(tcls, t_private), o)
 
     # logout: loggedout with the same i.
     a.serial += 1

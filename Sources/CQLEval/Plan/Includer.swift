@@ -87,3 +87,21 @@ extension DocumentStore {
         return lacking
     }
 }
+
+extension DocumentStore {
+    /// `object` with the Pointers at `paths` replaced by the objects this
+    /// store holds, as a query's `include` replaces them (multi-level paths,
+    /// arrays of Pointers; a Pointer the store lacks stays a Pointer). For
+    /// an object that is not in the store: a LiveQuery event's image.
+    ///
+    /// ```swift
+    /// var store = DocumentStore()
+    /// store.add([["objectId": "u1", "username": "ada"]], to: "_User")
+    /// let post: [String: Value] = ["objectId": "p1", "author": .pointer(Pointer(className: "_User", objectId: "u1"))]
+    /// store.including(post, paths: [FieldPath(["author"])])["author"]
+    /// // .typedObject(className: "_User", fields: ["objectId": "u1", "username": "ada"])
+    /// ```
+    public func including(_ object: [String: Value], paths: [FieldPath]) -> [String: Value] {
+        Includer(paths: paths.map(\.components), store: self).apply(object)
+    }
+}

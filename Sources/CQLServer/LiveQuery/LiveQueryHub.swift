@@ -61,6 +61,16 @@ public final class LiveQueryHub: CommittedChangeObserver, @unchecked Sendable {
     private let enqueue: AsyncStream<CommittedWrite>.Continuation
     /// Grantees anew for a user (after a `_Role` changed); nil: never refreshed.
     var refreshGrantees: (@Sendable (String) async throws -> [String])?
+    /// An event's object with its subscription's `include` paths resolved,
+    /// as that subscriber's find would resolve them (set by the server;
+    /// nil: Pointers stay as stored).
+    var includeObjects: IncludeObjects? {
+        get { includer.value }
+        set { includer.value = newValue }
+    }
+    typealias IncludeObjects = @Sendable (_ object: [String: Value], _ subscription: Subscription) async throws -> [String: Value]
+    /// Set at start and cleared at stop while the dispatcher reads it.
+    private let includer = LockedValue<IncludeObjects?>(nil)
 
     public init(limits: Limits = Limits(), logger: Logger = Logger(label: "cql.livequery")) {
         self.limits = limits
@@ -86,7 +96,7 @@ public final class LiveQueryHub: CommittedChangeObserver, @unchecked Sendable {
     public func run() async {
         for await write in queue {
             // After a `_Role` write, later writes wait for the new roles.
-            if dispatch(write) { await refreshRoles() }
+            if await dispatch(write) { await refreshRoles() }
         }
     }
 
@@ -264,21 +274,36 @@ public final class LiveQueryHub: CommittedChangeObserver, @unchecked Sendable {
 
     /// The events of one write, sent to the connections of each installation
     /// id concerned; true when it changed a `_Role` (roles to compute again).
+    ///
+    /// An event of a subscription with `include` waits for the objects it
+    /// includes to be read (``includeObjects``), and the writes after it
+    /// wait with it: events stay in commit order.
     @discardableResult
-    func dispatch(_ write: CommittedWrite) -> Bool {
+    func dispatch(_ write: CommittedWrite) async -> Bool {
         var messages: [String: [String]] = [:]
         var order: [String] = []
         var rolesChanged = false
         for change in write.changes {
             if change.className == "_Role" { rolesChanged = true }
             for s in candidates(change) {
+                let event: String
                 do {
-                    guard let event = try s.event(change) else { continue }
-                    if messages[s.installationId] == nil { order.append(s.installationId) }
-                    messages[s.installationId, default: []].append(event)
+                    guard var made = try s.eventBody(change) else { continue }
+                    if !s.includes.isEmpty, made.hasContent, let includeObjects, case .object(let object)? = made.body["object"] {
+                        do {
+                            made.body["object"] = .object(try await includeObjects(object, s))
+                        } catch {
+                            // Sent without them: a lost event would be worse than Pointers not included.
+                            logger.error("LiveQuery: subscription \(s.queryId): the objects \(change.className) '\(change.objectId)' includes could not be read (sent as Pointers): \(error)")
+                        }
+                    }
+                    event = JSONWriter.string(.object(made.body))
                 } catch {
                     logger.warning("LiveQuery: subscription \(s.queryId) could not evaluate \(change.className) '\(change.objectId)': \(error)")
+                    continue
                 }
+                if messages[s.installationId] == nil { order.append(s.installationId) }
+                messages[s.installationId, default: []].append(event)
             }
         }
         if !messages.isEmpty {

@@ -37,6 +37,9 @@ final class Subscription: Sendable {
     let hidden: Set<String>
     /// The equality `key = value` the index files it under.
     let indexKey: (String, IndexValue)?
+    /// The query's `include` paths: the hub resolves them in each event's
+    /// object (``LiveQueryHub/includeObjects``).
+    var includes: [FieldPath] { query.includes }
 
     /// The query's canonical JSON (className, where, keys, returnACL),
     /// which its id is made from.
@@ -116,7 +119,15 @@ final class Subscription: Sendable {
 
     /// The event JSON this change produces for the subscriber; nil: none.
     func event(_ change: ObjectChange) throws(QueryError) -> String? {
+        try eventBody(change).map { JSONWriter.string(.object($0.body)) }
+    }
+
+    /// The event this change produces for the subscriber (nil: none), and
+    /// whether its object has content `include` may resolve in (a `leave`
+    /// out of the subscriber's reach has none).
+    func eventBody(_ change: ObjectChange) throws(QueryError) -> (body: [String: Value], hasContent: Bool)? {
         guard let op = try matcher.event(before: change.before, after: change.after) else { return nil }
+        var hasContent = true
         var body: [String: Value] = ["query_id": .string(queryId), "op": .string(op.rawValue)]
         switch op {
         case .create:
@@ -135,9 +146,10 @@ final class Subscription: Sendable {
                 // the write changed, are not the subscriber's to know.
                 body["object"] = .object(["className": .string(className), "objectId": .string(change.objectId)])
                 body["updatedKeys"] = .array([])
+                hasContent = false
             }
         }
-        return JSONWriter.string(.object(body))
+        return (body, hasContent)
     }
 
     /// Whether the subscriber is shown `key` (with `ACL` only by `returnACL`).

@@ -45,14 +45,16 @@ extension API {
         case .string(let s)?: q["returnACL"] = s.lowercased() == "true" ? "true" : nil
         default: q["returnACL"] = nil
         }
+        // include: a string "a,b.c" (every SDK) or an array, read as a find reads it.
         switch q["include"] {
-        case nil, .null?, .string("")?, .array([])?: break
-        default: throw APIError(code: 102, "LiveQuery does not serve include: events carry Pointers as stored")
+        case nil, .null?, .string("")?, .array([])?: q["include"] = nil
+        case .array(let items)?: q["include"] = .string(items.compactMap { $0.stringValue }.joined(separator: ","))
+        default: break
         }
         guard case .string(let rawClass)? = q["className"] else { throw APIError(code: 107, "LiveQuery/subscribe: query.className is missing") }
         let className = try Self.className(rawClass)
         var read: [String: Value] = ["className": .string(className)]
-        for key in ["where", "keys", "returnACL"] { if let v = q[key], v != .null { read[key] = v } }
+        for key in ["where", "keys", "returnACL", "include"] { if let v = q[key], v != .null { read[key] = v } }
         let query = try WhereJSONReader.read(.object(read))
         try Self.refuseOutsideReads(query.condition)
         // The session: the header's (JS), else the body's (Swift, Java, Objective-C, C#).

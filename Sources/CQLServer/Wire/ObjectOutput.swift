@@ -77,9 +77,14 @@ extension API {
 
     static let publicACL: Value = .object(["*": .object(["read": true, "write": true])])
 
-    static func expandingFiles(_ v: Value, _ files: [String: [String: Value]], returnACL: Bool) -> Value {
+    /// `v` as an answer shows it: File references expanded from `files`
+    /// (nil: kept as stored, as LiveQuery's events keep them), included
+    /// objects with `"__type":"Pointer"`, their ACL by `returnACL`, an
+    /// included `_User` without its secrets.
+    static func expandingFiles(_ v: Value, _ files: [String: [String: Value]]?, returnACL: Bool) -> Value {
         switch v {
         case .file(let f):
+            guard let files else { return v }
             var o: [String: Value] = ["__type": "File"]
             let stored = f.id.flatMap { files[$0] } ?? [:]
             if let id = f.id { o["id"] = .string(id); o["objectId"] = .string(id) }
