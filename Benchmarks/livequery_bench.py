@@ -69,12 +69,27 @@ being the listener's callback in this process's asyncio loop) and
 saturated with --threads notifier connections (notifications delivered to
 the two listeners per second).
 
+Delivery alone (after the write phases, the same servers and subscribers):
+the notifications a create sends, in the servers' own payload format
+(LiveQueryNotifications.payload: the object's stored JSON as "a"), sent
+by asyncpg with `SELECT pg_notify('cql_livequery', payload)` in autocommit
+— no HTTP, no write path: what A and B hear is what they hear when a
+create commits, so this measures LiveQuery's own part (hear, decode, match
+10,000 subscriptions, frame, send) against the floor's bare
+LISTEN/NOTIFY. Open loop at --delivery-rates (default 1000,2000,4000,8000
+NOTIFY/s) for --delivery-seconds (default 10) each; each notification
+matches 4 subscriptions, as a create does. Latency is ack → frame: the
+frame's receipt minus pg_notify's answer (its commit acknowledged; the
+commit itself is a little earlier). "Kept up": every event received, and
+the events a second within 5% of 4 × the rate.
+
 Subscriber processes: one Python process for A's WebSockets and one for
 B's (this script again, with --subscriber), so the client's reading is not
 one process's GIL.
 
 Usage: livequery_bench.py CQL [--subscriptions N] [--connections C]
        [--rates R1,R2] [--seconds D] [--threads T]
+       [--delivery-rates R1,R2] [--delivery-seconds D]
 CQL_BENCH_KEEP=1 keeps the temp dir (the servers' logs, the events).
 Needs websockets and asyncpg in the Python running it (scripts/bench makes
 .build-bench/lq-venv). Prints the rows (markdown) for BENCHMARKS.md.
@@ -399,6 +414,40 @@ async def floor(url, rates, seconds, threads):
     return results, len(base)
 
 
+def server_payload(w, room, score, sent):
+    """A create's notification as `cql serve` sends it (payload_like_servers), for write number w."""
+    oid = "%024x" % w
+    obj = {"room": f"r{room}", "score": score, "w": w, "t": sent, "text": TEXT, "objectId": oid,
+           "createdAt": "2026-12-02T19:00:00.000Z", "updatedAt": "2026-12-02T19:00:00.000Z",
+           "ACL": {"*": {"read": True, "write": True}}}
+    return json.dumps({"c": [{"c": CLASS, "i": oid, "a": json.dumps(obj, separators=(",", ":"))}]}, separators=(",", ":"))
+
+
+async def deliver(url, rate, seconds, first_w, rooms, scores, connections, rng):
+    """Open loop: rate notifications a second on the servers' channel for `seconds`;
+    returns {w: (room, score, sent, acked)}."""
+    import asyncpg
+    pool = await asyncpg.create_pool(url, min_size=connections, max_size=connections)
+    records = {}
+    total = int(rate * seconds)
+    start = time.time() + 0.05
+
+    async def one(w, room, score):
+        sent = time.time()
+        await pool.execute("SELECT pg_notify('cql_livequery', $1)", server_payload(w, room, score, sent))
+        records[w] = (room, score, sent, time.time())
+
+    tasks = []
+    for i in range(total):
+        delay = start + i / rate - time.time()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(one(first_w + i, rng.randrange(rooms), rng.randrange(scores))))
+    await asyncio.gather(*tasks)
+    await pool.close()
+    return records
+
+
 async def commit_times(conn, received):
     """xid → commit time (s) of the transactions whose notifications were received."""
     xids = sorted({int(p[:20]) for r in received for p, _ in r})
@@ -443,6 +492,8 @@ def main(cql, args):
     rates = [int(r) for r in option(args, "--rates", "100,200,500").split(",") if r]
     seconds = option(args, "--seconds", 15.0)
     threads = option(args, "--threads", 16)
+    delivery_rates = [int(r) for r in option(args, "--delivery-rates", "1000,2000,4000,8000").split(",") if r]
+    delivery_seconds = option(args, "--delivery-seconds", 10.0)
     per_conn = subs_total // conns
     if per_conn > 200:
         raise SystemExit("at most 200 subscriptions an installation id: give more --connections")
@@ -529,6 +580,30 @@ def main(cql, args):
                            "answered": len(answered)})
             print(f"  phase {rate or 'saturated'}{' through A' if through else ''}: {len(answered):,} writes answered, {writer.errors} errors so far", flush=True)
 
+        # Delivery alone: the servers' own notifications, no write path.
+        deliveries = []
+        rng = random.Random(7)
+        for rate in delivery_rates:
+            cpu0 = [cpu_seconds(p.pid) for p in servers]
+            first_w = 10_000_000 * (len(deliveries) + 1)
+            records = asyncio.run(deliver(url, rate, delivery_seconds, first_w, rooms, scores, threads, rng))
+            expected = sum(len(room_conns.get(r[0], [])) + 1 for r in records.values())
+            base = phases[-1]["expected_total"] + sum(d["expected"] for d in deliveries)
+            deadline, last, since = time.time() + 15, -1, time.time()
+            while time.time() < deadline:
+                got_now = sum(s.answer("count")["count"] for s in subscribers)
+                if got_now >= base + expected:
+                    break
+                if got_now != last:
+                    last, since = got_now, time.time()
+                elif time.time() - since > 1:
+                    break
+                time.sleep(0.1)
+            cpu = [cpu_seconds(p.pid) - c0 for p, c0 in zip(servers, cpu0)]
+            rss = [proc_status(p.pid, "VmRSS") for p in servers]
+            deliveries.append({"rate": rate, "records": records, "expected": expected, "cpu": cpu, "rss": rss})
+            print(f"  delivery {rate} NOTIFY/s: {len(records):,} sent", flush=True)
+
         results = [s.finish() for s in subscribers]
         subscribers = []
         hwm = [proc_status(p.pid, "VmHWM") for p in servers]
@@ -576,6 +651,33 @@ def main(cql, args):
                          "trip_p50": pct(trips, .5), "sent_p50": pct(lat_sent, .5),
                          "sent_p99": pct(lat_sent, .99), "lost": lost, "extra": extra,
                          "cpu_us": [1e6 * c / max(1, ph["answered"]) for c in ph["cpu"]], "rss": ph["rss"]})
+        delivery_rows = []
+        for d in deliveries:
+            lat, lost, extra, delivered = [], 0, 0, 0
+            records = d["records"]
+            first_sent = min(r[2] for r in records.values())
+            last_ack = max(r[3] for r in records.values())
+            last_event = first_sent
+            for w, (room, score, sent, acked) in records.items():
+                want = {}
+                for c in room_conns.get(room, []) + [score_conn[score]]:
+                    want[c] = want.get(c, 0) + 1
+                have = {}
+                for c, t in got.get(w, []):
+                    have[c] = have.get(c, 0) + 1
+                    lat.append(t - acked)
+                    last_event = max(last_event, t)
+                    delivered += 1
+                for c in set(want) | set(have):
+                    lost += max(0, want.get(c, 0) - have.get(c, 0))
+                    extra += max(0, have.get(c, 0) - want.get(c, 0))
+            lat.sort()
+            sent_per_s = len(records) / (last_ack - first_sent)
+            events_per_s = delivered / (last_event - first_sent) if last_event > first_sent else 0
+            delivery_rows.append({"rate": d["rate"], "sent_per_s": sent_per_s, "events": delivered, "events_per_s": events_per_s,
+                                  "p50": pct(lat, .5), "p99": pct(lat, .99), "lost": lost, "extra": extra,
+                                  "cpu_us": [1e6 * c / max(1, len(records)) for c in d["cpu"]], "rss": d["rss"],
+                                  "kept_up": lost == 0 and events_per_s >= 0.95 * 4 * sent_per_s})
         print()
         print(f"{subs_total:,} subscriptions ({3 * rooms:,} on a room, {scores:,} on a score), {conns} WebSockets, "
               f"each write matching 4; NOTIFY payload {payload_bytes} bytes; RSS idle with the subscriptions A {rss_idle[0]:.0f} / B "
@@ -594,6 +696,17 @@ def main(cql, args):
                   f"{r['p50']:.2f} / {r['p99']:.2f} ms | {r['sent_p50']:.2f} / {r['sent_p99']:.2f} ms | {r['trip_p50']:.2f} ms | "
                   f"{r['lost']} of {r['events'] - r['extra'] + r['lost']:,}" + (f" (+{r['extra']} extra)" if r["extra"] else "")
                   + f" | {r['cpu_us'][0]:,.0f} / {r['cpu_us'][1]:,.0f} µs | {r['rss'][0]:.0f} / {r['rss'][1]:.0f} MB |")
+        print()
+        print("Delivery alone: the servers' own notifications sent with pg_notify (no HTTP, no write path), heard by A and B:")
+        print()
+        print("| work | NOTIFY/s sent | events/s delivered | ack → frame p50 / p99 | lost | kept up | server CPU a notification A / B | RSS A / B |")
+        print("|---|---|---|---|---|---|---|---|")
+        for r in delivery_rows:
+            print(f"| cql serve ×2, delivery alone, {r['rate']:,} NOTIFY/s | {r['sent_per_s']:,.0f} | {r['events_per_s']:,.0f} | "
+                  f"{r['p50']:.2f} / {r['p99']:.2f} ms | {r['lost']} of {r['events'] - r['extra'] + r['lost']:,}"
+                  + (f" (+{r['extra']} extra)" if r["extra"] else "")
+                  + f" | {'yes' if r['kept_up'] else 'no'} | {r['cpu_us'][0]:,.0f} / {r['cpu_us'][1]:,.0f} µs | "
+                  f"{r['rss'][0]:.0f} / {r['rss'][1]:.0f} MB |")
         # The goals of issue 42, item 8, as this run found them.
         print()
         at500 = next((r for r in rows if r["label"] == "500 writes/s"), None)
@@ -606,6 +719,18 @@ def main(cql, args):
               f"({pg_max['events_per_s']:,.0f} notifications/s): {cql_max['writes_per_s'] / pg_max['writes_per_s']:.2f} of it, "
               f"events/notifications {cql_max['events_per_s'] / pg_max['events_per_s']:.2f}: "
               f"{'met' if cql_max['events_per_s'] >= pg_max['events_per_s'] / 2 else 'not met'}")
+        kept = [r for r in delivery_rows if r["kept_up"]]
+        if delivery_rows:
+            best = max(kept, key=lambda r: r["sent_per_s"]) if kept else None
+            if best:
+                print(f"- delivery alone (LiveQuery's own part, the same NOTIFYs heard by two cql serve instead of two asyncpg "
+                      f"listeners): kept up with {best['sent_per_s']:,.0f} NOTIFY/s ({best['events_per_s']:,.0f} events/s, ack → frame "
+                      f"p99 {best['p99']:.1f} ms) against the floor's {pg_max['writes_per_s']:,.0f} NOTIFY/s "
+                      f"({pg_max['events_per_s']:,.0f} notifications/s): NOTIFY/s {best['sent_per_s'] / pg_max['writes_per_s']:.2f} of it, "
+                      f"events/notifications {best['events_per_s'] / pg_max['events_per_s']:.2f}: "
+                      f"{'met' if best['sent_per_s'] >= pg_max['writes_per_s'] / 2 else 'not met'} (by NOTIFY/s)")
+            else:
+                print("- delivery alone: kept up at none of the rates asked")
         print(f"- server RSS under 300 MB: peak A {hwm[0]:.0f} MB, B {hwm[1]:.0f} MB: {'met' if max(hwm) < 300 else 'not met'}")
     finally:
         for s in subscribers:

@@ -129,6 +129,7 @@ struct Serve: ParsableCommand {
         let defaultMaximum = ConnectionLimits.defaultMaximum()
         configuration.connections = ConnectionLimits(maximum: maxConnections ?? defaultMaximum, idleTimeout: idleTimeout)
         LoggingSystem.bootstrap { label in ServerLogHandler(label: label) }
+        CQLServer.returnLargeAllocationsToTheSystem()
         let server: CQLServer
         do {
             server = try CQLServer(configuration: configuration)

@@ -79,47 +79,56 @@ public final class LiveQueryNotifications: @unchecked Sendable {
         }
     }
 
-    /// One write's changes: each image the stored JSON text of the object.
-    struct Payload: Codable {
-        struct Change: Codable {
-            var c: String
-            var i: String
-            var b: String?
-            var a: String?
-        }
-        var c: [Change]?
-        /// A spilled payload's row.
-        var r: Int64?
-    }
-
+    /// One write's changes, `{"c":[{"c":class,"i":objectId,"b":before,"a":after}]}`,
+    /// each image the JSON text of the object as stored (absent: none); a
+    /// spilled payload's notification is `{"r":row}` instead.
+    ///
     /// `_User`'s secrets (password hash, salt, session) never leave in a
     /// notification: any role that may connect to the database may LISTEN,
     /// and no subscriber is ever shown them.
     static func payload(_ changes: [ObjectChange]) -> String {
-        func image(_ object: [String: Value]?, _ className: String) -> String? {
+        func image(_ object: [String: Value]?, _ className: String) -> Value? {
             guard var object else { return nil }
             if className == "_User" { for k in API.userSecrets { object[k] = nil } }
-            return JSONWriter.string(.object(object))
+            return .string(JSONWriter.string(.object(object)))
         }
-        let p = Payload(c: changes.map { change in
-            Payload.Change(c: change.className, i: change.objectId, b: image(change.before, change.className), a: image(change.after, change.className))
-        })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .withoutEscapingSlashes
-        // Strings and optionals only: encoding cannot fail.
-        return (try? encoder.encode(p)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let items: [Value] = changes.map { change in
+            var c: [String: Value] = ["c": .string(change.className), "i": .string(change.objectId)]
+            c["b"] = image(change.before, change.className)
+            c["a"] = image(change.after, change.className)
+            return .object(c)
+        }
+        return JSONWriter.string(.object(["c": .array(items)]))
     }
 
     /// The changes a payload carries; nil for a reference (its row number in `reference`).
-    static func changes(_ payload: String) throws -> (changes: [ObjectChange]?, reference: Int64?) {
-        let p = try JSONDecoder().decode(Payload.self, from: Data(payload.utf8))
-        if let r = p.r { return (nil, r) }
+    static func changes(_ payload: String) throws(QueryError) -> (changes: [ObjectChange]?, reference: Int64?) {
+        guard case .object(let p) = try JSONReader.parse(payload) else { throw malformed("not an object") }
+        if let r = p["r"] {
+            guard case .int(let row) = r else { throw malformed("'r' is not a row number") }
+            return (nil, row)
+        }
+        guard case .array(let items)? = p["c"] else { throw malformed("no 'c'") }
         var out: [ObjectChange] = []
-        for c in p.c ?? [] {
-            out.append(ObjectChange(className: c.c, objectId: c.i, before: try c.b.map { (s) throws(QueryError) in try DataFiles.object(json: s) },
-                                    after: try c.a.map { (s) throws(QueryError) in try DataFiles.object(json: s) }))
+        out.reserveCapacity(items.count)
+        for item in items {
+            guard case .object(let c) = item, case .string(let className)? = c["c"], case .string(let objectId)? = c["i"] else {
+                throw malformed("a change without 'c' and 'i'")
+            }
+            func image(_ key: String) throws(QueryError) -> [String: Value]? {
+                switch c[key] {
+                case nil, .null?: return nil
+                case .string(let text)?: return try DataFiles.object(json: text)
+                default: throw malformed("'\(key)' is not an object's JSON text")
+                }
+            }
+            out.append(ObjectChange(className: className, objectId: objectId, before: try image("b"), after: try image("a")))
         }
         return (out, nil)
+    }
+
+    private static func malformed(_ what: String) -> QueryError {
+        QueryError(.data, "a LiveQuery notification that is not the server's: \(what)")
     }
 
     // MARK: Listening
