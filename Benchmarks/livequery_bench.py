@@ -485,6 +485,33 @@ async def write_commit_times(url):
     return {r["w"]: r["t"] for r in rows}
 
 
+def drain(subscribers, expected, seconds):
+    """Waits until the subscribers' count of events reaches `expected`, stops growing for 1 s, or `seconds` pass."""
+    deadline, last, since = time.time() + seconds, -1, time.time()
+    while time.time() < deadline:
+        got = sum(s.answer("count")["count"] for s in subscribers)
+        if got >= expected:
+            return
+        if got != last:
+            last, since = got, time.time()
+        elif time.time() - since > 1:
+            return
+        time.sleep(0.1)
+
+
+def tally(want_conns, heard):
+    """(lost, extra): the events expected on each WebSocket (a list of WebSocket numbers,
+    one per event) against those heard ((websocket, time) pairs)."""
+    want, have = {}, {}
+    for c in want_conns:
+        want[c] = want.get(c, 0) + 1
+    for c, _ in heard:
+        have[c] = have.get(c, 0) + 1
+    lost = sum(max(0, want.get(c, 0) - have.get(c, 0)) for c in set(want) | set(have))
+    extra = sum(max(0, have.get(c, 0) - want.get(c, 0)) for c in set(want) | set(have))
+    return lost, extra
+
+
 def main(cql, args):
     import bench_postgres
     subs_total = option(args, "--subscriptions", 10_000)
@@ -562,18 +589,8 @@ def main(cql, args):
             ws = writer.run(rooms, scores, seconds, threads if rate is None else max(threads, 4), rate, through)
             answered = [w for w in ws if w in writer.records]
             expected = sum(len(room_conns.get(writer.records[w][0], [])) + 1 for w in answered)
-            # Drain: until the subscribers' count stops growing (1 s) or reaches what is expected.
             base = sum(p["expected_total"] for p in phases) if phases else 0
-            deadline, last, since = time.time() + 10, -1, time.time()
-            while time.time() < deadline:
-                got = sum(s.answer("count")["count"] for s in subscribers)
-                if got >= base + expected:
-                    break
-                if got != last:
-                    last, since = got, time.time()
-                elif time.time() - since > 1:
-                    break
-                time.sleep(0.1)
+            drain(subscribers, base + expected, 10)
             cpu = [cpu_seconds(p.pid) - c0 for p, c0 in zip(servers, cpu0)]
             rss = [proc_status(p.pid, "VmRSS") for p in servers]
             phases.append({"rate": rate, "only_a": through is not None, "ws": ws, "expected_total": base + expected, "began": began, "cpu": cpu, "rss": rss,
@@ -588,17 +605,7 @@ def main(cql, args):
             first_w = 10_000_000 * (len(deliveries) + 1)
             records = asyncio.run(deliver(url, rate, delivery_seconds, first_w, rooms, scores, threads, rng))
             expected = sum(len(room_conns.get(r[0], [])) + 1 for r in records.values())
-            base = phases[-1]["expected_total"] + sum(d["expected"] for d in deliveries)
-            deadline, last, since = time.time() + 15, -1, time.time()
-            while time.time() < deadline:
-                got_now = sum(s.answer("count")["count"] for s in subscribers)
-                if got_now >= base + expected:
-                    break
-                if got_now != last:
-                    last, since = got_now, time.time()
-                elif time.time() - since > 1:
-                    break
-                time.sleep(0.1)
+            drain(subscribers, phases[-1]["expected_total"] + sum(d["expected"] for d in deliveries) + expected, 15)
             cpu = [cpu_seconds(p.pid) - c0 for p, c0 in zip(servers, cpu0)]
             rss = [proc_status(p.pid, "VmRSS") for p in servers]
             deliveries.append({"rate": rate, "records": records, "expected": expected, "cpu": cpu, "rss": rss})
@@ -626,19 +633,13 @@ def main(cql, args):
                     continue
                 room, score, sent, answered = writer.records[w]
                 trips.append(answered - sent)
-                want = {}
-                for c in room_conns.get(room, []) + [score_conn[score]]:
-                    want[c] = want.get(c, 0) + 1
-                have = {}
                 for c, t in got.get(w, []):
-                    have[c] = have.get(c, 0) + 1
                     lat_commit.append(t - commits[w])
                     lat_sent.append(t - sent)
                     last_event = max(last_event, t)
                     delivered += 1
-                for c in set(want) | set(have):
-                    lost += max(0, want.get(c, 0) - have.get(c, 0))
-                    extra += max(0, have.get(c, 0) - want.get(c, 0))
+                lost_w, extra_w = tally(room_conns.get(room, []) + [score_conn[score]], got.get(w, []))
+                lost, extra = lost + lost_w, extra + extra_w
             lat_commit.sort()
             trips.sort()
             lat_sent.sort()
@@ -659,18 +660,12 @@ def main(cql, args):
             last_ack = max(r[3] for r in records.values())
             last_event = first_sent
             for w, (room, score, sent, acked) in records.items():
-                want = {}
-                for c in room_conns.get(room, []) + [score_conn[score]]:
-                    want[c] = want.get(c, 0) + 1
-                have = {}
                 for c, t in got.get(w, []):
-                    have[c] = have.get(c, 0) + 1
                     lat.append(t - acked)
                     last_event = max(last_event, t)
                     delivered += 1
-                for c in set(want) | set(have):
-                    lost += max(0, want.get(c, 0) - have.get(c, 0))
-                    extra += max(0, have.get(c, 0) - want.get(c, 0))
+                lost_w, extra_w = tally(room_conns.get(room, []) + [score_conn[score]], got.get(w, []))
+                lost, extra = lost + lost_w, extra + extra_w
             lat.sort()
             sent_per_s = len(records) / (last_ack - first_sent)
             events_per_s = delivered / (last_event - first_sent) if last_event > first_sent else 0
