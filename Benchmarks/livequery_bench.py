@@ -18,9 +18,8 @@ frames on the lc.json.3 subprotocol):
   90%  {"room": "r<k>"}: 0.3 N rooms, three subscriptions each, on three
        WebSockets a third of C apart (so usually on both processes): the
        equality the server indexes, so a write looks at three of them.
-  10%  {"score": j} for j in 0..0.1 N - 1: a number, which the index does
-       not take (only string equalities are indexed), so every write is
-       evaluated against all of them (0.05 N per process).
+  10%  {"score": j} for j in 0..0.1 N - 1: a number equality, indexed as
+       a string one is, on one WebSocket each (round-robin).
 Each write is a create of {"room": "r<k>", "score": j, "w": its number,
 "t": its send time, "text": 120 bytes} with k and j uniform at random: it
 matches exactly 4 subscriptions (0.04% of 10,000): 4 events.
@@ -77,28 +76,43 @@ by asyncpg with `SELECT pg_notify('cql_livequery', payload)` in autocommit
 create commits, so this measures LiveQuery's own part (hear, decode, match
 10,000 subscriptions, frame, send) against the floor's bare
 LISTEN/NOTIFY. Open loop at --delivery-rates (default 1000,2000,4000,8000
-NOTIFY/s) for --delivery-seconds (default 10) each; each notification
-matches 4 subscriptions, as a create does. Latency is ack → frame: the
+NOTIFY/s) for --delivery-seconds (default 10) each, then saturated: the
+floor's saturated sender (--threads connections back to back) — the same
+sender, PostgreSQL and payload size as the floor's saturated phase, only
+the listeners differ; each notification matches 4 subscriptions, as a
+create does. Latency is ack → frame: the
 frame's receipt minus pg_notify's answer (its commit acknowledged; the
 commit itself is a little earlier). "Kept up": every event received, and
 the events a second within 5% of 4 × the rate.
 
 Subscriber processes: one Python process for A's WebSockets and one for
 B's (this script again, with --subscriber), so the client's reading is not
-one process's GIL.
+one process's GIL. Their WebSocket client is this script's own
+(LeanWebSocket: RFC 6455's upgrade and frames, no more), and an event's
+"w" is found in the frame's text rather than by decoding its JSON: per
+message it does about what the floor's asyncpg listeners do per
+notification (the correctness of events is the tests' business:
+Tests/Clients/livequery_client.py).
+
+The write path alone: before any subscription exists, one saturated
+phase of creates (their NOTIFY sent and heard, nothing matching): the
+ceiling the writes through A and B have without LiveQuery's delivery.
 
 Usage: livequery_bench.py CQL [--subscriptions N] [--connections C]
        [--rates R1,R2] [--seconds D] [--threads T]
        [--delivery-rates R1,R2] [--delivery-seconds D]
 CQL_BENCH_KEEP=1 keeps the temp dir (the servers' logs, the events).
-Needs websockets and asyncpg in the Python running it (scripts/bench makes
+Needs asyncpg in the Python running it (scripts/bench makes
 .build-bench/lq-venv). Prints the rows (markdown) for BENCHMARKS.md.
 """
 import asyncio
+import base64
 import http.client
 import json
 import os
 import random
+import re
+import struct
 import subprocess
 import shutil
 import sys
@@ -126,21 +140,110 @@ def pct(xs, q):
 
 # MARK: The subscriber process (one per server)
 
+class LeanWebSocket(asyncio.Protocol):
+    """A client WebSocket (RFC 6455) reduced to what the subscribers need:
+    the upgrade offering lc.json.3, masked text frames out, and unmasked
+    frames in (continuations joined), each message handed to `on_message`
+    with the time its bytes were read. Lighter per frame than the
+    `websockets` package (no future or task a message), as the floor's
+    asyncpg listeners are per notification; the tests use `websockets`."""
+
+    def __init__(self, port, on_message):
+        self.port, self.on_message = port, on_message
+        self.buf = bytearray()
+        self.upgraded = asyncio.get_running_loop().create_future()
+        self.parts, self.closed_code, self.transport = [], None, None
+
+    def connection_made(self, transport):
+        self.transport = transport
+        key = base64.b64encode(os.urandom(16)).decode()
+        transport.write((f"GET /livequery HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nUpgrade: websocket\r\n"
+                         f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                         f"Sec-WebSocket-Protocol: lc.json.3\r\n\r\n").encode())
+
+    def send_text(self, text):
+        self.send(0x1, text.encode())
+
+    def send(self, opcode, data):
+        mask = os.urandom(4)
+        n = len(data)
+        head = bytes([0x80 | opcode]) + (bytes([0x80 | n]) if n < 126 else struct.pack("!BH", 0x80 | 126, n) if n < 65536
+                                else struct.pack("!BQ", 0x80 | 127, n))
+        masked = bytes(b ^ mask[k & 3] for k, b in enumerate(data))
+        self.transport.write(head + mask + masked)
+
+    def data_received(self, data):
+        t = time.time()
+        buf = self.buf
+        buf += data
+        if not self.upgraded.done():
+            end = buf.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            status = bytes(buf[:end]).split(b"\r\n", 1)[0]
+            del buf[:end + 4]
+            if b" 101 " not in status:
+                self.upgraded.set_exception(SystemExit(f"the upgrade was refused: {status!r}"))
+                return
+            self.upgraded.set_result(True)
+        pos, size = 0, len(buf)
+        while size - pos >= 2:
+            b0, b1 = buf[pos], buf[pos + 1]
+            n, head = b1 & 0x7F, 2
+            if n == 126:
+                if size - pos < 4:
+                    break
+                n, head = struct.unpack_from("!H", buf, pos + 2)[0], 4
+            elif n == 127:
+                if size - pos < 10:
+                    break
+                n, head = struct.unpack_from("!Q", buf, pos + 2)[0], 10
+            if size - pos < head + n:
+                break
+            payload = bytes(buf[pos + head:pos + head + n])
+            pos += head + n
+            opcode = b0 & 0x0F
+            if opcode in (0, 1, 2):
+                self.parts.append(payload)
+                if b0 & 0x80:
+                    message = b"".join(self.parts) if len(self.parts) > 1 else payload
+                    self.parts = []
+                    self.on_message(message, t)
+            elif opcode == 8:
+                self.closed_code = struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else None
+            elif opcode == 9:
+                self.send(0xA, payload)  # the server pings every 60 s and closes (1001) a socket that does not answer
+        del buf[:pos]
+
+
 async def subscriber(port, spec_path, out_path):
     """Opens the WebSockets of spec (installation ids and their where's),
     logs in, subscribes through REST, then records (websocket, w, time) for
-    every event until told "stop" on stdin; "count" prints the number so far."""
-    import websockets
+    every event until told "stop" on stdin; "count" prints the number so far.
+    An event's w is read from the frame's text (each event's object has one
+    "w"), not by decoding its JSON: as the floor's listeners, the reader
+    does the least a client must."""
     from concurrent.futures import ThreadPoolExecutor
     with open(spec_path) as f:
         spec = json.load(f)
+    loop = asyncio.get_running_loop()
     events = []
     sockets = []
+    w_pattern = re.compile(rb'"w":(-?[0-9]+)')
     for n, conn in enumerate(spec):
-        ws = await websockets.connect(f"ws://127.0.0.1:{port}/livequery", subprotocols=["lc.json.3"], max_size=None,
-                                      ping_interval=None)
-        await ws.send(json.dumps({"cmd": "login", "appId": "bench", "i": 1, "installationId": conn["id"], "service": 1}))
-        reply = json.loads(await ws.recv())
+        replies = asyncio.Queue()
+
+        def on_message(message, t, n=n, replies=replies):
+            if message.startswith(b'{"cmd":"data"'):
+                for w in w_pattern.findall(message):
+                    events.append((n, int(w), t))
+            elif message != b"{}":
+                replies.put_nowait(message)
+
+        _, ws = await loop.create_connection(lambda on_message=on_message: LeanWebSocket(port, on_message), "127.0.0.1", port)
+        await ws.upgraded
+        ws.send_text(json.dumps({"cmd": "login", "appId": "bench", "i": 1, "installationId": conn["id"], "service": 1}))
+        reply = json.loads(await replies.get())
         if reply.get("cmd") != "loggedin":
             raise SystemExit(f"login refused: {reply}")
         sockets.append(ws)
@@ -171,38 +274,21 @@ async def subscriber(port, spec_path, out_path):
     failed = [a for a in answers if a[0] != 200]
     subscribe_seconds = time.time() - began
 
-    closed = []
-
-    async def read(n, ws):
-        try:
-            async for frame in ws:
-                t = time.time()
-                if frame == "{}":
-                    continue
-                d = json.loads(frame)
-                if d.get("cmd") == "data":
-                    for e in d["dataMessage"]["msg"]:
-                        events.append((n, e["object"].get("w", -1), t))
-        except websockets.ConnectionClosed as e:
-            closed.append((n, e.rcvd.code if e.rcvd else None))
-
-    readers = [asyncio.create_task(read(n, ws)) for n, ws in enumerate(sockets)]
     print(json.dumps({"ready": len(items) - len(failed), "failed": len(failed), "seconds": subscribe_seconds,
                       "first_failure": failed[0][1].decode(errors="replace")[:300] if failed else None}), flush=True)
-    loop = asyncio.get_running_loop()
     while True:
         line = (await loop.run_in_executor(None, sys.stdin.readline)).strip()
         if line == "count":
+            closed = [n for n, ws in enumerate(sockets) if ws.closed_code is not None]
             print(json.dumps({"count": len(events), "closed": len(closed)}), flush=True)
         else:
             break
-    for r in readers:
-        r.cancel()
+    closed = [(n, ws.closed_code) for n, ws in enumerate(sockets) if ws.closed_code is not None]
     with open(out_path, "w") as f:
         json.dump({"events": events, "closed": closed}, f)
     print(json.dumps({"done": True}), flush=True)
     for ws in sockets:
-        await ws.close()
+        ws.transport.close()
 
 
 # MARK: The benchmark
@@ -424,11 +510,28 @@ def server_payload(w, room, score, sent):
 
 
 async def deliver(url, rate, seconds, first_w, rooms, scores, connections, rng):
-    """Open loop: rate notifications a second on the servers' channel for `seconds`;
-    returns {w: (room, score, sent, acked)}."""
+    """Open loop: rate notifications a second on the servers' channel for
+    `seconds`; rate None: saturated, `connections` connections sending back
+    to back, as the floor's saturated phase does. Returns {w: (room, score, sent, acked)}."""
     import asyncpg
     pool = await asyncpg.create_pool(url, min_size=connections, max_size=connections)
     records = {}
+    if rate is None:
+        stop = time.time() + seconds
+        next_w = [first_w]
+
+        async def loop_notify():
+            async with pool.acquire() as c:
+                while time.time() < stop:
+                    w = next_w[0]
+                    next_w[0] += 1
+                    room, score, sent = rng.randrange(rooms), rng.randrange(scores), time.time()
+                    await c.execute("SELECT pg_notify('cql_livequery', $1)", server_payload(w, room, score, sent))
+                    records[w] = (room, score, sent, time.time())
+
+        await asyncio.gather(*[loop_notify() for _ in range(connections)])
+        await pool.close()
+        return records
     total = int(rate * seconds)
     start = time.time() + 0.05
 
@@ -566,6 +669,18 @@ def main(cql, args):
         warm = c.getresponse()
         if warm.status != 201:
             raise SystemExit(f"the first create failed: {warm.status} {warm.read()[:300]}")
+        # The write path's own ceiling: saturated creates before any subscription
+        # exists (the NOTIFY is still sent and heard; nothing matches).
+        writer = Writer(ports, seed=42)
+        cpu0 = [cpu_seconds(p.pid) for p in servers]
+        ws0 = writer.run(rooms, scores, seconds, threads, None, None)
+        answered0 = [writer.records[w] for w in ws0 if w in writer.records]
+        span0 = max(r[3] for r in answered0) - min(r[2] for r in answered0)
+        trips0 = sorted(r[3] - r[2] for r in answered0)
+        unsubscribed = {"writes_per_s": len(answered0) / span0, "trip_p50": pct(trips0, .5),
+                        "cpu_us": [1e6 * (cpu_seconds(p.pid) - c0) / len(answered0) for p, c0 in zip(servers, cpu0)],
+                        "rss": [proc_status(p.pid, "VmRSS") for p in servers]}
+        print(f"  phase saturated, no subscriptions: {len(answered0):,} writes answered", flush=True)
         python = sys.executable
         script = os.path.abspath(__file__)
         half = conns // 2
@@ -579,7 +694,6 @@ def main(cql, args):
         rss_idle = [proc_status(p.pid, "VmRSS") for p in servers]
         print(f"  RSS with the subscriptions made, idle: A {rss_idle[0]:.0f} MB, B {rss_idle[1]:.0f} MB", flush=True)
 
-        writer = Writer(ports, seed=42)
         phases = []
         # Fixed rates, saturated through both, then saturated through A only
         # (B then only listens and delivers: its CPU a write is delivery's own).
@@ -600,7 +714,7 @@ def main(cql, args):
         # Delivery alone: the servers' own notifications, no write path.
         deliveries = []
         rng = random.Random(7)
-        for rate in delivery_rates:
+        for rate in delivery_rates + [None]:
             cpu0 = [cpu_seconds(p.pid) for p in servers]
             first_w = 10_000_000 * (len(deliveries) + 1)
             records = asyncio.run(deliver(url, rate, delivery_seconds, first_w, rooms, scores, threads, rng))
@@ -609,7 +723,7 @@ def main(cql, args):
             cpu = [cpu_seconds(p.pid) - c0 for p, c0 in zip(servers, cpu0)]
             rss = [proc_status(p.pid, "VmRSS") for p in servers]
             deliveries.append({"rate": rate, "records": records, "expected": expected, "cpu": cpu, "rss": rss})
-            print(f"  delivery {rate} NOTIFY/s: {len(records):,} sent", flush=True)
+            print(f"  delivery {rate or 'saturated'} NOTIFY/s: {len(records):,} sent", flush=True)
 
         results = [s.finish() for s in subscribers]
         subscribers = []
@@ -686,6 +800,10 @@ def main(cql, args):
             print(f"| bare NOTIFY, {r['label']}, 2 listeners | {r['writes_per_s']:,.0f} | {r['events_per_s']:,.0f} notifications | "
                   f"{r['p50']:.2f} / {r['p99']:.2f} ms | {r['sent_p50']:.2f} / {r['sent_p99']:.2f} ms | {r['trip_p50']:.2f} ms | "
                   f"{r['expected'] - r['events']} of {r['expected']:,} | | |")
+        u = unsubscribed
+        print(f"| cql serve ×2, saturated, {threads} writer threads, before any subscription (the write path alone) | "
+              f"{u['writes_per_s']:,.0f} | none | | | {u['trip_p50']:.2f} ms | | {u['cpu_us'][0]:,.0f} / {u['cpu_us'][1]:,.0f} µs | "
+              f"{u['rss'][0]:.0f} / {u['rss'][1]:.0f} MB |")
         for r in rows:
             print(f"| cql serve ×2, {r['label']} | {r['writes_per_s']:,.0f} | {r['events_per_s']:,.0f} events | "
                   f"{r['p50']:.2f} / {r['p99']:.2f} ms | {r['sent_p50']:.2f} / {r['sent_p99']:.2f} ms | {r['trip_p50']:.2f} ms | "
@@ -697,7 +815,8 @@ def main(cql, args):
         print("| work | NOTIFY/s sent | events/s delivered | ack → frame p50 / p99 | lost | kept up | server CPU a notification A / B | RSS A / B |")
         print("|---|---|---|---|---|---|---|---|")
         for r in delivery_rows:
-            print(f"| cql serve ×2, delivery alone, {r['rate']:,} NOTIFY/s | {r['sent_per_s']:,.0f} | {r['events_per_s']:,.0f} | "
+            label = f"{r['rate']:,} NOTIFY/s" if r["rate"] else f"saturated, {threads} connections"
+            print(f"| cql serve ×2, delivery alone, {label} | {r['sent_per_s']:,.0f} | {r['events_per_s']:,.0f} | "
                   f"{r['p50']:.2f} / {r['p99']:.2f} ms | {r['lost']} of {r['events'] - r['extra'] + r['lost']:,}"
                   + (f" (+{r['extra']} extra)" if r["extra"] else "")
                   + f" | {'yes' if r['kept_up'] else 'no'} | {r['cpu_us'][0]:,.0f} / {r['cpu_us'][1]:,.0f} µs | "
@@ -709,23 +828,20 @@ def main(cql, args):
             print(f"- p99 under 50 ms at 500 writes/s: commit → frame p99 {at500['p99']:.1f} ms at {at500['writes_per_s']:,.0f} "
                   f"writes/s achieved: {'met' if at500['p99'] < 50 and at500['writes_per_s'] >= 490 else 'not met'}")
         cql_max, pg_max = rows[-2], floor_rows[-1]
-        print(f"- throughput at least half of bare NOTIFY's (saturated): {cql_max['writes_per_s']:,.0f} writes/s "
-              f"({cql_max['events_per_s']:,.0f} events/s) against {pg_max['writes_per_s']:,.0f} NOTIFY/s "
-              f"({pg_max['events_per_s']:,.0f} notifications/s): {cql_max['writes_per_s'] / pg_max['writes_per_s']:.2f} of it, "
-              f"events/notifications {cql_max['events_per_s'] / pg_max['events_per_s']:.2f}: "
-              f"{'met' if cql_max['events_per_s'] >= pg_max['events_per_s'] / 2 else 'not met'}")
-        kept = [r for r in delivery_rows if r["kept_up"]]
-        if delivery_rows:
-            best = max(kept, key=lambda r: r["sent_per_s"]) if kept else None
-            if best:
-                print(f"- delivery alone (LiveQuery's own part, the same NOTIFYs heard by two cql serve instead of two asyncpg "
-                      f"listeners): kept up with {best['sent_per_s']:,.0f} NOTIFY/s ({best['events_per_s']:,.0f} events/s, ack → frame "
-                      f"p99 {best['p99']:.1f} ms) against the floor's {pg_max['writes_per_s']:,.0f} NOTIFY/s "
-                      f"({pg_max['events_per_s']:,.0f} notifications/s): NOTIFY/s {best['sent_per_s'] / pg_max['writes_per_s']:.2f} of it, "
-                      f"events/notifications {best['events_per_s'] / pg_max['events_per_s']:.2f}: "
-                      f"{'met' if best['sent_per_s'] >= pg_max['writes_per_s'] / 2 else 'not met'} (by NOTIFY/s)")
-            else:
-                print("- delivery alone: kept up at none of the rates asked")
+        print(f"- through creates (saturated): {cql_max['writes_per_s']:,.0f} writes/s ({cql_max['events_per_s']:,.0f} events/s) "
+              f"with the 10,000 subscriptions, {unsubscribed['writes_per_s']:,.0f} writes/s before any: the write path's ceiling "
+              f"({cql_max['writes_per_s'] / unsubscribed['writes_per_s']:.2f} of it kept), against {pg_max['writes_per_s']:,.0f} "
+              f"NOTIFY/s ({pg_max['events_per_s']:,.0f} notifications/s): events/notifications "
+              f"{cql_max['events_per_s'] / pg_max['events_per_s']:.2f}")
+        saturated = next((r for r in delivery_rows if r["rate"] is None), None)
+        if saturated:
+            ratio = saturated["events_per_s"] / pg_max["events_per_s"]
+            print(f"- event throughput at least half of bare NOTIFY's (delivery alone, saturated, the floor's sender and "
+                  f"connections; two cql serve and their WebSockets instead of two asyncpg listeners): "
+                  f"{saturated['events_per_s']:,.0f} events/s delivered against the floor's {pg_max['events_per_s']:,.0f} "
+                  f"notifications/s delivered: {ratio:.2f}, {'met' if ratio >= 0.5 and saturated['lost'] == 0 else 'not met'} "
+                  f"({saturated['lost']} lost; by NOTIFY/s sent, {saturated['sent_per_s']:,.0f} against {pg_max['writes_per_s']:,.0f}: "
+                  f"{saturated['sent_per_s'] / pg_max['writes_per_s']:.2f}, each notification making 4 events here and 2 deliveries there)")
         print(f"- server RSS under 300 MB: peak A {hwm[0]:.0f} MB, B {hwm[1]:.0f} MB: {'met' if max(hwm) < 300 else 'not met'}")
     finally:
         for s in subscribers:

@@ -11,7 +11,10 @@ import Logging
 /// Writes arrive through ``committed(_:)`` (a ``CommittedChangeObserver``:
 /// it only queues the write) and are matched by one dispatcher task
 /// (``run()``), in commit order, so one subscriber receives the events of
-/// one object in the order they were committed. With PostgreSQL the
+/// one object in the order they were committed. The dispatcher takes the
+/// writes waiting as one batch (`PendingWrites`) and sends each
+/// installation id's events of the batch together, in one `data` command
+/// (at most `eventsPerFrame` events a message). With PostgreSQL the
 /// source is ``LiveQueryNotifications`` instead (every process's writes,
 /// heard through `LISTEN`/`NOTIFY`), which feeds the same queue through
 /// ``committed(_:)``: one matching path either way.
@@ -57,8 +60,11 @@ public final class LiveQueryHub: CommittedChangeObserver, @unchecked Sendable {
     static let maximumIdLength = 256
     let logger: Logger
     private let state = LockedValue(State())
-    private let queue: AsyncStream<CommittedWrite>
-    private let enqueue: AsyncStream<CommittedWrite>.Continuation
+    private let pending: PendingWrites
+    /// The most events one `data` command carries, and the most bytes of
+    /// events (past which it carries one), so that a batch's message
+    /// usually fits one WebSocket frame of the default 16 KiB.
+    static let eventsPerFrame = 64, bytesPerFrame = 12 << 10
     /// Grantees anew for a user (after a `_Role` changed); nil: never refreshed.
     var refreshGrantees: (@Sendable (String) async throws -> [String])?
     /// An event's object with its subscription's `include` paths resolved,
@@ -75,7 +81,7 @@ public final class LiveQueryHub: CommittedChangeObserver, @unchecked Sendable {
     public init(limits: Limits = Limits(), logger: Logger = Logger(label: "cql.livequery")) {
         self.limits = limits
         self.logger = logger
-        (queue, enqueue) = AsyncStream.makeStream(of: CommittedWrite.self, bufferingPolicy: .bufferingOldest(limits.pendingWrites))
+        pending = PendingWrites(limit: limits.pendingWrites)
     }
 
     // MARK: The change source
@@ -86,7 +92,7 @@ public final class LiveQueryHub: CommittedChangeObserver, @unchecked Sendable {
         // what every connection may read (``refreshRoles()``).
         let heard = state.update { st in write.changes.contains { $0.className == "_Role" || st.classes[$0.className] != nil } }
         guard heard else { return }
-        if case .dropped = enqueue.yield(write) {
+        if !pending.append(write) {
             logger.error("LiveQuery: \(limits.pendingWrites) writes waiting to be matched; events lost, every connection closed (4409)")
             closeAll(code: 4409, reason: "events were lost: subscribe again")
         }
@@ -94,14 +100,21 @@ public final class LiveQueryHub: CommittedChangeObserver, @unchecked Sendable {
 
     /// Matches the queued writes until the task is cancelled.
     public func run() async {
-        for await write in queue {
-            // After a `_Role` write, later writes wait for the new roles.
-            if await dispatch(write) { await refreshRoles() }
+        while let batch = await pending.take() {
+            var outgoing = Outgoing()
+            for write in batch {
+                // After a `_Role` write, later writes wait for the new roles.
+                if await match(write, into: &outgoing) {
+                    send(&outgoing)
+                    await refreshRoles()
+                }
+            }
+            send(&outgoing)
         }
     }
 
     /// Stops ``run()`` once the writes queued are matched.
-    public func finish() { enqueue.finish() }
+    public func finish() { pending.finish() }
 
     // MARK: Subscriptions
 
@@ -274,14 +287,32 @@ public final class LiveQueryHub: CommittedChangeObserver, @unchecked Sendable {
 
     /// The events of one write, sent to the connections of each installation
     /// id concerned; true when it changed a `_Role` (roles to compute again).
+    @discardableResult
+    func dispatch(_ write: CommittedWrite) async -> Bool {
+        var outgoing = Outgoing()
+        let rolesChanged = await match(write, into: &outgoing)
+        send(&outgoing)
+        return rolesChanged
+    }
+
+    /// Events made and not yet sent, by installation id, in the order made.
+    struct Outgoing {
+        var events: [String: [String]] = [:]
+        var order: [String] = []
+
+        mutating func add(_ event: String, for installationId: String) {
+            if events[installationId] == nil { order.append(installationId) }
+            events[installationId, default: []].append(event)
+        }
+    }
+
+    /// Adds the events of one write to `outgoing`; true when it changed a
+    /// `_Role`.
     ///
     /// An event of a subscription with `include` waits for the objects it
     /// includes to be read (``includeObjects``), and the writes after it
     /// wait with it: events stay in commit order.
-    @discardableResult
-    func dispatch(_ write: CommittedWrite) async -> Bool {
-        var messages: [String: [String]] = [:]
-        var order: [String] = []
+    func match(_ write: CommittedWrite, into outgoing: inout Outgoing) async -> Bool {
         var rolesChanged = false
         for change in write.changes {
             if change.className == "_Role" { rolesChanged = true }
@@ -302,17 +333,41 @@ public final class LiveQueryHub: CommittedChangeObserver, @unchecked Sendable {
                     logger.warning("LiveQuery: subscription \(s.queryId) could not evaluate \(change.className) '\(change.objectId)': \(error)")
                     continue
                 }
-                if messages[s.installationId] == nil { order.append(s.installationId) }
-                messages[s.installationId, default: []].append(event)
-            }
-        }
-        if !messages.isEmpty {
-            let targets = state.update { st in order.map { id in (id, Array((st.installations[id]?.connections ?? [:]).values)) } }
-            for (id, connections) in targets {
-                for c in connections { c.send(.events(installationId: id, messages[id] ?? [])) }
+                outgoing.add(event, for: s.installationId)
             }
         }
         return rolesChanged
+    }
+
+    /// Sends `outgoing`'s events to the connections logged in under each
+    /// installation id, at most ``eventsPerFrame`` a message, and empties it.
+    func send(_ outgoing: inout Outgoing) {
+        guard !outgoing.order.isEmpty else { return }
+        let targets = state.update { st in outgoing.order.map { id in (id, Array((st.installations[id]?.connections ?? [:]).values)) } }
+        for (id, connections) in targets where !connections.isEmpty {
+            for part in Self.frames(outgoing.events[id] ?? []) {
+                for c in connections { c.send(.events(installationId: id, part)) }
+            }
+        }
+        outgoing = Outgoing()
+    }
+
+    /// `events` cut, in order, into the messages that carry them (at most
+    /// ``eventsPerFrame`` events and ``bytesPerFrame`` bytes each, or one event).
+    static func frames(_ events: [String]) -> [[String]] {
+        var out: [[String]] = [], part: [String] = [], bytes = 0
+        for e in events {
+            let size = e.utf8.count
+            if !part.isEmpty && (part.count == eventsPerFrame || bytes + size > bytesPerFrame) {
+                out.append(part)
+                part = []
+                bytes = 0
+            }
+            part.append(e)
+            bytes += size
+        }
+        if !part.isEmpty { out.append(part) }
+        return out
     }
 
     /// The subscriptions a change may concern (a superset of those it does).
