@@ -184,14 +184,10 @@ public struct CQLServer: Sendable {
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
-        let notifications = liveQueryNotifications
-        // With PostgreSQL, the listener and the dispatcher run on the
-        // listening connection's event loop: a notification reaches the
-        // matching without a thread switch (BENCHMARKS.md).
-        let listenersLoop = notifications.map { EventLoopTaskExecutors.singleton.executor(for: $0.listener.eventLoop) }
-        let dispatcher = Task(executorPreference: listenersLoop) { await liveQuery.run() }
+        let dispatcher = Task { await liveQuery.run() }
         defer { dispatcher.cancel() }
-        let listening = notifications.map { n in Task(executorPreference: listenersLoop) { await n.run() } }
+        let notifications = liveQueryNotifications
+        let listening = notifications.map { n in Task { await n.run() } }
         defer { listening?.cancel() }
         if let notifications {
             // Requests only once it listens: no write of this process goes unheard.

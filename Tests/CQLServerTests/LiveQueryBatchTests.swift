@@ -37,15 +37,15 @@ final class LiveQueryBatchTests: XCTestCase {
 
     func testPendingWritesAreTakenTogetherInOrderAndEndOnFinish() async throws {
         let pending = PendingWrites(limit: 3)
-        XCTAssertTrue(pending.append(write("a")))
-        XCTAssertTrue(pending.append(write("b")))
-        XCTAssertTrue(pending.append(write("c")))
-        XCTAssertFalse(pending.append(write("d")), "past the limit: refused, nothing queued")
+        XCTAssertEqual(pending.append(write("a")), .queued)
+        XCTAssertEqual(pending.append(write("b")), .queued)
+        XCTAssertEqual(pending.append(write("c")), .queued)
+        XCTAssertEqual(pending.append(write("d")), .full, "past the limit: refused, nothing queued")
         let batch = await pending.take()
         XCTAssertEqual(batch?.map(\.changes[0].objectId), ["a", "b", "c"])
-        XCTAssertTrue(pending.append(write("e")))
+        XCTAssertEqual(pending.append(write("e")), .queued)
         pending.finish()
-        XCTAssertFalse(pending.append(write("f")), "after finish: refused")
+        XCTAssertEqual(pending.append(write("f")), .finished, "after finish: refused")
         let last = await pending.take()
         XCTAssertEqual(last?.map(\.changes[0].objectId), ["e"], "what waits is still taken after finish")
         let end = await pending.take()
@@ -54,7 +54,7 @@ final class LiveQueryBatchTests: XCTestCase {
 
     func testABatchIsAtMostTheLimitAndTheRestFollowsInOrder() async throws {
         let pending = PendingWrites(limit: 10_000)
-        for i in 0..<(PendingWrites.batchLimit + 10) { XCTAssertTrue(pending.append(write("w\(i)"))) }
+        for i in 0..<(PendingWrites.batchLimit + 10) { XCTAssertEqual(pending.append(write("w\(i)")), .queued) }
         let first = await pending.take(), second = await pending.take()
         XCTAssertEqual(first?.count, PendingWrites.batchLimit)
         XCTAssertEqual(second?.map(\.changes[0].objectId), (PendingWrites.batchLimit..<(PendingWrites.batchLimit + 10)).map { "w\($0)" })
@@ -65,7 +65,7 @@ final class LiveQueryBatchTests: XCTestCase {
         let pending = PendingWrites(limit: 10)
         let woken = Task { await pending.take() }
         try await Task.sleep(for: .milliseconds(20))
-        XCTAssertTrue(pending.append(write("late")))
+        XCTAssertEqual(pending.append(write("late")), .queued)
         let got = await woken.value
         XCTAssertEqual(got?.map(\.changes[0].objectId), ["late"])
         let cancelled = Task { await pending.take() }

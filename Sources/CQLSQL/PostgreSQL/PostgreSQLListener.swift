@@ -27,10 +27,6 @@ import PostgresNIO
 public final class PostgreSQLListener: @unchecked Sendable {
     /// The channel (an identifier PostgreSQL lower-cases: letters, digits, `_`).
     public let channel: String
-    /// The event loop its connections live on (each reconnection too):
-    /// tasks that consume its notifications run best there, woken without
-    /// a thread switch.
-    public var eventLoop: any EventLoop { link.eventLoop }
     /// Seconds between the `SELECT 1`s that prove the connection alive.
     public var heartbeat: Double = 5
     let link: PostgreSQLLink

@@ -92,7 +92,8 @@ public final class LiveQueryHub: CommittedChangeObserver, @unchecked Sendable {
         // what every connection may read (``refreshRoles()``).
         let heard = state.update { st in write.changes.contains { $0.className == "_Role" || st.classes[$0.className] != nil } }
         guard heard else { return }
-        if !pending.append(write) {
+        // After finish() (the server stopping) a write has no one to hear it.
+        if pending.append(write) == .full {
             logger.error("LiveQuery: \(limits.pendingWrites) writes waiting to be matched; events lost, every connection closed (4409)")
             closeAll(code: 4409, reason: "events were lost: subscribe again")
         }

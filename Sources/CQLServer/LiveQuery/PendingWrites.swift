@@ -8,7 +8,7 @@ import Foundation
 ///
 /// ```swift
 /// let pending = PendingWrites(limit: 100_000)
-/// _ = pending.append(write)        // false once `limit` writes wait
+/// _ = pending.append(write)        // .queued; .full once `limit` writes wait
 /// let batch = await pending.take() // [write]; nil once finished or cancelled
 /// ```
 final class PendingWrites: @unchecked Sendable {
@@ -24,12 +24,19 @@ final class PendingWrites: @unchecked Sendable {
 
     init(limit: Int) { self.limit = limit }
 
-    /// Queues a write; false (and nothing queued) when `limit` writes wait or after ``finish()``.
-    func append(_ write: CommittedWrite) -> Bool {
+    enum Appended: Equatable { case queued, full, finished }
+
+    /// Queues a write; nothing is queued when `limit` writes wait (`full`)
+    /// or after ``finish()`` (`finished`).
+    func append(_ write: CommittedWrite) -> Appended {
         lock.lock()
-        guard !finished, items.count - start < limit else {
+        guard !finished else {
             lock.unlock()
-            return false
+            return .finished
+        }
+        guard items.count - start < limit else {
+            lock.unlock()
+            return .full
         }
         items.append(write)
         let woken = waiter
@@ -37,7 +44,7 @@ final class PendingWrites: @unchecked Sendable {
         let batch = woken == nil ? nil : takeLocked()
         lock.unlock()
         woken?.resume(returning: batch)
-        return true
+        return .queued
     }
 
     /// The writes waiting, oldest first (at most ``batchLimit``), waiting for
