@@ -415,6 +415,33 @@ def payload_like_servers():
                       separators=(",", ":"))
 
 
+async def send_open_loop(rate, seconds, send):
+    """Open loop: send(i) is started at start + i / rate, each as its own
+    task, for rate × seconds sends, whatever the answers' pace; returns start."""
+    start = time.time() + 0.05
+    tasks = []
+    for i in range(int(rate * seconds)):
+        delay = start + i / rate - time.time()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(send(i)))
+    await asyncio.gather(*tasks)
+    return start
+
+
+async def send_back_to_back(pool, connections, seconds, send):
+    """Saturated: `connections` connections of `pool`, each awaiting send(c)
+    again and again until `seconds` have passed."""
+    stop = time.time() + seconds
+
+    async def loop():
+        async with pool.acquire() as c:
+            while time.time() < stop:
+                await send(c)
+
+    await asyncio.gather(*[loop() for _ in range(connections)])
+
+
 async def floor(url, rates, seconds, threads):
     """Bare LISTEN/NOTIFY on the cluster: rows (label, notifications/s delivered, latency lists)."""
     import asyncpg
@@ -455,41 +482,30 @@ async def floor(url, rates, seconds, threads):
         sent, acked = {}, {}
         for r in received:
             r.clear()
-        total = int(rate * seconds)
-        start = time.time() + 0.05
 
-        async def one(i):
+        async def one(_i):
             p, s = make_payload()
             sent[s] = time.time()
             await pool.execute(notify, CHANNEL, p)
             acked[s] = time.time()
 
-        tasks = []
-        for i in range(total):
-            delay = start + i / rate - time.time()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            tasks.append(asyncio.create_task(one(i)))
-        await asyncio.gather(*tasks)
+        start = await send_open_loop(rate, seconds, one)
         last_ack = max(acked.values())
-        await drain(2 * total)
+        await drain(2 * len(acked))
         results.append(floor_row(f"{rate} NOTIFY/s", sent, acked, await commit_times(listeners[0], received), received, start, last_ack))
 
     sent, acked = {}, {}
     for r in received:
         r.clear()
     start = time.time()
-    stop = start + seconds
 
-    async def loop_notify():
-        async with pool.acquire() as c:
-            while time.time() < stop:
-                p, s = make_payload()
-                sent[s] = time.time()
-                await c.execute(notify, CHANNEL, p)
-                acked[s] = time.time()
+    async def one_on(c):
+        p, s = make_payload()
+        sent[s] = time.time()
+        await c.execute(notify, CHANNEL, p)
+        acked[s] = time.time()
 
-    await asyncio.gather(*[loop_notify() for _ in range(threads)])
+    await send_back_to_back(pool, threads, seconds, one_on)
     last_ack = max(acked.values())
     await drain(2 * len(acked))
     results.append(floor_row(f"saturated, {threads} connections", sent, acked, await commit_times(listeners[0], received), received,
@@ -516,37 +532,19 @@ async def deliver(url, rate, seconds, first_w, rooms, scores, connections, rng):
     import asyncpg
     pool = await asyncpg.create_pool(url, min_size=connections, max_size=connections)
     records = {}
-    if rate is None:
-        stop = time.time() + seconds
-        next_w = [first_w]
+    next_w = [first_w]
 
-        async def loop_notify():
-            async with pool.acquire() as c:
-                while time.time() < stop:
-                    w = next_w[0]
-                    next_w[0] += 1
-                    room, score, sent = rng.randrange(rooms), rng.randrange(scores), time.time()
-                    await c.execute("SELECT pg_notify('cql_livequery', $1)", server_payload(w, room, score, sent))
-                    records[w] = (room, score, sent, time.time())
-
-        await asyncio.gather(*[loop_notify() for _ in range(connections)])
-        await pool.close()
-        return records
-    total = int(rate * seconds)
-    start = time.time() + 0.05
-
-    async def one(w, room, score):
-        sent = time.time()
-        await pool.execute("SELECT pg_notify('cql_livequery', $1)", server_payload(w, room, score, sent))
+    async def one_on(c):
+        w = next_w[0]
+        next_w[0] += 1
+        room, score, sent = rng.randrange(rooms), rng.randrange(scores), time.time()
+        await c.execute("SELECT pg_notify('cql_livequery', $1)", server_payload(w, room, score, sent))
         records[w] = (room, score, sent, time.time())
 
-    tasks = []
-    for i in range(total):
-        delay = start + i / rate - time.time()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        tasks.append(asyncio.create_task(one(first_w + i, rng.randrange(rooms), rng.randrange(scores))))
-    await asyncio.gather(*tasks)
+    if rate is None:
+        await send_back_to_back(pool, connections, seconds, one_on)
+    else:
+        await send_open_loop(rate, seconds, lambda _i: one_on(pool))
     await pool.close()
     return records
 

@@ -126,7 +126,7 @@ final class LiveQueryBatchTests: XCTestCase {
         XCTAssertEqual(LiveQueryHub.frames([]).count, 0)
     }
 
-    func testAClosedConnectionsInstallationIsSentNothingAndOthersStillHear() async throws {
+    func testAnInstallationWithoutAConnectionDoesNotHoldUpTheOthers() async throws {
         let hub = LiveQueryHub()
         _ = try hub.subscribe(try subscription(installationId: "gone"))
         _ = try hub.subscribe(try subscription(installationId: "here"))
