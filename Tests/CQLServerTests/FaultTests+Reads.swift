@@ -23,7 +23,8 @@ final class FaultTestsReads: XCTestCase {
     }
 
     /// The same on PostgreSQL, where a handler reads through its event
-    /// loop's lanes (Server.md, "Slow neighbours").
+    /// loop's lanes, or another loop's when scans hold all of its own
+    /// (Server.md, "Slow neighbours"; `LanePlacementTests`).
     func testAGetBesideSlowScansWaitsForNoneOnPostgreSQL() async throws {
         let pg = try PostgreSQLServer()
         try pg.start()

@@ -1,5 +1,6 @@
 import CQLKit
 import CQLSQL
+import Foundation
 import NIOCore
 import NIOPosix
 
@@ -13,10 +14,14 @@ import NIOPosix
 ///
 /// Why: the blocking path (a storage thread waits while postgres-nio works
 /// on its loop) costs eight context switches a get; measured in Server.md.
+///
+/// A read leaves its loop only when scans hold every lane there
+/// (``LanePlacement``).
 final class EventLoopReaders: Sendable {
-    /// Each loop's connections.
-    private let byLoop: [ObjectIdentifier: PostgreSQLReadConnection]
+    /// Each loop's index in `all`.
+    private let byLoop: [ObjectIdentifier: Int]
     private let all: [PostgreSQLReadConnection]
+    private let placement: LockedValue<LanePlacement>
 
     /// `count` connections in all (at least one per loop of `group`), as
     /// lanes of one ``PostgreSQLReadConnection`` per loop, whose batches run
@@ -36,16 +41,18 @@ final class EventLoopReaders: Sendable {
             throw error
         }
         all = made
-        byLoop = Dictionary(uniqueKeysWithValues: made.map { (ObjectIdentifier($0.eventLoop), $0) })
+        byLoop = Dictionary(uniqueKeysWithValues: made.enumerated().map { (ObjectIdentifier($1.eventLoop), $0) })
+        placement = LockedValue(LanePlacement(lanes: made.map(\.laneCount)))
     }
 
     /// Runs `body` with the connections of the current thread's event loop
-    /// (else the first loop's).
-    func withConnection<T>(_ body: (any SQLAsyncDatabaseReader) async throws -> T) async throws -> T {
-        if let loop = MultiThreadedEventLoopGroup.currentEventLoop, let mine = byLoop[ObjectIdentifier(loop)] {
-            return try await body(mine)
-        }
-        return try await body(all[0])
+    /// (else the first loop's), or another loop's when ``LanePlacement``
+    /// says so for a read of `kind`.
+    func withConnection<T>(_ kind: ReadKind, _ body: (any SQLAsyncDatabaseReader) async throws -> T) async throws -> T {
+        let home = MultiThreadedEventLoopGroup.currentEventLoop.flatMap { byLoop[ObjectIdentifier($0)] } ?? 0
+        let loop = placement.update { $0.place(kind, home: home) }
+        defer { placement.update { $0.done(kind, on: loop) } }
+        return try await body(all[loop])
     }
 
     func close() async {

@@ -132,13 +132,15 @@ public final class ServerStorage: @unchecked Sendable {
     /// (``EventLoopReaders``), held to the request's time limit as the
     /// blocking path is (``Connection/timed(until:_:)``): past it, code 124;
     /// a lane whose connection turns out lost connects again and `body`
-    /// runs once more, while the request has time for it.
-    func withoutBlocking<T>(_ readers: EventLoopReaders, _ body: (any SQLAsyncDatabaseReader) async throws(QueryError) -> T) async throws -> T {
+    /// runs once more, while the request has time for it. `kind`: where it
+    /// may run (``LanePlacement``).
+    func withoutBlocking<T>(_ readers: EventLoopReaders, _ kind: ReadKind,
+                            _ body: (any SQLAsyncDatabaseReader) async throws(QueryError) -> T) async throws -> T {
         var again = true
         let deadline = currentDeadline()
         while true {
             do {
-                return try await readers.withConnection { connection in try await body(connection) }
+                return try await readers.withConnection(kind) { connection in try await body(connection) }
             } catch let error as QueryError where error.message.contains("statement timeout") {
                 throw APIError.timeout(requestTimeout)
             } catch let error as QueryError
@@ -154,7 +156,7 @@ public final class ServerStorage: @unchecked Sendable {
     /// `blocking` on a reader connection.
     func read<T: Sendable>(awaited: (any SQLAsyncDatabaseReader) async throws(QueryError) -> T,
                            blocking: @escaping @Sendable (any SQLDatabaseReader) throws(QueryError) -> T) async throws -> T {
-        if let eventLoopReaders { return try await withoutBlocking(eventLoopReaders, awaited) }
+        if let eventLoopReaders { return try await withoutBlocking(eventLoopReaders, .point, awaited) }
         return try await read(.point, blocking)
     }
 
@@ -227,7 +229,7 @@ public final class ServerStorage: @unchecked Sendable {
             defer { if kind == .scan { scanPermits.release() } }
             // PostgreSQL, every table there: read from this task, without
             // blocking a thread; nil when the query needs the full path below.
-            if let answer = try await withoutBlocking(eventLoopReaders, { db throws(QueryError) in
+            if let answer = try await withoutBlocking(eventLoopReaders, kind, { db throws(QueryError) in
                 try await db.run(query, countOnly: countOnly, storedText: storedText, memo: memo)
             }) {
                 return answer

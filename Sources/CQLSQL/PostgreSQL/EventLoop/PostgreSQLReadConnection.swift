@@ -54,6 +54,9 @@ public final class PostgreSQLReadConnection: SQLAsyncDatabaseReader {
     /// The event loop the connections' reads and writes run on.
     public var eventLoop: any EventLoop { lanes[0].eventLoop }
 
+    /// How many connections (lanes) statements run on at once.
+    public var laneCount: Int { lanes.count }
+
     init(_ lanes: [PostgreSQLLink], taskExecutor: (any TaskExecutor)?, watchdogLimit: TimeAmount?) {
         self.lanes = lanes
         self.taskExecutor = taskExecutor
