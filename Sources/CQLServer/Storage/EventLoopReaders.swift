@@ -1,6 +1,5 @@
 import CQLKit
 import CQLSQL
-import Foundation
 import NIOCore
 import NIOPosix
 
@@ -51,7 +50,8 @@ final class EventLoopReaders: Sendable {
     func withConnection<T>(_ kind: ReadKind, _ body: (any SQLAsyncDatabaseReader) async throws -> T) async throws -> T {
         let home = MultiThreadedEventLoopGroup.currentEventLoop.flatMap { byLoop[ObjectIdentifier($0)] } ?? 0
         let loop = placement.update { $0.place(kind, home: home) }
-        defer { placement.update { $0.done(kind, on: loop) } }
+        // Only scans are counted (a point read's end changes nothing).
+        defer { if kind == .scan { placement.update { $0.done(kind, on: loop) } } }
         return try await body(all[loop])
     }
 

@@ -1,16 +1,13 @@
-import Foundation
-
 /// Which event loop's connection a read runs on (``EventLoopReaders``), so
 /// that no get waits behind scans (Server.md, "Slow neighbours").
 ///
 /// The storage's scan permits leave one of all the lanes free of scans,
 /// but lanes belong to loops: with two lanes a loop, two scans could hold
 /// both of one loop's lanes, and a get handled there would wait for one of
-/// them to end. So a scan
-/// goes where it leaves a lane free (its own loop first), and a point read
-/// stays on its own loop unless scans hold every lane there: then it runs
-/// on the loop with the most lanes free of scans (one hop of threads, only
-/// then).
+/// them to end. So a scan goes where it leaves a lane free (its own loop
+/// first), and a point read stays on its own loop unless scans hold every
+/// lane there: then it runs on the loop with the most lanes free of scans
+/// (one hop of threads, only then).
 ///
 /// ```swift
 /// var p = LanePlacement(lanes: [2, 2])
